@@ -1,0 +1,445 @@
+//! `tracer run`: run a Node program under the inspector and trace it, end to end.
+//!
+//! launch -> pumps + cdp driver -> capture -> event stream -> sinks; then the session, the
+//! evidence chain, the summary, and an exit code that says how the run went.
+
+use std::io::{IsTerminal, Read, Write};
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::ExitStatus;
+use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+
+use crate::cli::{ExitCodeMode, GlobalArgs, RunArgs};
+use crate::error::TracerError;
+use crate::exit;
+use crate::inspector::cdp::Cdp;
+use crate::inspector::driver::{self, DriveOptions, Ending, Probed};
+use crate::inspector::launch::{self, Launch};
+use crate::inspector::pumps::{self, StderrTail, UrlReports};
+use crate::output::human::{self, Styles};
+use crate::output::ndjson::{EventsFile, StdoutStream};
+use crate::output::store::Store;
+use crate::output::{self, Sinks};
+use crate::trace::capture::Capture;
+use crate::trace::event::{Clock, Event, Kind};
+use crate::trace::evidence;
+use crate::trace::mapper::Mapper;
+use crate::trace::session::{Capabilities, EventLog, Session, Status};
+
+/// How many events may wait between the producers and the sinks before producers wait too.
+const STREAM_BOUND: usize = 8192;
+/// How long a program that was asked to stop gets before SIGKILL.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+/// How long Node gets to exit after the debugger disconnects.
+const EXIT_GRACE: Duration = Duration::from_secs(5);
+/// How long the pumps get to drain after the program exited.
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+/// Where and what to run, checked before anything is spawned.
+struct Plan {
+    workspace: PathBuf,
+    target: PathBuf,
+    cwd: PathBuf,
+    node: PathBuf,
+}
+
+fn plan(args: &RunArgs) -> Result<Plan> {
+    let here = std::env::current_dir().context("reading the current directory")?;
+    let workspace_arg = args.workspace.clone().unwrap_or_else(|| here.clone());
+    let workspace = workspace_arg.canonicalize().map_err(|e| {
+        TracerError::usage(format!("workspace {} cannot be used: {e}", workspace_arg.display()))
+    })?;
+    let target = args.target.canonicalize().map_err(|_| {
+        TracerError::usage(format!(
+            "target {} not found: give the path of a JavaScript file to run",
+            args.target.display()
+        ))
+    })?;
+    if !target.is_file() {
+        return Err(TracerError::usage(format!("target {} is not a file", args.target.display())).into());
+    }
+    let cwd_arg = args.cwd.clone().unwrap_or(here);
+    let cwd = cwd_arg
+        .canonicalize()
+        .map_err(|e| TracerError::usage(format!("--cwd {} cannot be used: {e}", cwd_arg.display())))?;
+    for (what, path) in [("target", &target), ("working directory", &cwd)] {
+        if !path.starts_with(&workspace) {
+            return Err(TracerError::usage(format!(
+                "{what} {} is outside the workspace {}: move it inside, or pass --workspace DIR",
+                path.display(),
+                workspace.display()
+            ))
+            .into());
+        }
+    }
+    let node = launch::find_node(args.node.as_deref())?;
+    Ok(Plan { workspace, target, cwd, node })
+}
+
+pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
+    let plan = plan(&args)?;
+    if args.timeout.is_some_and(|t| !(t > 0.0 && t.is_finite())) {
+        return Err(TracerError::usage("--timeout must be a positive number of seconds").into());
+    }
+    let store = Store::new(&args.store.out);
+    let id = store.create()?;
+    let stop = Arc::new(AtomicUsize::new(0));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register_usize(signal, Arc::clone(&stop), signal as usize)
+            .context("installing signal handlers")?;
+    }
+
+    let mut session = Session {
+        id: id.clone(),
+        status: Status::Running,
+        runtime: "node".into(),
+        target: plan.target.display().to_string(),
+        args: args.args.iter().map(|a| a.to_string_lossy().into_owned()).collect(),
+        cwd: plan.cwd.display().to_string(),
+        pid: None,
+        started_at: now(),
+        ended_at: None,
+        exit_code: None,
+        signal: None,
+        event_count: 0,
+        exception_count: 0,
+        dropped_events: 0,
+        capabilities: Capabilities {
+            node_path: plan.node.display().to_string(),
+            replay: "timeline".into(),
+            ..Capabilities::default()
+        },
+        stderr_tail: String::new(),
+        error: None,
+        events: Vec::new(),
+    };
+    store.write_json(&id, "session.json", &session)?;
+
+    let clock = Clock::start();
+    let (events, stream) = mpsc::sync_channel::<Event>(STREAM_BOUND);
+    let sinks = Sinks {
+        stdout: args.ndjson.then(StdoutStream::new),
+        events_file: Some(EventsFile::new(store.events_file(&id)?, args.max_events)),
+        log: EventLog::new(args.max_events),
+    };
+    let fan_out = output::fan_out(stream, sinks);
+
+    let outcome = trace(&plan, &args, &id, &events, clock, &stop);
+    let (run, error) = match outcome {
+        Ok(run) => (run, None),
+        Err((run, error)) => (run, Some(error)),
+    };
+
+    // The exit event is always the last one: the sinks stop at it.
+    let mut exit_event = Event::new(Kind::Exit, clock.ms(), "exit");
+    if let Some(status) = run.status {
+        session.exit_code = status.code();
+        session.signal = status.signal().map(signal_name);
+        exit_event.detail = match (status.code(), status.signal()) {
+            (Some(code), _) => format!("exited with code {code}"),
+            (None, Some(n)) => format!("killed by {}", signal_name(n)),
+            _ => "exited".into(),
+        };
+    }
+    exit_event.exit_code = session.exit_code;
+    exit_event.signal = session.signal.clone();
+    let _ = events.send(exit_event);
+    drop(events);
+    let log = fan_out.join().unwrap_or_else(|_| EventLog::new(args.max_events));
+
+    session.exception_count = log.exceptions();
+    let (kept, dropped) = log.finish();
+    session.event_count = kept.len() as u64;
+    session.dropped_events = dropped;
+    session.events = kept;
+    session.stderr_tail = run.tail.text();
+    session.pid = run.pid;
+    session.ended_at = Some(now());
+    session.capabilities.node_version = run.probed.node_version.clone();
+    session.capabilities.inspector = run.attached;
+    session.capabilities.scripts = run.probed.debugger;
+    session.capabilities.source_mapping = run.attached;
+    session.capabilities.workers = run.probed.workers;
+    session.capabilities.forked_children = run.attached;
+    session.status = match (&error, run.ending) {
+        (Some(_), _) => Status::Error,
+        (None, Some(Ending::TimedOut)) => Status::Timeout,
+        (None, Some(Ending::Signalled(_))) => Status::Stopped,
+        _ if session.failed() => Status::Failed,
+        _ => Status::Exited,
+    };
+    session.error = error.as_ref().map(|e| format!("{e:#}"));
+
+    let mapper = Mapper::new(plan.workspace.clone());
+    let evidence = match session.status {
+        Status::Error => None,
+        _ => evidence::build(&session, &|file| mapper.is_own_code(file)),
+    };
+    store.write_json(&id, "session.json", &session)?;
+    store.write_json(&id, "evidence.json", &evidence)?;
+    store.finish(&id)?;
+    store.retain(args.keep.max(1));
+
+    if !global.quiet {
+        human::summary(styles, &session, evidence.as_ref(), &store.dir(&id));
+    }
+    if let Some(error) = error {
+        return Err(error);
+    }
+    Ok(match (session.status, run.ending) {
+        (Status::Timeout, _) => exit::TIMEOUT,
+        (Status::Stopped, Some(Ending::Signalled(signal))) => exit::for_signal(signal),
+        _ if args.exit_code == ExitCodeMode::Child => match (session.exit_code, run.status) {
+            (Some(code), _) => u8::try_from(code & 0xff).unwrap_or(exit::PROGRAM_FAILED),
+            (None, Some(status)) => exit::for_signal(status.signal().unwrap_or(0)),
+            (None, None) => exit::PROGRAM_FAILED,
+        },
+        (Status::Failed, _) => exit::PROGRAM_FAILED,
+        _ => exit::SUCCESS,
+    })
+}
+
+/// What the traced run produced, whether or not it ended cleanly.
+#[derive(Default)]
+struct RunResult {
+    status: Option<ExitStatus>,
+    ending: Option<Ending>,
+    probed: Probed,
+    attached: bool,
+    pid: Option<u32>,
+    tail: StderrTail,
+}
+
+/// Spawns, attaches, drives and stops the program. On error the partial result comes back too, so
+/// nothing already captured is lost.
+fn trace(
+    plan: &Plan,
+    args: &RunArgs,
+    id: &str,
+    events: &SyncSender<Event>,
+    clock: Clock,
+    stop: &AtomicUsize,
+) -> std::result::Result<RunResult, (RunResult, anyhow::Error)> {
+    let mut result = RunResult::default();
+    let stdin_is_terminal = std::io::stdin().is_terminal();
+    let launch = Launch {
+        node: &plan.node,
+        target: &plan.target,
+        args: &args.args,
+        cwd: &plan.cwd,
+        session_id: id,
+        inherit_stdin: !stdin_is_terminal,
+    };
+    let mut child = match launch::spawn(&launch) {
+        Ok(child) => child,
+        Err(e) => return Err((result, e.into())),
+    };
+    let pgid = child.id();
+    result.pid = Some(pgid);
+    if let Some(stdin) = child.stdin.take() {
+        forward_stdin(stdin);
+    }
+    let (program_url_tx, program_url) = mpsc::channel();
+    let (children_tx, children_urls) = mpsc::channel();
+    let mut pump_threads = vec![
+        pumps::pump_stdout(child.stdout.take().expect("piped stdout"), !args.ndjson, events.clone(), clock),
+        pumps::pump_stderr(
+            child.stderr.take().expect("piped stderr"),
+            true,
+            events.clone(),
+            clock,
+            UrlReports { program: program_url_tx, children: children_tx },
+            result.tail.clone(),
+        ),
+    ];
+
+    let mut finish = |result: &mut RunResult, child: &mut std::process::Child, first_signal: Option<i32>| {
+        if let Some(signal) = first_signal {
+            launch::stop_group(pgid, signal, STOP_GRACE);
+        }
+        result.status = match launch::wait_for(child, EXIT_GRACE) {
+            Ok(Some(status)) => Some(status),
+            _ => {
+                launch::stop_group(pgid, libc::SIGKILL, STOP_GRACE);
+                child.wait().ok()
+            }
+        };
+        // Nothing the program started outlives the run.
+        launch::stop_group(pgid, libc::SIGTERM, Duration::from_millis(500));
+        join_within(&mut pump_threads, DRAIN_GRACE);
+    };
+
+    let attach_deadline = Instant::now() + Duration::from_secs_f64(args.attach_timeout.max(0.1));
+    let url = match wait_for_url(&program_url, &mut child, attach_deadline, stop) {
+        Ok(url) => url,
+        Err(e) => {
+            finish(&mut result, &mut child, Some(libc::SIGKILL));
+            let tail = result.tail.text();
+            let e = if tail.trim().is_empty() { e } else { e.context(format!("Node's stderr ended with:\n{}", tail.trim_end())) };
+            return Err((result, e));
+        }
+    };
+    let mut cdp = match Cdp::connect(&url) {
+        Ok(cdp) => cdp,
+        Err(e) => {
+            finish(&mut result, &mut child, Some(libc::SIGKILL));
+            let e = e.context("attaching to the inspector failed");
+            return Err((result, TracerError::cannot_trace(format!("{e:#}")).into()));
+        }
+    };
+    result.attached = true;
+    release_children(children_urls, plan.workspace.clone(), events.clone(), clock);
+
+    let deadline = args.timeout.map(|t| Instant::now() + Duration::from_secs_f64(t));
+    let mut capture = Capture::new(Mapper::new(plan.workspace.clone()), events.clone(), clock, None);
+    let options = DriveOptions { debugger: true, deadline, stop };
+    let driven = driver::drive(&mut cdp, &mut capture, &options);
+    let (ending, probed) = match driven {
+        Ok(done) => done,
+        Err(e) => {
+            finish(&mut result, &mut child, Some(libc::SIGTERM));
+            return Err((result, e));
+        }
+    };
+    result.ending = Some(ending);
+    result.probed = probed;
+    match ending {
+        Ending::Finished | Ending::Closed => {
+            cdp.close();
+            finish(&mut result, &mut child, None);
+        }
+        Ending::TimedOut => {
+            finish(&mut result, &mut child, Some(libc::SIGTERM));
+            cdp.close();
+        }
+        Ending::Signalled(signal) => {
+            finish(&mut result, &mut child, Some(signal));
+            cdp.close();
+        }
+    }
+    Ok(result)
+}
+
+/// Waits for the program's inspector URL on its stderr.
+fn wait_for_url(
+    urls: &Receiver<String>,
+    child: &mut std::process::Child,
+    deadline: Instant,
+    stop: &AtomicUsize,
+) -> Result<String> {
+    loop {
+        match urls.recv_timeout(Duration::from_millis(5)) {
+            Ok(url) => {
+                crate::inspector::cdp::loopback_address(&url)
+                    .map_err(|e| TracerError::cannot_trace(format!("{e:#}")))?;
+                return Ok(url);
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(TracerError::cannot_trace(
+                    "Node closed its stderr without printing an inspector URL: is it a working Node.js 20+?",
+                )
+                .into());
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            // The URL may still be in the pipe.
+            if let Ok(url) = urls.recv_timeout(Duration::from_millis(200)) {
+                return Ok(url);
+            }
+            return Err(TracerError::cannot_trace(format!(
+                "Node exited ({status}) before its inspector started: check --node and NODE_OPTIONS"
+            ))
+            .into());
+        }
+        if stop.load(std::sync::atomic::Ordering::Relaxed) != 0 {
+            return Err(TracerError::cannot_trace("interrupted before the inspector started").into());
+        }
+        if Instant::now() >= deadline {
+            return Err(TracerError::cannot_trace(
+                "Node printed no inspector URL in time (see --attach-timeout): is it a working Node.js 20+?",
+            )
+            .into());
+        }
+    }
+}
+
+/// Forked Node children inherit `--inspect-brk` and wait for a debugger; each one that prints its
+/// URL on the shared stderr is attached, traced as `child N` and released.
+fn release_children(urls: Receiver<String>, workspace: PathBuf, events: SyncSender<Event>, clock: Clock) {
+    std::thread::spawn(move || {
+        let never = AtomicUsize::new(0);
+        let never: &'static AtomicUsize = Box::leak(Box::new(never));
+        for (n, url) in urls.into_iter().enumerate() {
+            let events = events.clone();
+            let workspace = workspace.clone();
+            std::thread::spawn(move || {
+                let Ok(mut cdp) = Cdp::connect(&url) else { return };
+                let label = format!("child {}", n + 1);
+                let mut capture = Capture::new(Mapper::new(workspace), events, clock, Some(label));
+                let options = DriveOptions { debugger: false, deadline: None, stop: never };
+                let _ = driver::drive(&mut cdp, &mut capture, &options);
+                cdp.close();
+            });
+        }
+    });
+}
+
+/// Copies a terminal stdin to the program's stdin pipe. (The program runs in its own process group,
+/// so it must not read the terminal itself.)
+fn forward_stdin(mut pipe: std::process::ChildStdin) {
+    std::thread::spawn(move || {
+        let mut buffer = [0u8; 8192];
+        let mut stdin = std::io::stdin();
+        while let Ok(n) = stdin.read(&mut buffer) {
+            if n == 0 || pipe.write_all(&buffer[..n]).is_err() {
+                break;
+            }
+        }
+    });
+}
+
+fn join_within(threads: &mut Vec<JoinHandle<()>>, limit: Duration) {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline && threads.iter().any(|t| !t.is_finished()) {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    for thread in threads.drain(..) {
+        if thread.is_finished() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn now() -> String {
+    humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+}
+
+/// `SIGTERM` for 15, and so on.
+pub fn signal_name(signal: i32) -> String {
+    let name = match signal {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGUSR1 => "SIGUSR1",
+        libc::SIGUSR2 => "SIGUSR2",
+        _ => return format!("signal {signal}"),
+    };
+    name.to_owned()
+}
+

@@ -1,0 +1,185 @@
+//! The Chrome DevTools Protocol client: one blocking WebSocket to a loopback inspector, request ids,
+//! and incoming messages split into responses and events. It knows nothing of what the messages mean.
+
+use std::io::ErrorKind;
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
+use std::os::fd::AsRawFd;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Value, json};
+use tungstenite::{Message, WebSocket};
+
+/// How long one `read` waits before returning `Incoming::Idle`, so the caller can check deadlines
+/// and signals without a second thread.
+const TICK: Duration = Duration::from_millis(50);
+
+/// One message from the inspector.
+#[derive(Debug)]
+pub enum Incoming {
+    /// The answer to request `id`: `result`, or the protocol's `error` object.
+    Response { id: u64, result: Result<Value, Value> },
+    /// A protocol event.
+    Event { method: String, params: Value },
+    /// Nothing arrived within one tick.
+    Idle,
+    /// The inspector closed the connection (the program ended or closed its inspector).
+    Closed,
+}
+
+/// A connected CDP client.
+pub struct Cdp {
+    socket: WebSocket<TcpStream>,
+    next_id: u64,
+}
+
+/// Checks that an inspector URL points at loopback (`ws://127.0.0.1:PORT/...`) and returns the
+/// address to connect to. Anything else is refused: a debugger on another interface is remote code
+/// execution, and the tool never helps widen it.
+pub fn loopback_address(url: &str) -> Result<SocketAddr> {
+    let parsed = url::Url::parse(url).with_context(|| format!("inspector URL `{url}` is not a URL"))?;
+    if parsed.scheme() != "ws" {
+        bail!("inspector URL `{url}` is not a ws:// URL");
+    }
+    match parsed.host() {
+        Some(url::Host::Ipv4(ip)) if ip == Ipv4Addr::LOCALHOST => {}
+        _ => bail!("refusing to attach to inspector URL `{url}`: its host is not 127.0.0.1"),
+    }
+    let port = parsed.port().with_context(|| format!("inspector URL `{url}` has no port"))?;
+    Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))
+}
+
+impl Cdp {
+    /// Connects to the inspector at `url` (which must be loopback).
+    pub fn connect(url: &str) -> Result<Cdp> {
+        let address = loopback_address(url)?;
+        let stream = TcpStream::connect_timeout(&address, Duration::from_secs(5))
+            .with_context(|| format!("connecting to the inspector at {address}"))?;
+        stream.set_nodelay(true).context("setting TCP_NODELAY")?;
+        stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+        let (socket, _response) = tungstenite::client::client(url, stream)
+            .map_err(|e| anyhow::anyhow!("WebSocket handshake with {url} failed: {e}"))?;
+        socket.get_ref().set_read_timeout(Some(TICK))?;
+        Ok(Cdp { socket, next_id: 1 })
+    }
+
+    /// Sends `method` with `params`; returns the request id. Does not wait for the answer.
+    pub fn send(&mut self, method: &str, params: Value) -> Result<u64> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let text = json!({"id": id, "method": method, "params": params}).to_string();
+        self.socket
+            .send(Message::text(text))
+            .with_context(|| format!("sending {method} to the inspector"))?;
+        Ok(id)
+    }
+
+    /// Sends a message to a worker's session through `NodeWorker.sendMessageToWorker`.
+    pub fn send_to_worker(&mut self, session_id: &str, method: &str, params: Value) -> Result<u64> {
+        let inner_id = self.next_id;
+        self.next_id += 1;
+        let message = json!({"id": inner_id, "method": method, "params": params}).to_string();
+        self.send(
+            "NodeWorker.sendMessageToWorker",
+            json!({"sessionId": session_id, "message": message}),
+        )
+    }
+
+    /// Reads the next message, waiting at most one tick.
+    pub fn read(&mut self) -> Result<Incoming> {
+        let message = match self.socket.read() {
+            Ok(message) => message,
+            Err(tungstenite::Error::Io(e))
+                if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) =>
+            {
+                return Ok(Incoming::Idle);
+            }
+            Err(
+                tungstenite::Error::ConnectionClosed
+                | tungstenite::Error::AlreadyClosed
+                | tungstenite::Error::Protocol(_),
+            ) => return Ok(Incoming::Closed),
+            Err(tungstenite::Error::Io(e))
+                if matches!(
+                    e.kind(),
+                    ErrorKind::ConnectionReset | ErrorKind::BrokenPipe | ErrorKind::UnexpectedEof
+                ) =>
+            {
+                return Ok(Incoming::Closed);
+            }
+            Err(e) => return Err(e).context("reading from the inspector"),
+        };
+        self.quick_ack();
+        let text = match message {
+            Message::Text(text) => text,
+            Message::Close(_) => return Ok(Incoming::Closed),
+            _ => return Ok(Incoming::Idle),
+        };
+        Ok(parse(text.as_str()))
+    }
+
+    /// Closes the connection; the runtime then exits with the program's own code.
+    pub fn close(mut self) {
+        let _ = self.socket.close(None);
+        let _ = self.socket.flush();
+        let _ = self.socket.get_ref().shutdown(std::net::Shutdown::Both);
+    }
+
+    /// Re-arms TCP_QUICKACK: Node never sets TCP_NODELAY, so a delayed ACK from this side would
+    /// stall its next small write by ~40 ms.
+    fn quick_ack(&self) {
+        let one: libc::c_int = 1;
+        // SAFETY: setsockopt on a socket we own, with a pointer to a live c_int and its size.
+        unsafe {
+            libc::setsockopt(
+                self.socket.get_ref().as_raw_fd(),
+                libc::IPPROTO_TCP,
+                libc::TCP_QUICKACK,
+                (&raw const one).cast(),
+                size_of::<libc::c_int>() as libc::socklen_t,
+            );
+        }
+    }
+}
+
+/// Splits one inspector message into a response or an event. Malformed messages become `Idle`:
+/// a runtime that sends garbage loses that message, not the trace.
+pub fn parse(text: &str) -> Incoming {
+    let Ok(mut value) = serde_json::from_str::<Value>(text) else { return Incoming::Idle };
+    if let Some(id) = value.get("id").and_then(Value::as_u64) {
+        let result = match value.get_mut("error") {
+            Some(error) => Err(error.take()),
+            None => Ok(value.get_mut("result").map(Value::take).unwrap_or(Value::Null)),
+        };
+        return Incoming::Response { id, result };
+    }
+    match value.get("method").and_then(Value::as_str) {
+        Some(method) => Incoming::Event {
+            method: method.to_owned(),
+            params: value.get_mut("params").map(Value::take).unwrap_or(Value::Null),
+        },
+        None => Incoming::Idle,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_urls_are_accepted() {
+        assert!(loopback_address("ws://127.0.0.1:9229/abc").is_ok());
+        for url in ["ws://0.0.0.0:9229/a", "ws://localhost:9229/a", "ws://10.0.0.1:1/a", "ws://[::1]:1/a", "http://127.0.0.1:1/a", "ws://127.0.0.1/a", "not a url"] {
+            assert!(loopback_address(url).is_err(), "{url}");
+        }
+    }
+
+    #[test]
+    fn parses_responses_errors_and_events() {
+        assert!(matches!(parse(r#"{"id":3,"result":{"a":1}}"#), Incoming::Response { id: 3, result: Ok(_) }));
+        assert!(matches!(parse(r#"{"id":4,"error":{"code":-32000}}"#), Incoming::Response { id: 4, result: Err(_) }));
+        assert!(matches!(parse(r#"{"method":"Runtime.consoleAPICalled","params":{}}"#), Incoming::Event { .. }));
+        assert!(matches!(parse("{not json"), Incoming::Idle));
+        assert!(matches!(parse("[]"), Incoming::Idle));
+    }
+}

@@ -1,0 +1,192 @@
+//! Starting Node under the inspector: finding the executable, building its command line and
+//! environment, spawning it in its own process group, and stopping that group.
+//!
+//! The inspector is bound to 127.0.0.1 on a random port (`--inspect-brk=127.0.0.1:0`), and every
+//! `--inspect*` flag a user left in `NODE_OPTIONS` is removed so nothing can widen it.
+
+use std::ffi::{OsStr, OsString};
+use std::io;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::error::TracerError;
+
+/// Everything needed to start the program.
+pub struct Launch<'a> {
+    pub node: &'a Path,
+    pub target: &'a Path,
+    pub args: &'a [OsString],
+    pub cwd: &'a Path,
+    pub session_id: &'a str,
+    /// Pass the tracer's stdin straight to the child (false: a pipe the caller feeds).
+    pub inherit_stdin: bool,
+}
+
+/// The Node executable: `--node`/`TRACER_NODE` when given, else `node` on `PATH`.
+pub fn find_node(requested: Option<&Path>) -> Result<PathBuf, TracerError> {
+    if let Some(path) = requested {
+        if path.components().count() > 1 {
+            return if path.is_file() {
+                Ok(path.to_owned())
+            } else {
+                Err(TracerError::cannot_trace(format!(
+                    "Node not found at {} (from --node or TRACER_NODE): point it at a node executable",
+                    path.display()
+                )))
+            };
+        }
+        return search_path(path.as_os_str()).ok_or_else(|| {
+            TracerError::cannot_trace(format!(
+                "`{}` (from --node or TRACER_NODE) is not on PATH: give a full path",
+                path.display()
+            ))
+        });
+    }
+    search_path(OsStr::new("node")).ok_or_else(|| {
+        TracerError::cannot_trace(
+            "Node not found: no `node` on PATH. Install Node.js (20 or newer), or pass --node PATH or set TRACER_NODE",
+        )
+    })
+}
+
+fn search_path(name: &OsStr) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|dir| dir.join(name)).find(|candidate| {
+        use std::os::unix::fs::PermissionsExt;
+        candidate.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    })
+}
+
+/// `NODE_OPTIONS` without any `--inspect*` or `--debug*` flag (and their separate values).
+pub fn strip_inspect_options(options: &str) -> String {
+    let mut kept = Vec::new();
+    let mut skip_value = false;
+    for token in options.split_whitespace() {
+        if skip_value {
+            skip_value = false;
+            if !token.starts_with('-') {
+                continue;
+            }
+        }
+        let flag = token.trim_start_matches('-');
+        if token.starts_with("--") && (flag.starts_with("inspect") || flag.starts_with("debug")) {
+            skip_value = !token.contains('=') && flag.ends_with("port");
+            continue;
+        }
+        kept.push(token);
+    }
+    kept.join(" ")
+}
+
+/// The flags `tracer` gives Node, in front of the target.
+pub fn inspector_flags() -> [&'static str; 3] {
+    ["--inspect-brk=127.0.0.1:0", "--inspect-publish-uid=stderr", "--enable-source-maps"]
+}
+
+/// Spawns the program: own process group, killed if the tracer dies (`PR_SET_PDEATHSIG`), stdout
+/// and stderr piped to the pumps, `TRACER_SESSION` set, `NODE_OPTIONS` cleaned.
+pub fn spawn(launch: &Launch<'_>) -> Result<Child, TracerError> {
+    let mut command = Command::new(launch.node);
+    command
+        .args(inspector_flags())
+        .arg(launch.target)
+        .args(launch.args)
+        .current_dir(launch.cwd)
+        .env("TRACER_SESSION", launch.session_id)
+        .stdin(if launch.inherit_stdin { Stdio::inherit() } else { Stdio::piped() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    match std::env::var("NODE_OPTIONS") {
+        Ok(options) => {
+            let cleaned = strip_inspect_options(&options);
+            if cleaned.is_empty() {
+                command.env_remove("NODE_OPTIONS");
+            } else {
+                command.env("NODE_OPTIONS", cleaned);
+            }
+        }
+        Err(_) => {
+            command.env_remove("NODE_OPTIONS");
+        }
+    }
+    let parent = std::process::id();
+    // SAFETY: only async-signal-safe calls (prctl, getppid, _exit) between fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // The tracer may have died between fork and prctl: then nobody will signal us.
+            if libc::getppid() as u32 != parent {
+                libc::_exit(137);
+            }
+            Ok(())
+        });
+    }
+    command.spawn().map_err(|e| {
+        TracerError::cannot_trace(format!(
+            "could not start Node ({}): {e}. Check that it is a working node executable, or pass --node PATH",
+            launch.node.display()
+        ))
+    })
+}
+
+/// Sends `signal` to every process in the group `pgid`. Returns false when the group is empty.
+pub fn signal_group(pgid: u32, signal: i32) -> bool {
+    let Ok(pgid) = i32::try_from(pgid) else { return false };
+    // SAFETY: kill(2) with a negative pid addresses a process group; no memory is touched.
+    unsafe { libc::kill(-pgid, signal) == 0 }
+}
+
+/// Whether any process of the group `pgid` is still alive.
+pub fn group_alive(pgid: u32) -> bool {
+    signal_group(pgid, 0)
+}
+
+/// Ends the group: `first` (SIGTERM or SIGINT) to every process, `grace` to leave, then SIGKILL.
+pub fn stop_group(pgid: u32, first: i32, grace: Duration) {
+    if !signal_group(pgid, first) {
+        return;
+    }
+    let deadline = Instant::now() + grace;
+    while Instant::now() < deadline {
+        if !group_alive(pgid) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    signal_group(pgid, libc::SIGKILL);
+}
+
+/// Waits for `child` to exit for at most `limit`; `None` if it is still running.
+pub fn wait_for(child: &mut Child, limit: Duration) -> io::Result<Option<std::process::ExitStatus>> {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Some(status));
+        }
+        if Instant::now() >= deadline {
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_every_inspect_flag_and_keeps_the_rest() {
+        assert_eq!(strip_inspect_options("--inspect"), "");
+        assert_eq!(
+            strip_inspect_options("--max-old-space-size=100 --inspect=0.0.0.0:9229 --inspect-brk --trace-warnings"),
+            "--max-old-space-size=100 --trace-warnings"
+        );
+        assert_eq!(strip_inspect_options("--inspect-port 0.0.0.0:1 --no-warnings"), "--no-warnings");
+        assert_eq!(strip_inspect_options("--inspect-publish-uid=http --debug-port=1"), "");
+    }
+}

@@ -1,0 +1,8 @@
+//! Talking to a runtime: `launch` spawns Node under the inspector (own process group, loopback
+//! only), `pumps` carry its stdout and stderr on their own threads, `cdp` is the blocking
+//! WebSocket client, and `driver` runs one inspector session from attach to the end of the program.
+
+pub mod cdp;
+pub mod driver;
+pub mod launch;
+pub mod pumps;

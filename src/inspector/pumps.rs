@@ -1,0 +1,319 @@
+//! The program's stdout and stderr, each on its own thread so a full pipe never blocks the program.
+//!
+//! Each pump passes the bytes through live (unless `--ndjson` owns stdout), cuts them into lines
+//! that become `output` events, and keeps memory bounded whatever the program writes. The stderr
+//! pump also finds the inspector's `Debugger listening on ws://…` lines (the first is the program's,
+//! later ones are forked children's) and strips the inspector's own lines from what it passes on.
+
+use std::io::{Read, Write};
+use std::sync::mpsc::{Sender, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use crate::trace::event::{Clock, Event, Kind, Stream};
+use crate::trace::values::{STDERR_TAIL_LIMIT, VALUE_LIMIT};
+
+/// Lines the inspector itself prints on the program's stderr; never part of the program's output.
+const INSPECTOR_LINES: [&str; 5] = [
+    "Debugger listening on ",
+    "For help, see: https://nodejs.org/en/docs/inspector",
+    "Debugger attached.",
+    "Waiting for the debugger to disconnect...",
+    "Debugger ending on ",
+];
+
+/// The last `STDERR_TAIL_LIMIT` characters of the program's stderr (inspector lines removed).
+#[derive(Clone, Default)]
+pub struct StderrTail(Arc<Mutex<String>>);
+
+impl StderrTail {
+    fn push(&self, line: &str) {
+        let mut tail = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        tail.push_str(line);
+        tail.push('\n');
+        let chars = tail.chars().count();
+        if chars > STDERR_TAIL_LIMIT {
+            let cut = tail.char_indices().nth(chars - STDERR_TAIL_LIMIT).map_or(0, |(i, _)| i);
+            tail.drain(..cut);
+        }
+    }
+
+    pub fn text(&self) -> String {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// Accumulates one line at a time, keeping at most a few KiB of it.
+struct LineBuffer {
+    bytes: Vec<u8>,
+    overflow_bytes: usize,
+}
+
+impl LineBuffer {
+    const KEEP: usize = VALUE_LIMIT * 4;
+
+    fn new() -> Self {
+        LineBuffer { bytes: Vec::new(), overflow_bytes: 0 }
+    }
+
+    fn push(&mut self, part: &[u8]) {
+        let room = Self::KEEP.saturating_sub(self.bytes.len());
+        let (kept, rest) = part.split_at(part.len().min(room));
+        self.bytes.extend_from_slice(kept);
+        self.overflow_bytes += rest.len();
+    }
+
+    fn is_empty(&self) -> bool {
+        self.bytes.is_empty() && self.overflow_bytes == 0
+    }
+
+    /// The line so far, without a trailing `\r`.
+    fn text(&self) -> String {
+        let text = String::from_utf8_lossy(&self.bytes);
+        text.strip_suffix('\r').unwrap_or(&text).to_owned()
+    }
+
+    fn take_event(&mut self, stream: Stream, clock: &Clock) -> Event {
+        let mut event = Event::new(Kind::Output, clock.ms(), stream_name(stream));
+        event.stream = Some(stream);
+        let mut text = self.text();
+        if self.overflow_bytes > 0 {
+            text.push_str(&format!("… [{} more bytes]", self.overflow_bytes));
+            event.truncated = true;
+        }
+        event.set_value(text, VALUE_LIMIT);
+        self.bytes.clear();
+        self.overflow_bytes = 0;
+        event
+    }
+}
+
+fn stream_name(stream: Stream) -> &'static str {
+    match stream {
+        Stream::Stdout => "stdout",
+        Stream::Stderr => "stderr",
+    }
+}
+
+/// Pumps the program's stdout: passes it through (unless `passthrough` is off) and records lines.
+pub fn pump_stdout(
+    mut reader: impl Read + Send + 'static,
+    passthrough: bool,
+    events: SyncSender<Event>,
+    clock: Clock,
+) -> JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut out = passthrough.then(std::io::stdout);
+        let mut line = LineBuffer::new();
+        let mut chunk = vec![0u8; 64 * 1024];
+        loop {
+            let n = match reader.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            let data = &chunk[..n];
+            if let Some(stdout) = out.as_mut() {
+                // A closed stdout (`| head -1`) stops the passthrough, never the program.
+                if stdout.write_all(data).and_then(|()| stdout.flush()).is_err() {
+                    out = None;
+                }
+            }
+            for (i, part) in data.split(|&b| b == b'\n').enumerate() {
+                if i > 0 && events.send(line.take_event(Stream::Stdout, &clock)).is_err() {
+                    return;
+                }
+                line.push(part);
+            }
+        }
+        if !line.is_empty() {
+            let _ = events.send(line.take_event(Stream::Stdout, &clock));
+        }
+    })
+}
+
+/// Where the stderr pump reports inspector URLs: the program's own, then forked children's.
+pub struct UrlReports {
+    pub program: Sender<String>,
+    pub children: Sender<String>,
+}
+
+/// Pumps the program's stderr: strips the inspector's lines, reports inspector URLs, passes the rest
+/// through (unless `passthrough` is off), records lines, and keeps the tail.
+pub fn pump_stderr(
+    mut reader: impl Read + Send + 'static,
+    passthrough: bool,
+    events: SyncSender<Event>,
+    clock: Clock,
+    urls: UrlReports,
+    tail: StderrTail,
+) -> JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut pump = StderrPump {
+            out: passthrough.then(std::io::stderr),
+            line: LineBuffer::new(),
+            unpassed: Vec::new(),
+            passed: false,
+            seen_program_url: false,
+            events,
+            clock,
+            urls,
+            tail,
+        };
+        let mut chunk = vec![0u8; 64 * 1024];
+        loop {
+            let n = match reader.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            let mut parts = chunk[..n].split(|&b| b == b'\n').peekable();
+            while let Some(part) = parts.next() {
+                pump.push(part);
+                if parts.peek().is_some() {
+                    if !pump.end_line(true) {
+                        return;
+                    }
+                } else {
+                    pump.pass_partial();
+                }
+            }
+        }
+        if !pump.line.is_empty() {
+            pump.end_line(false);
+        }
+    })
+}
+
+struct StderrPump {
+    out: Option<std::io::Stderr>,
+    line: LineBuffer,
+    /// The current line's bytes not yet written through (held while it may be an inspector line).
+    unpassed: Vec<u8>,
+    /// Whether part of the current line was already written through.
+    passed: bool,
+    seen_program_url: bool,
+    events: SyncSender<Event>,
+    clock: Clock,
+    urls: UrlReports,
+    tail: StderrTail,
+}
+
+impl StderrPump {
+    fn write(&mut self, bytes: &[u8]) {
+        if let Some(stderr) = self.out.as_mut()
+            && stderr.write_all(bytes).and_then(|()| stderr.flush()).is_err()
+        {
+            self.out = None;
+        }
+    }
+
+    fn flush_unpassed(&mut self) {
+        if !self.unpassed.is_empty() {
+            let bytes = std::mem::take(&mut self.unpassed);
+            self.write(&bytes);
+            self.passed = true;
+        }
+    }
+
+    fn push(&mut self, part: &[u8]) {
+        self.line.push(part);
+        if self.passed || self.unpassed.len() + part.len() > LineBuffer::KEEP {
+            self.flush_unpassed();
+            self.write(part);
+            self.passed = true;
+        } else {
+            self.unpassed.extend_from_slice(part);
+        }
+    }
+
+    /// Writes a partial line through at once unless it may still turn out to be an inspector line.
+    fn pass_partial(&mut self) {
+        if !self.passed && !self.unpassed.is_empty() && !could_be_inspector_line(&self.line.text()) {
+            self.flush_unpassed();
+        }
+    }
+
+    /// Ends the current line. Returns false when nobody listens for events any more.
+    fn end_line(&mut self, newline: bool) -> bool {
+        let text = self.line.text();
+        let held = !self.passed;
+        self.passed = false;
+        if held && is_inspector_line(&text) {
+            if let Some(url) = listening_url(&text) {
+                let target = if self.seen_program_url { &self.urls.children } else { &self.urls.program };
+                let _ = target.send(url);
+                self.seen_program_url = true;
+            }
+            self.unpassed.clear();
+            self.line = LineBuffer::new();
+            return true;
+        }
+        let bytes = std::mem::take(&mut self.unpassed);
+        self.write(&bytes);
+        if newline {
+            self.write(b"\n");
+        }
+        self.tail.push(&text);
+        self.events.send(self.line.take_event(Stream::Stderr, &self.clock)).is_ok()
+    }
+}
+
+fn is_inspector_line(line: &str) -> bool {
+    INSPECTOR_LINES.iter().any(|prefix| line.starts_with(prefix))
+}
+
+fn could_be_inspector_line(partial: &str) -> bool {
+    INSPECTOR_LINES.iter().any(|prefix| prefix.starts_with(partial) || partial.starts_with(prefix))
+}
+
+/// The ws:// URL of a `Debugger listening on ws://…` line.
+fn listening_url(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("Debugger listening on ")?;
+    rest.starts_with("ws://").then(|| rest.trim().to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    fn run_stderr(input: &'static [u8]) -> (Vec<String>, Vec<String>, Vec<String>, String) {
+        let (events_tx, events_rx) = mpsc::sync_channel(100);
+        let (program_tx, program_rx) = mpsc::channel();
+        let (children_tx, children_rx) = mpsc::channel();
+        let tail = StderrTail::default();
+        pump_stderr(
+            input,
+            false,
+            events_tx,
+            Clock::start(),
+            UrlReports { program: program_tx, children: children_tx },
+            tail.clone(),
+        )
+        .join()
+        .unwrap();
+        let lines = events_rx.iter().map(|e| e.value.unwrap()).collect();
+        (lines, program_rx.iter().collect(), children_rx.iter().collect(), tail.text())
+    }
+
+    #[test]
+    fn stderr_pump_strips_inspector_lines_and_reports_urls_in_order() {
+        let (lines, program, children, tail) = run_stderr(
+            b"Debugger listening on ws://127.0.0.1:1/a\nFor help, see: https://nodejs.org/en/docs/inspector\nDebugger attached.\nhello\nDebugger listening on ws://127.0.0.1:2/b\nWaiting for the debugger to disconnect...\nError: boom\n    at x",
+        );
+        assert_eq!(lines, ["hello", "Error: boom", "    at x"]);
+        assert_eq!(program, ["ws://127.0.0.1:1/a"]);
+        assert_eq!(children, ["ws://127.0.0.1:2/b"]);
+        assert_eq!(tail, "hello\nError: boom\n    at x\n");
+    }
+
+    #[test]
+    fn long_lines_are_capped_and_marked() {
+        let (events_tx, events_rx) = mpsc::sync_channel(10);
+        let long: &'static [u8] = Box::leak(vec![b'x'; 100_000].into_boxed_slice());
+        pump_stdout(long, false, events_tx, Clock::start()).join().unwrap();
+        let events: Vec<Event> = events_rx.iter().collect();
+        assert_eq!(events.len(), 1);
+        assert!(events[0].truncated);
+        assert!(events[0].value.as_ref().unwrap().chars().count() < 600);
+    }
+}

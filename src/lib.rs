@@ -1,0 +1,54 @@
+//! `tracer`: the library behind the binary. `run` parses the command line and dispatches to one
+//! function per subcommand under `commands/`.
+//!
+//! Data flows one way: inspector (launch -> cdp, pumps) -> trace (capture -> mapper -> events)
+//! -> output (human, ndjson, store). A module never reaches back up that line.
+
+pub mod cli;
+pub mod commands;
+pub mod error;
+pub mod exit;
+pub mod inspector;
+pub mod output;
+pub mod trace;
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+use crate::output::human::Styles;
+
+/// Parses `args` and runs the command; returns the process exit code.
+pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(err) => {
+            // clap prints help and version on stdout (exit 0) and usage errors on stderr (exit 2).
+            let _ = err.print();
+            return ExitCode::from(if err.use_stderr() { exit::USAGE } else { exit::SUCCESS });
+        }
+    };
+    let styles = Styles::for_stderr(cli.global.color);
+    let result = match cli.command {
+        Command::Run(args) => commands::run::run(args, &cli.global, &styles),
+        Command::Show(args) => commands::show::show(args),
+        Command::Evidence(args) => commands::show::evidence(args),
+        Command::List(args) => commands::list::list(args, &styles),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            let code = error::exit_code_of(&err);
+            let mut stderr = std::io::stderr().lock();
+            let _ = write!(stderr, "{}", styles.error.style("error: "));
+            let _ = writeln!(stderr, "{err}");
+            for cause in err.chain().skip(1) {
+                let _ = writeln!(stderr, "  caused by: {cause}");
+            }
+            ExitCode::from(code)
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! Human output on stderr: colour choice, styles, the end-of-run summary and the evidence chain.
+
+use std::io::IsTerminal;
+
+use owo_colors::Style;
+
+use crate::cli::ColorChoice;
+
+/// Styles for the human output. Every field starts plain and is coloured only when colour is on.
+#[derive(Debug, Clone, Default)]
+pub struct Styles {
+    pub error: Style,
+    pub warning: Style,
+    pub success: Style,
+    pub heading: Style,
+    pub location: Style,
+    pub dim: Style,
+    pub highlight: Style,
+}
+
+impl Styles {
+    /// Styles for stderr under `choice`: `auto` colours only a terminal, with `NO_COLOR` unset or
+    /// empty and `TERM` not `dumb`.
+    pub fn for_stderr(choice: ColorChoice) -> Self {
+        let on = match choice {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::io::stderr().is_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
+            }
+        };
+        if on { Self::colored() } else { Self::default() }
+    }
+
+    fn colored() -> Self {
+        Styles {
+            error: Style::new().red().bold(),
+            warning: Style::new().yellow().bold(),
+            success: Style::new().green().bold(),
+            heading: Style::new().bold(),
+            location: Style::new().cyan(),
+            dim: Style::new().dimmed(),
+            highlight: Style::new().magenta().bold(),
+        }
+    }
+}
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::trace::evidence::{Evidence, Step};
+use crate::trace::session::{Session, Status};
+
+/// A path as the user would type it: relative to the current directory when inside it.
+pub fn display_path(file: &str) -> String {
+    let here = std::env::current_dir().ok();
+    match here.as_deref().and_then(|here| Path::new(file).strip_prefix(here).ok()) {
+        Some(relative) if !relative.as_os_str().is_empty() => relative.display().to_string(),
+        _ => file.to_owned(),
+    }
+}
+
+/// Prints the end-of-run summary, and the evidence chain when the run failed, on stderr.
+pub fn summary(styles: &Styles, session: &Session, evidence: Option<&Evidence>, dir: &Path) {
+    let mut err = std::io::stderr().lock();
+    let _ = write_summary(&mut err, styles, session, evidence, dir);
+}
+
+fn write_summary(
+    out: &mut impl Write,
+    s: &Styles,
+    session: &Session,
+    evidence: Option<&Evidence>,
+    dir: &Path,
+) -> std::io::Result<()> {
+    let (word, style) = match session.status {
+        Status::Exited => ("ok", s.success),
+        Status::Failed => ("failed", s.error),
+        Status::Stopped => ("stopped", s.warning),
+        Status::Timeout => ("timed out", s.warning),
+        Status::Error => ("could not trace", s.error),
+        Status::Running => ("running", s.warning),
+    };
+    let ending = match (session.exit_code, &session.signal) {
+        (Some(code), _) => format!("exit code {code}"),
+        (None, Some(signal)) => format!("killed by {signal}"),
+        (None, None) => "no exit code".to_owned(),
+    };
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{} {} · {} · {} events · {} exception{} · {} dropped",
+        s.heading.style("tracer:"),
+        style.style(word),
+        ending,
+        session.event_count,
+        session.exception_count,
+        if session.exception_count == 1 { "" } else { "s" },
+        session.dropped_events
+    )?;
+    writeln!(out, "  {} {}", s.dim.style("session"), dir.display())?;
+    let Some(evidence) = evidence else { return Ok(()) };
+    let failure = &evidence.failure;
+    writeln!(out)?;
+    writeln!(out, "{} {}", s.error.style("failure"), failure.message)?;
+    if let (Some(file), Some(line), Some(column)) = (&failure.file, failure.line, failure.column) {
+        code_frame(out, s, file, line, column, failure.source_line.as_deref())?;
+    }
+    if let Some(frame) = &failure.user_frame {
+        writeln!(out, "  {} {}", s.dim.style("in your code:"), s.location.style(format!("{}:{}:{}", display_path(&frame.file), frame.line, frame.column)))?;
+    }
+    if let Some(tail) = failure.stderr_tail.as_deref().filter(|t| !t.trim().is_empty()) {
+        writeln!(out, "  {}", s.dim.style("stderr ended with:"))?;
+        let lines: Vec<&str> = tail.trim_end().lines().collect();
+        for line in &lines[lines.len().saturating_sub(8)..] {
+            writeln!(out, "    {line}")?;
+        }
+    }
+    match &evidence.immediate_cause {
+        Some(cause) => {
+            writeln!(out, "{} {}", s.heading.style("immediate cause"), step_title(cause))?;
+            if let (Some(file), Some(line), Some(column)) = (&cause.file, cause.line, cause.column) {
+                code_frame(out, s, file, line, column, cause.source_line.as_deref())?;
+            }
+        }
+        None => writeln!(out, "{} none captured", s.heading.style("immediate cause"))?,
+    }
+    if !evidence.previous_state_transitions.is_empty() {
+        writeln!(out, "{}", s.heading.style("earlier, closest first"))?;
+        for step in evidence.previous_state_transitions.iter().take(5) {
+            let place = match (&step.file, step.line) {
+                (Some(file), Some(line)) => format!("{}:{line}", display_path(file)),
+                _ => String::new(),
+            };
+            writeln!(out, "  {}  {}", step_title(step), s.location.style(place))?;
+        }
+    }
+    let confidence = serde_json::to_value(evidence.confidence).unwrap_or_default();
+    writeln!(out, "{} {}", s.heading.style("confidence"), confidence.as_str().unwrap_or(""))?;
+    writeln!(out, "{}", s.dim.style(&evidence.caveat))?;
+    Ok(())
+}
+
+fn step_title(step: &Step) -> String {
+    let value = step.value.as_deref().unwrap_or("");
+    let value: String = value.chars().take(120).collect();
+    let worker = step.worker.as_deref().map(|w| format!(" [{w}]")).unwrap_or_default();
+    if value.is_empty() { format!("{}{worker}", step.detail) } else { format!("{}{worker} {value:?}", step.detail) }
+}
+
+fn code_frame(
+    out: &mut impl Write,
+    s: &Styles,
+    file: &str,
+    line: u32,
+    column: u32,
+    source: Option<&str>,
+) -> std::io::Result<()> {
+    writeln!(out, "  {} {}", s.dim.style("-->"), s.location.style(format!("{}:{line}:{column}", display_path(file))))?;
+    if let Some(source) = source {
+        let gutter = line.to_string();
+        writeln!(out, "  {} {} {}", s.dim.style(&gutter), s.dim.style("|"), source)?;
+        let pad = " ".repeat(gutter.len());
+        let caret_at = source.chars().take(column.saturating_sub(1) as usize).map(|c| if c == '\t' { '\t' } else { ' ' }).collect::<String>();
+        writeln!(out, "  {pad} {} {caret_at}{}", s.dim.style("|"), s.highlight.style("^"))?;
+    }
+    Ok(())
+}

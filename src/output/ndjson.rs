@@ -1,0 +1,69 @@
+//! The NDJSON sinks: the live stream on stdout (`--ndjson`, one event per line, flushed per line)
+//! and the session's `events.ndjson`. A closed stdout (`| head -1`) ends the stream, not the trace.
+
+use std::fs::File;
+use std::io::{BufWriter, Stdout, Write};
+
+/// The live NDJSON stream on stdout.
+pub struct StdoutStream {
+    out: Option<Stdout>,
+}
+
+impl StdoutStream {
+    pub fn new() -> Self {
+        StdoutStream { out: Some(std::io::stdout()) }
+    }
+
+    /// Writes one line; after the reader went away it silently stops.
+    pub fn line(&mut self, json: &str) {
+        if let Some(out) = self.out.as_mut() {
+            let mut lock = out.lock();
+            let ok = lock
+                .write_all(json.as_bytes())
+                .and_then(|()| lock.write_all(b"\n"))
+                .and_then(|()| lock.flush());
+            if ok.is_err() {
+                self.out = None;
+            }
+        }
+    }
+}
+
+impl Default for StdoutStream {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The session's `events.ndjson`: the first `limit` events as they happen, then only exceptions and
+/// the exit, so the file stays bounded however much the program logs.
+pub struct EventsFile {
+    file: Option<BufWriter<File>>,
+    written: usize,
+    limit: usize,
+}
+
+impl EventsFile {
+    pub fn new(file: BufWriter<File>, limit: usize) -> Self {
+        EventsFile { file: Some(file), written: 0, limit }
+    }
+
+    pub fn line(&mut self, json: &str, always: bool) {
+        if self.written >= self.limit && !always {
+            return;
+        }
+        if let Some(file) = self.file.as_mut() {
+            if file.write_all(json.as_bytes()).and_then(|()| file.write_all(b"\n")).is_err() {
+                // A full disk stops the live file; session.json is still written at the end.
+                self.file = None;
+            }
+            self.written += 1;
+        }
+    }
+
+    pub fn flush(&mut self) {
+        if let Some(file) = self.file.as_mut() {
+            let _ = file.flush();
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! The session store: `OUT/sessions/<id>/{session.json,events.ndjson,evidence.json}` and
+//! `OUT/latest`. Every JSON file is written atomically (a temporary file in the same folder, then a
+//! rename), so a crash never leaves half a file. Retention keeps the newest `--keep` sessions and
+//! never removes one whose run is still in progress.
+
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::error::TracerError;
+use crate::trace::session::Session;
+
+/// Marks a session whose run is in progress; holds the tracer's pid.
+const RUNNING_MARKER: &str = ".running";
+
+pub struct Store {
+    root: PathBuf,
+}
+
+impl Store {
+    pub fn new(root: &Path) -> Self {
+        Store { root: root.to_owned() }
+    }
+
+    fn sessions(&self) -> PathBuf {
+        self.root.join("sessions")
+    }
+
+    /// The folder of session `id`.
+    pub fn dir(&self, id: &str) -> PathBuf {
+        self.sessions().join(id)
+    }
+
+    /// Creates a new session folder with a fresh, time-ordered id, marked as running.
+    pub fn create(&self) -> Result<String> {
+        let sessions = self.sessions();
+        fs::create_dir_all(&sessions)
+            .with_context(|| format!("creating the output folder {}: check --out", sessions.display()))?;
+        let stamp = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
+        let stamp: String = stamp.chars().filter(char::is_ascii_digit).collect();
+        let (date, rest) = stamp.split_at(8.min(stamp.len()));
+        let (time, millis) = rest.split_at(6.min(rest.len()));
+        let pid = std::process::id();
+        for attempt in 0u32..1000 {
+            let salt = (pid ^ attempt.wrapping_mul(0x9E37)) & 0xffff;
+            let id = format!("{date}-{time}-{millis}-{salt:04x}");
+            match fs::create_dir(sessions.join(&id)) {
+                Ok(()) => {
+                    fs::write(sessions.join(&id).join(RUNNING_MARKER), pid.to_string())?;
+                    return Ok(id);
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e).with_context(|| format!("creating a session in {}", sessions.display())),
+            }
+        }
+        anyhow::bail!("could not find a free session id in {}", sessions.display())
+    }
+
+    /// Marks the session as no longer running and points `latest` at it.
+    pub fn finish(&self, id: &str) -> Result<()> {
+        let _ = fs::remove_file(self.dir(id).join(RUNNING_MARKER));
+        write_atomic(&self.root.join("latest"), format!("{id}\n").as_bytes())
+            .with_context(|| format!("writing {}", self.root.join("latest").display()))
+    }
+
+    /// Opens the session's live `events.ndjson` for appending.
+    pub fn events_file(&self, id: &str) -> Result<BufWriter<File>> {
+        let path = self.dir(id).join("events.ndjson");
+        let file = File::options()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .with_context(|| format!("opening {}", path.display()))?;
+        Ok(BufWriter::with_capacity(64 * 1024, file))
+    }
+
+    /// Writes `value` as pretty JSON to `name` in the session's folder, atomically.
+    pub fn write_json<T: Serialize + ?Sized>(&self, id: &str, name: &str, value: &T) -> Result<()> {
+        let path = self.dir(id).join(name);
+        let mut bytes = serde_json::to_vec_pretty(value)?;
+        bytes.push(b'\n');
+        write_atomic(&path, &bytes).with_context(|| format!("writing {}", path.display()))
+    }
+
+    /// Session ids, oldest first.
+    pub fn ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = fs::read_dir(self.sessions())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|entry| entry.file_type().is_ok_and(|t| t.is_dir()))
+            .filter_map(|entry| entry.file_name().into_string().ok())
+            .filter(|name| valid_id(name))
+            .collect();
+        ids.sort();
+        ids
+    }
+
+    /// Resolves `latest`, `last-failed` or an id to an existing session id.
+    pub fn resolve(&self, wanted: &str) -> Result<String> {
+        let id = match wanted {
+            "latest" => fs::read_to_string(self.root.join("latest"))
+                .ok()
+                .map(|s| s.trim().to_owned())
+                .filter(|id| valid_id(id))
+                .ok_or_else(|| {
+                    TracerError::usage(format!(
+                        "no sessions in {}: run `tracer run app.js` first, or pass --out",
+                        self.root.display()
+                    ))
+                })?,
+            "last-failed" => self
+                .ids()
+                .into_iter()
+                .rev()
+                .find(|id| self.load(id).is_ok_and(|s| s.failed()))
+                .ok_or_else(|| {
+                    TracerError::usage(format!("no failed session in {}", self.root.display()))
+                })?,
+            id if !valid_id(id) => {
+                return Err(TracerError::usage(format!(
+                    "`{id}` is not a session id: use an id from `tracer list`, `latest` or `last-failed`"
+                ))
+                .into());
+            }
+            id => id.to_owned(),
+        };
+        if !self.dir(&id).join("session.json").is_file() {
+            return Err(TracerError::usage(format!(
+                "unknown session `{id}` in {}: see `tracer list`",
+                self.root.display()
+            ))
+            .into());
+        }
+        Ok(id)
+    }
+
+    pub fn load(&self, id: &str) -> Result<Session> {
+        read_json(&self.dir(id).join("session.json"))
+    }
+
+    /// Removes the oldest sessions beyond `keep`, sparing any whose run is still in progress.
+    pub fn retain(&self, keep: usize) {
+        let ids = self.ids();
+        let excess = ids.len().saturating_sub(keep);
+        for id in ids.into_iter().take(excess) {
+            let dir = self.dir(&id);
+            let running = fs::read_to_string(dir.join(RUNNING_MARKER))
+                .ok()
+                .and_then(|pid| pid.trim().parse::<i32>().ok())
+                // SAFETY: kill with signal 0 only checks that the process exists.
+                .is_some_and(|pid| unsafe { libc::kill(pid, 0) } == 0);
+            if !running {
+                let _ = fs::remove_dir_all(dir);
+            }
+        }
+    }
+}
+
+/// A session id: letters, digits, `-`, `_`, `.`; never a path.
+pub fn valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 128
+        && !id.starts_with('.')
+        && id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// Reads and parses a JSON file; a parse error names the file, the line and the column.
+pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T> {
+    let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| {
+        TracerError::usage(format!(
+            "{}:{}:{}: not a valid file of this version ({e}); it may have been edited or written by another tool",
+            path.display(),
+            e.line(),
+            e.column()
+        ))
+        .into()
+    })
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut temp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
+    temp.write_all(bytes)?;
+    temp.as_file().sync_data()?;
+    temp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_that_are_paths_are_refused() {
+        assert!(valid_id("20261130-090312-123-ab12"));
+        for bad in ["../../etc", "a/b", "", ".hidden", "..", "a b"] {
+            assert!(!valid_id(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! The capture: turns inspector events into trace events. The one place that knows which CDP event
+//! becomes which trace event; positions go through the mapper, values through `values`.
+
+use std::sync::mpsc::SyncSender;
+
+use serde_json::Value;
+
+use crate::inspector::driver::Observer;
+use crate::trace::event::{Clock, Event, Frame, Kind};
+use crate::trace::mapper::{self, Mapper};
+use crate::trace::values::{self, VALUE_LIMIT};
+
+/// The most frames an event's `callStack` keeps.
+const MAX_FRAMES: usize = 10;
+
+/// Captures one inspector connection's events into the event stream.
+pub struct Capture {
+    mapper: Mapper,
+    events: SyncSender<Event>,
+    clock: Clock,
+    /// Set for a forked child process: every event of this connection is tagged with it.
+    process_label: Option<String>,
+}
+
+impl Capture {
+    pub fn new(mapper: Mapper, events: SyncSender<Event>, clock: Clock, process_label: Option<String>) -> Self {
+        Capture { mapper, events, clock, process_label }
+    }
+
+    /// Whether a file is the user's own code (the mapper decides).
+    pub fn mapper(&self) -> &Mapper {
+        &self.mapper
+    }
+
+    fn emit(&self, mut event: Event, worker: Option<&str>) {
+        event.worker = match (&self.process_label, worker) {
+            (Some(process), Some(worker)) => Some(format!("{process} {worker}")),
+            (Some(process), None) => Some(process.clone()),
+            (None, worker) => worker.map(str::to_owned),
+        };
+        // A closed stream means the run is being torn down; nothing left to record.
+        let _ = self.events.send(event);
+    }
+
+    fn context_created(&mut self, worker: Option<&str>, params: &Value) {
+        let context = params.get("context").unwrap_or(&Value::Null);
+        let name = context.get("name").and_then(Value::as_str).unwrap_or("");
+        let mut event = Event::new(Kind::Context, self.clock.ms(), format!("execution context created: {name}"));
+        let origin = context.get("origin").and_then(Value::as_str).unwrap_or("");
+        if !origin.is_empty() {
+            event.set_value(origin.to_owned(), VALUE_LIMIT);
+        }
+        self.emit(event, worker);
+    }
+
+    fn worker_attached(&mut self, worker: Option<&str>, params: &Value) {
+        let url = params.pointer("/workerInfo/url").and_then(Value::as_str).unwrap_or("");
+        let mut event = Event::new(Kind::Context, self.clock.ms(), "worker started");
+        if let Some(path) = mapper::user_path(url) {
+            event.file = Some(path.display().to_string());
+        }
+        event.set_value(url.to_owned(), VALUE_LIMIT);
+        self.emit(event, worker);
+    }
+
+    fn script_parsed(&mut self, worker: Option<&str>, params: &Value) {
+        let url = params.get("url").and_then(Value::as_str).unwrap_or("");
+        let Some(path) = mapper::user_path(url) else { return };
+        let source_map_url = params.get("sourceMapURL").and_then(Value::as_str).unwrap_or("");
+        self.mapper.register_script(url, source_map_url);
+        let mut event = Event::new(Kind::Script, self.clock.ms(), "script parsed");
+        event.file = Some(path.display().to_string());
+        if !source_map_url.is_empty() && !source_map_url.starts_with("data:") {
+            event.note = Some(format!("source map: {source_map_url}"));
+        }
+        self.emit(event, worker);
+    }
+
+    fn console_called(&mut self, worker: Option<&str>, params: &Value) {
+        let stack = params.get("stackTrace");
+        // Node reports console.table, trace, assert, count, timeEnd and group twice; the echo's
+        // top frame is inside Node's console implementation.
+        let top_url = stack.and_then(|s| s.pointer("/callFrames/0/url")).and_then(Value::as_str);
+        if top_url.is_some_and(|url| url.starts_with("node:internal/console")) {
+            return;
+        }
+        let level = params.get("type").and_then(Value::as_str).unwrap_or("log");
+        let args = params.get("args").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        let mut event = Event::new(Kind::Console, self.clock.ms(), format!("console.{level}"));
+        event.level = Some(level.to_owned());
+        event.set_value(values::render_args(args), VALUE_LIMIT);
+        let mapped = self.mapper.cdp_stack(stack);
+        self.place(&mut event, mapped.frames, mapped.note);
+        self.emit(event, worker);
+    }
+
+    fn exception_thrown(&mut self, worker: Option<&str>, params: &Value) {
+        let details = params.get("exceptionDetails").unwrap_or(&Value::Null);
+        let text = details.get("text").and_then(Value::as_str).unwrap_or("Uncaught");
+        let exception = details.get("exception");
+        let description = exception
+            .and_then(|e| e.get("description").and_then(Value::as_str).map(str::to_owned))
+            .or_else(|| exception.map(values::render))
+            .unwrap_or_else(|| text.to_owned());
+        let mut event = Event::new(Kind::Exception, self.clock.ms(), text);
+        event.error_message = Some(values::cap(first_line(&description), VALUE_LIMIT).0);
+        event.set_value(description.clone(), VALUE_LIMIT);
+
+        let mapped = self.mapper.cdp_stack(details.get("stackTrace"));
+        let (mut frames, note) = (mapped.frames, mapped.note);
+        if frames.is_empty() {
+            // A worker's error reaches the main thread without structured frames; an error thrown
+            // from a callback may carry only its stack text. Its positions are 1-based already.
+            frames = mapper::stack_text_frames(&description);
+            if frames.is_empty()
+                && let Some(preview) = preview_stack(exception)
+            {
+                frames = mapper::stack_text_frames(&preview);
+                event.error_message.get_or_insert_with(|| first_line(&preview));
+            }
+        }
+        if frames.is_empty() {
+            // Last resort: the exception's own position (url may be a plain path; 0-based).
+            let url = details.get("url").and_then(Value::as_str).unwrap_or("");
+            let line0 = details.get("lineNumber").and_then(Value::as_u64);
+            let column0 = details.get("columnNumber").and_then(Value::as_u64).unwrap_or(0);
+            if let Some(line0) = line0
+                && let Some((frame, _)) = self.mapper.position("", url, line0 as u32, column0 as u32)
+            {
+                frames.push(frame);
+            }
+        }
+        self.place(&mut event, frames, note);
+        self.emit(event, worker);
+    }
+
+    fn place(&self, event: &mut Event, mut frames: Vec<Frame>, note: Option<String>) {
+        frames.truncate(MAX_FRAMES);
+        if let Some(first) = frames.first() {
+            event.at(first);
+        }
+        event.call_stack = frames;
+        event.note = note;
+    }
+}
+
+/// The stack text of an error that arrived only as a preview (a worker's uncaught error).
+fn preview_stack(exception: Option<&Value>) -> Option<String> {
+    let properties = exception?.pointer("/preview/properties")?.as_array()?;
+    properties.iter().find_map(|p| {
+        (p.get("name").and_then(Value::as_str) == Some("stack"))
+            .then(|| p.get("value").and_then(Value::as_str).map(str::to_owned))
+            .flatten()
+    })
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or("").to_owned()
+}
+
+impl Observer for Capture {
+    fn on_event(&mut self, worker: Option<&str>, method: &str, params: &Value) {
+        match method {
+            "Runtime.executionContextCreated" => self.context_created(worker, params),
+            "NodeWorker.attachedToWorker" => self.worker_attached(worker, params),
+            "Debugger.scriptParsed" => self.script_parsed(worker, params),
+            "Runtime.consoleAPICalled" => self.console_called(worker, params),
+            "Runtime.exceptionThrown" => self.exception_thrown(worker, params),
+            _ => {}
+        }
+    }
+}

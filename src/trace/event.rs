@@ -1,0 +1,185 @@
+//! The trace event: the one record every sink consumes (terminal, NDJSON stream, session files).
+//!
+//! Wire format (one JSON object, camelCase, absent fields omitted):
+//!
+//! | field | when | meaning |
+//! |---|---|---|
+//! | `id` | always | 1, 2, 3, … in the order the tracer received the events (gaps: dropped events) |
+//! | `ts` | always | milliseconds since the run started |
+//! | `kind` | always | `context`, `script`, `console`, `exception`, `output`, `exit` |
+//! | `runtime` | always | `"node"` |
+//! | `detail` | always | a short human description (`console.log`, `Uncaught`, a context name, …) |
+//! | `file`, `line`, `column` | positioned events | the user's position: absolute path, 1-based line and column (source-mapped when a map resolved) |
+//! | `generated` | source-mapped events | `{file, line, column}` of the generated JavaScript, 1-based |
+//! | `callStack` | console, exception | user frames only: `{functionName, file, line, column, generated?}` |
+//! | `value` | console, exception, output | the rendered arguments, the thrown value, the output line (capped) |
+//! | `errorMessage` | exception | the error's first line (`TypeError: x is not a function`) |
+//! | `level` | console | `log`, `info`, `warn`, `error`, `debug`, `trace`, `table`, `assert`, … |
+//! | `stream` | output | `stdout` or `stderr` |
+//! | `worker` | worker and child-process events | which worker (`worker 1: file:///…`) or child (`child 1`) |
+//! | `exitCode`, `signal` | exit | the program's exit code, or the signal that ended it |
+//! | `truncated` | when a value was cut | `true`; the value ends with `… [N more chars]` |
+//! | `note` | sometimes | why a position is not mapped, a source map that failed, … |
+
+use serde::{Deserialize, Serialize};
+
+/// What happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Context,
+    Script,
+    Console,
+    Exception,
+    Output,
+    Exit,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Context => "context",
+            Kind::Script => "script",
+            Kind::Console => "console",
+            Kind::Exception => "exception",
+            Kind::Output => "output",
+            Kind::Exit => "exit",
+        }
+    }
+}
+
+/// Which output stream an `output` event came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// A position in a file the user can open: absolute path, 1-based line and column.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Position {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+/// One frame of a call stack, already mapped to the user's source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Frame {
+    pub function_name: String,
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generated: Option<Position>,
+}
+
+impl Frame {
+    pub fn position(&self) -> Position {
+        Position { file: self.file.clone(), line: self.line, column: self.column }
+    }
+}
+
+/// One trace event. See the module documentation for the wire format.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Event {
+    pub id: u64,
+    pub ts: f64,
+    pub kind: Kind,
+    pub runtime: String,
+    pub detail: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generated: Option<Position>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub call_stack: Vec<Frame>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_message: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<Stream>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl Event {
+    /// A new event of `kind`; the sink assigns `id`.
+    pub fn new(kind: Kind, ts: f64, detail: impl Into<String>) -> Self {
+        Event {
+            id: 0,
+            ts,
+            kind,
+            runtime: "node".to_owned(),
+            detail: detail.into(),
+            file: None,
+            line: None,
+            column: None,
+            generated: None,
+            call_stack: Vec::new(),
+            value: None,
+            error_message: None,
+            level: None,
+            stream: None,
+            worker: None,
+            exit_code: None,
+            signal: None,
+            truncated: false,
+            note: None,
+        }
+    }
+
+    /// Sets `file`, `line`, `column` (and `generated`) from a mapped frame.
+    pub fn at(&mut self, frame: &Frame) {
+        self.file = Some(frame.file.clone());
+        self.line = Some(frame.line);
+        self.column = Some(frame.column);
+        self.generated = frame.generated.clone();
+    }
+
+    /// The event's user position, if it has one.
+    pub fn position(&self) -> Option<Position> {
+        Some(Position { file: self.file.clone()?, line: self.line?, column: self.column? })
+    }
+
+    /// Stores `value`, capped at `limit` characters, and marks the event when it was cut.
+    pub fn set_value(&mut self, value: String, limit: usize) {
+        let (value, cut) = crate::trace::values::cap(value, limit);
+        self.truncated |= cut;
+        self.value = Some(value);
+    }
+}
+
+/// The run's clock: every event's `ts` is milliseconds since the same start.
+#[derive(Debug, Clone, Copy)]
+pub struct Clock(std::time::Instant);
+
+impl Clock {
+    pub fn start() -> Self {
+        Clock(std::time::Instant::now())
+    }
+
+    /// Milliseconds since the start, to the microsecond.
+    pub fn ms(&self) -> f64 {
+        (self.0.elapsed().as_micros() as f64) / 1000.0
+    }
+}

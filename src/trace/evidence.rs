@@ -1,0 +1,213 @@
+//! The failure evidence chain (`evidence.json`): the failure, the closest prior events, the thrown
+//! value, the input, a confidence and a caveat that is never dropped.
+//!
+//! Format (top-level keys snake_case, nested objects camelCase; `null` when the run did not fail):
+//!
+//! - `failure`: `{kind: "exception"|"exit", eventId, ts, message, file?, line?, column?, sourceLine?,
+//!   generated?, worker?, userFrame?, exitCode?, signal?, stderrTail?}`. The site is the first frame
+//!   that is not Node's own; when it lies in `node_modules` or outside the workspace, `userFrame` names
+//!   the first frame in the user's own code.
+//! - `immediate_cause`: the closest prior `console` or `script` event (`output` events only echo
+//!   console calls), or `null`.
+//! - `previous_state_transitions`: up to 10 earlier console/script events, closest first.
+//! - `originating_value`: the thrown value as rendered (the error's stack text), or `null`.
+//! - `relevant_input`: `{target, args, cwd}`.
+//! - `confidence`: `high` (the failure is mapped to a user source file and the immediate cause is in
+//!   the same file), `medium` (mapped, but the cause is elsewhere or missing), `low` (no position).
+//! - `caveat`: the fixed sentence [`CAVEAT`].
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::trace::event::{Event, Frame, Kind, Position};
+use crate::trace::session::{EVIDENCE_CONTEXT, Session};
+use crate::trace::values::cap;
+
+/// Said with every evidence chain, whatever its confidence.
+pub const CAVEAT: &str = "This chain orders captured events by time and shows the closest events before the failure: that is correlation, not proof of cause.";
+
+/// The longest source line quoted.
+const SOURCE_LINE_LIMIT: usize = 300;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    High,
+    Medium,
+    Low,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Evidence {
+    pub failure: Failure,
+    pub immediate_cause: Option<Step>,
+    pub previous_state_transitions: Vec<Step>,
+    pub originating_value: Option<String>,
+    pub relevant_input: RelevantInput,
+    pub confidence: Confidence,
+    pub caveat: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Failure {
+    pub kind: Kind,
+    pub event_id: u64,
+    pub ts: f64,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_line: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generated: Option<Position>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_frame: Option<Frame>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr_tail: Option<String>,
+}
+
+/// One event of the chain.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Step {
+    pub event_id: u64,
+    pub ts: f64,
+    pub kind: Kind,
+    pub detail: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_line: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RelevantInput {
+    pub target: String,
+    pub args: Vec<String>,
+    pub cwd: String,
+}
+
+/// Builds the chain for a finished session; `None` when the run did not fail.
+/// `is_own_code` says whether a file is the user's (inside the workspace, not in `node_modules`).
+pub fn build(session: &Session, is_own_code: &dyn Fn(&str) -> bool) -> Option<Evidence> {
+    let events = &session.events;
+    let exception = events.iter().rev().find(|e| e.kind == Kind::Exception);
+    let failure_event = match exception {
+        Some(event) => event,
+        None if session.failed() => events.iter().rev().find(|e| e.kind == Kind::Exit)?,
+        None => return None,
+    };
+    let mut failure = Failure {
+        kind: failure_event.kind,
+        event_id: failure_event.id,
+        ts: failure_event.ts,
+        message: failure_event.error_message.clone().unwrap_or_else(|| failure_event.detail.clone()),
+        file: failure_event.file.clone(),
+        line: failure_event.line,
+        column: failure_event.column,
+        source_line: failure_event.position().as_ref().and_then(source_line),
+        generated: failure_event.generated.clone(),
+        worker: failure_event.worker.clone(),
+        user_frame: None,
+        exit_code: None,
+        signal: None,
+        stderr_tail: None,
+    };
+    if failure_event.kind == Kind::Exit {
+        failure.exit_code = session.exit_code;
+        failure.signal = session.signal.clone();
+        failure.stderr_tail = Some(session.stderr_tail.clone());
+    }
+    if failure.file.as_deref().is_some_and(|f| !is_own_code(f)) {
+        failure.user_frame = failure_event.call_stack.iter().find(|f| is_own_code(&f.file)).cloned();
+    }
+
+    let mut prior = events
+        .iter()
+        .rev()
+        .filter(|e| e.id < failure_event.id && matches!(e.kind, Kind::Console | Kind::Script))
+        .map(step);
+    let immediate_cause = prior.next();
+    let previous_state_transitions: Vec<Step> = prior.take(EVIDENCE_CONTEXT).collect();
+
+    let failure_files: Vec<&str> = failure
+        .file
+        .as_deref()
+        .into_iter()
+        .chain(failure.user_frame.as_ref().map(|f| f.file.as_str()))
+        .collect();
+    let confidence = if failure_files.is_empty() {
+        Confidence::Low
+    } else if immediate_cause
+        .as_ref()
+        .and_then(|c| c.file.as_deref())
+        .is_some_and(|f| failure_files.contains(&f))
+    {
+        Confidence::High
+    } else {
+        Confidence::Medium
+    };
+
+    Some(Evidence {
+        originating_value: (failure_event.kind == Kind::Exception)
+            .then(|| failure_event.value.clone())
+            .flatten(),
+        failure,
+        immediate_cause,
+        previous_state_transitions,
+        relevant_input: RelevantInput {
+            target: session.target.clone(),
+            args: session.args.clone(),
+            cwd: session.cwd.clone(),
+        },
+        confidence,
+        caveat: CAVEAT.to_owned(),
+    })
+}
+
+fn step(event: &Event) -> Step {
+    Step {
+        event_id: event.id,
+        ts: event.ts,
+        kind: event.kind,
+        detail: event.detail.clone(),
+        level: event.level.clone(),
+        value: event.value.clone(),
+        file: event.file.clone(),
+        line: event.line,
+        column: event.column,
+        source_line: event.position().as_ref().and_then(source_line),
+        worker: event.worker.clone(),
+    }
+}
+
+/// The text of line `position.line` (1-based) of `position.file`, trimmed and capped.
+pub fn source_line(position: &Position) -> Option<String> {
+    let text = std::fs::read_to_string(Path::new(&position.file)).ok()?;
+    let line = text.lines().nth(position.line.checked_sub(1)? as usize)?;
+    Some(cap(line.trim_end().to_owned(), SOURCE_LINE_LIMIT).0)
+}

@@ -1,0 +1,237 @@
+//! The one mapper: turns runtime positions into user positions.
+//!
+//! This is the only place where
+//! - a `file://` URL becomes an absolute path (percent-decoded),
+//! - `node:*`, `internal/*`, `eval`, `wasm:`, `data:` and empty URLs are filtered out of stacks,
+//! - 0-based CDP lines and columns become 1-based,
+//! - a generated position is resolved through its script's source map (the generated position is kept
+//!   beside the original one).
+//!
+//! Stack *text* (`Error.stack`) already carries 1-based positions; it is parsed here too, so that
+//! nothing else in the program touches positions.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+use crate::trace::event::{Frame, Position};
+use crate::trace::sourcemaps::{self, LoadedMap};
+
+enum MapEntry {
+    Loaded(LoadedMap),
+    None,
+    Broken(String),
+}
+
+/// Maps positions for one run. Remembers each script's `sourceMapURL` and each loaded map.
+pub struct Mapper {
+    workspace: PathBuf,
+    source_map_urls: HashMap<String, String>,
+    maps: HashMap<PathBuf, MapEntry>,
+}
+
+/// A mapped call stack: user frames only, nearest first, and a note when a map could not be used.
+pub struct MappedStack {
+    pub frames: Vec<Frame>,
+    pub note: Option<String>,
+}
+
+impl Mapper {
+    pub fn new(workspace: PathBuf) -> Self {
+        Mapper { workspace, source_map_urls: HashMap::new(), maps: HashMap::new() }
+    }
+
+    /// Records the `sourceMapURL` the runtime reported for the script at `url`.
+    pub fn register_script(&mut self, url: &str, source_map_url: &str) {
+        if !source_map_url.is_empty() {
+            self.source_map_urls.insert(url.to_owned(), source_map_url.to_owned());
+        }
+    }
+
+    /// Maps one CDP call frame (0-based line and column). `None` for frames that are not user code.
+    pub fn cdp_frame(&mut self, frame: &Value) -> Option<(Frame, Option<String>)> {
+        let url = frame.get("url").and_then(Value::as_str)?;
+        let line0 = frame.get("lineNumber").and_then(Value::as_u64)?;
+        let column0 = frame.get("columnNumber").and_then(Value::as_u64).unwrap_or(0);
+        let name = frame.get("functionName").and_then(Value::as_str).unwrap_or("");
+        self.position(name, url, to_u32(line0), to_u32(column0))
+    }
+
+    /// Maps a CDP `stackTrace` (`{callFrames: [...]}`): user frames only, nearest first.
+    pub fn cdp_stack(&mut self, stack_trace: Option<&Value>) -> MappedStack {
+        let mut frames = Vec::new();
+        let mut note = None;
+        let call_frames = stack_trace
+            .and_then(|s| s.get("callFrames"))
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        for frame in call_frames {
+            if let Some((frame, frame_note)) = self.cdp_frame(frame) {
+                note = note.or(frame_note);
+                frames.push(frame);
+            }
+        }
+        MappedStack { frames, note }
+    }
+
+    /// Maps a 0-based position in the script at `url`.
+    pub fn position(
+        &mut self,
+        function_name: &str,
+        url: &str,
+        line0: u32,
+        column0: u32,
+    ) -> Option<(Frame, Option<String>)> {
+        let path = user_path(url)?;
+        let generated = Position {
+            file: path.display().to_string(),
+            line: line0 + 1,
+            column: column0 + 1,
+        };
+        let source_map_url = self.source_map_urls.get(url).cloned();
+        let entry = self.maps.entry(path.clone()).or_insert_with(|| {
+            match sourcemaps::load(&path, source_map_url.as_deref()) {
+                Ok(Some(map)) => MapEntry::Loaded(map),
+                Ok(None) => MapEntry::None,
+                Err(note) => MapEntry::Broken(note),
+            }
+        });
+        let function_name = function_name.to_owned();
+        match entry {
+            MapEntry::Loaded(map) => match map.lookup(line0, column0) {
+                Some(original) => Some((
+                    Frame {
+                        function_name,
+                        file: original.path.display().to_string(),
+                        line: original.line0 + 1,
+                        column: original.column0 + 1,
+                        generated: Some(generated),
+                    },
+                    None,
+                )),
+                None => Some((
+                    plain(function_name, generated),
+                    Some("no source-map mapping for this position; showing the generated one".into()),
+                )),
+            },
+            MapEntry::None => Some((plain(function_name, generated), None)),
+            MapEntry::Broken(note) => Some((
+                plain(function_name, generated),
+                Some(format!("{note}; showing generated positions")),
+            )),
+        }
+    }
+
+    /// Whether `file` is the user's own code: inside the workspace and not under `node_modules`.
+    pub fn is_own_code(&self, file: &str) -> bool {
+        let path = Path::new(file);
+        path.starts_with(&self.workspace)
+            && !path.components().any(|c| c.as_os_str() == "node_modules")
+    }
+}
+
+fn plain(function_name: String, position: Position) -> Frame {
+    Frame {
+        function_name,
+        file: position.file,
+        line: position.line,
+        column: position.column,
+        generated: None,
+    }
+}
+
+fn to_u32(n: u64) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX - 1)
+}
+
+/// The absolute path a script URL names, or `None` when it is not a user file (`node:*`,
+/// `internal/*`, `eval`, `wasm:`, `data:`, empty, anything that is not a file).
+pub fn user_path(url: &str) -> Option<PathBuf> {
+    if let Some(rest) = url.strip_prefix("file://") {
+        let path = PathBuf::from(percent_decode(rest));
+        return path.is_absolute().then_some(path);
+    }
+    // CommonJS `exceptionDetails.url` and some stack texts carry plain absolute paths.
+    if url.starts_with('/') {
+        return Some(PathBuf::from(url));
+    }
+    None
+}
+
+/// Percent-decodes a URL path (`%20` -> space, UTF-8 sequences -> characters).
+pub fn percent_decode(text: &str) -> String {
+    percent_encoding::percent_decode_str(text).decode_utf8_lossy().into_owned()
+}
+
+/// Parses the frames of an `Error.stack` text (`    at fn (/path/file.js:3:9)`): user frames only,
+/// nearest first. These positions are already 1-based (and already source-mapped by Node's
+/// `--enable-source-maps`), so they are kept as they are.
+pub fn stack_text_frames(text: &str) -> Vec<Frame> {
+    static AT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s*at (?:(?P<name>.*?) \()?(?P<loc>[^()]*?):(?P<line>\d+):(?P<col>\d+)\)?\s*$")
+            .expect("valid regex")
+    });
+    text.lines()
+        .filter_map(|line| {
+            let caps = AT.captures(line)?;
+            let loc = caps.name("loc")?.as_str();
+            let loc = loc.strip_prefix("async ").unwrap_or(loc);
+            let path = user_path(loc)?;
+            Some(Frame {
+                function_name: caps.name("name").map_or("", |m| m.as_str()).to_owned(),
+                file: path.display().to_string(),
+                line: caps["line"].parse().ok()?,
+                column: caps["col"].parse().ok()?,
+                generated: None,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn filters_everything_that_is_not_a_user_file() {
+        for url in ["node:internal/main", "internal/modules/cjs/loader.js", "", "eval", "wasm://x", "data:text/javascript,1"] {
+            assert_eq!(user_path(url), None, "{url}");
+        }
+        assert_eq!(user_path("file:///tmp/a%20b/%C3%A9.js"), Some(PathBuf::from("/tmp/a b/é.js")));
+        assert_eq!(user_path("/tmp/app.js"), Some(PathBuf::from("/tmp/app.js")));
+    }
+
+    #[test]
+    fn cdp_positions_become_one_based() {
+        let mut mapper = Mapper::new(PathBuf::from("/nowhere"));
+        let (frame, note) = mapper
+            .cdp_frame(&json!({"functionName":"f","url":"file:///nowhere/app.js","lineNumber":0,"columnNumber":4}))
+            .unwrap();
+        assert_eq!((frame.line, frame.column), (1, 5));
+        assert_eq!(frame.file, "/nowhere/app.js");
+        assert!(note.is_none() && frame.generated.is_none());
+        assert!(mapper.cdp_frame(&json!({"url":"node:internal/x","lineNumber":0,"columnNumber":0})).is_none());
+    }
+
+    #[test]
+    fn parses_stack_text_keeping_one_based_positions() {
+        let stack = "Error: boom\n    at work (/w/app.js:3:9)\n    at node:internal/x:1:1\n    at /w/b c.js:10:2\n    at async Promise.all (index 0)";
+        let frames = stack_text_frames(stack);
+        assert_eq!(frames.len(), 2);
+        assert_eq!((frames[0].function_name.as_str(), frames[0].line, frames[0].column), ("work", 3, 9));
+        assert_eq!(frames[1].file, "/w/b c.js");
+    }
+
+    #[test]
+    fn own_code_excludes_node_modules_and_outside_paths() {
+        let mapper = Mapper::new(PathBuf::from("/w"));
+        assert!(mapper.is_own_code("/w/src/app.js"));
+        assert!(!mapper.is_own_code("/w/node_modules/lib/index.js"));
+        assert!(!mapper.is_own_code("/elsewhere/x.js"));
+    }
+}

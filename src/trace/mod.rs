@@ -1,0 +1,10 @@
+//! The trace itself: event and session types, the capture (CDP -> events), the mapper (the one place
+//! where positions become user positions), source maps, values, and the evidence chain.
+
+pub mod capture;
+pub mod event;
+pub mod evidence;
+pub mod mapper;
+pub mod session;
+pub mod sourcemaps;
+pub mod values;

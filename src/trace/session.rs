@@ -1,0 +1,222 @@
+//! The session: one run's summary and kept events (`session.json`), and the bounded log that
+//! decides which events are kept when a program produces more than `--max-events`.
+//!
+//! `session.json` fields (camelCase): `id`, `status` (`running` while the run lasts, then `exited`,
+//! `failed`, `stopped`, `timeout` or `error`), `runtime`, `target`, `args`, `cwd`, `pid`,
+//! `startedAt`, `endedAt`, `exitCode`, `signal`, `eventCount` (events kept in `events`),
+//! `exceptionCount` (every uncaught exception seen), `droppedEvents` (events seen but not kept),
+//! `capabilities`, `stderrTail`, `error` (why the tool could not trace, for status `error`), `events`.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use serde::{Deserialize, Serialize};
+
+use crate::trace::event::{Event, Kind};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// The run is in progress (or the tracer was killed before it could finish the session).
+    Running,
+    /// The program exited 0 with no uncaught exception.
+    Exited,
+    /// The program threw an uncaught exception or exited non-zero.
+    Failed,
+    /// The tracer was interrupted (Ctrl-C, SIGTERM) and stopped the program.
+    Stopped,
+    /// `--timeout` passed and the program was stopped.
+    Timeout,
+    /// The tool could not trace the program.
+    Error,
+}
+
+/// What this run could do, as probed during the run; nothing is assumed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Capabilities {
+    /// `process.version` as the inspected runtime reported it.
+    pub node_version: Option<String>,
+    pub node_path: String,
+    /// The inspector attached.
+    pub inspector: bool,
+    /// Script events and runtime-reported source-map URLs (the `Debugger` domain answered).
+    pub scripts: bool,
+    /// Positions are resolved through source maps (runtime-reported or the file's own comment).
+    pub source_mapping: bool,
+    /// Worker threads are released and traced (the `NodeWorker` domain answered).
+    pub workers: bool,
+    /// Forked Node children that print their inspector URL on the shared stderr are released and traced.
+    pub forked_children: bool,
+    /// How a session can be replayed: `timeline`, stepping through captured events. Nothing more.
+    pub replay: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Session {
+    pub id: String,
+    pub status: Status,
+    pub runtime: String,
+    pub target: String,
+    pub args: Vec<String>,
+    pub cwd: String,
+    pub pid: Option<u32>,
+    pub started_at: String,
+    pub ended_at: Option<String>,
+    pub exit_code: Option<i32>,
+    pub signal: Option<String>,
+    pub event_count: u64,
+    pub exception_count: u64,
+    pub dropped_events: u64,
+    pub capabilities: Capabilities,
+    #[serde(default)]
+    pub stderr_tail: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub events: Vec<Event>,
+}
+
+impl Session {
+    /// Whether the run failed in a way `last-failed` looks for: an exception or a non-zero exit.
+    pub fn failed(&self) -> bool {
+        self.exception_count > 0 || self.exit_code.is_some_and(|c| c != 0) || self.signal.is_some()
+    }
+}
+
+/// How many console or script events before the last exception the log always keeps.
+pub const EVIDENCE_CONTEXT: usize = 10;
+
+/// Keeps at most `max` events: the first half, the most recent ones, and always the last exception
+/// with the console and script events just before it (what the evidence chain needs).
+pub struct EventLog {
+    max: usize,
+    head: Vec<Event>,
+    tail: VecDeque<Event>,
+    /// The last exception and its context, kept whatever else is dropped.
+    pinned: BTreeMap<u64, Event>,
+    recent_context: VecDeque<Event>,
+    seen: u64,
+    exceptions: u64,
+}
+
+impl EventLog {
+    pub fn new(max: usize) -> Self {
+        let max = max.max(EVIDENCE_CONTEXT + 2);
+        EventLog {
+            max,
+            head: Vec::new(),
+            tail: VecDeque::new(),
+            pinned: BTreeMap::new(),
+            recent_context: VecDeque::new(),
+            seen: 0,
+            exceptions: 0,
+        }
+    }
+
+    pub fn push(&mut self, event: Event) {
+        self.seen += 1;
+        match event.kind {
+            Kind::Exception => {
+                self.exceptions += 1;
+                self.pinned.clear();
+                for context in &self.recent_context {
+                    self.pinned.insert(context.id, context.clone());
+                }
+                self.pinned.insert(event.id, event.clone());
+            }
+            Kind::Console | Kind::Script => {
+                if self.recent_context.len() == EVIDENCE_CONTEXT {
+                    self.recent_context.pop_front();
+                }
+                self.recent_context.push_back(event.clone());
+            }
+            _ => {}
+        }
+        if self.head.len() < self.max / 2 {
+            self.head.push(event);
+        } else {
+            self.tail.push_back(event);
+            if self.tail.len() > self.max - self.max / 2 {
+                self.tail.pop_front();
+            }
+        }
+    }
+
+    pub fn seen(&self) -> u64 {
+        self.seen
+    }
+
+    pub fn exceptions(&self) -> u64 {
+        self.exceptions
+    }
+
+    /// The kept events in id order (at most `max`), and how many were dropped.
+    pub fn finish(self) -> (Vec<Event>, u64) {
+        let mut kept: BTreeMap<u64, Event> = self.pinned;
+        for event in self.head {
+            kept.insert(event.id, event);
+        }
+        let head_ids = kept.len();
+        let mut tail: Vec<Event> = self.tail.into_iter().filter(|e| !kept.contains_key(&e.id)).collect();
+        let room = self.max.saturating_sub(head_ids);
+        if tail.len() > room {
+            tail.drain(..tail.len() - room);
+        }
+        for event in tail {
+            kept.insert(event.id, event);
+        }
+        let events: Vec<Event> = kept.into_values().collect();
+        let dropped = self.seen - events.len() as u64;
+        (events, dropped)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(id: u64, kind: Kind) -> Event {
+        let mut e = Event::new(kind, id as f64, "x");
+        e.id = id;
+        e
+    }
+
+    #[test]
+    fn a_flood_keeps_the_cap_and_the_evidence() {
+        let mut log = EventLog::new(100);
+        let mut id = 0;
+        let mut next = |kind| {
+            id += 1;
+            event(id, kind)
+        };
+        for _ in 0..5_000 {
+            log.push(next(Kind::Output));
+        }
+        for _ in 0..3 {
+            log.push(next(Kind::Console));
+        }
+        log.push(next(Kind::Exception)); // id 5004
+        for _ in 0..5_000 {
+            log.push(next(Kind::Output));
+        }
+        log.push(next(Kind::Exit));
+        let (events, dropped) = log.finish();
+        assert_eq!(events.len(), 100);
+        assert_eq!(dropped, 10_005 - 100);
+        assert!(events.windows(2).all(|w| w[0].id < w[1].id));
+        assert_eq!(events.iter().filter(|e| e.kind == Kind::Console).count(), 3);
+        assert!(events.iter().any(|e| e.id == 5004 && e.kind == Kind::Exception));
+        assert_eq!(events.last().unwrap().kind, Kind::Exit);
+        assert_eq!(events[0].id, 1);
+    }
+
+    #[test]
+    fn nothing_is_dropped_under_the_cap() {
+        let mut log = EventLog::new(100);
+        for id in 1..=50 {
+            log.push(event(id, Kind::Console));
+        }
+        let (events, dropped) = log.finish();
+        assert_eq!((events.len(), dropped), (50, 0));
+    }
+}
