@@ -298,7 +298,7 @@ fn trace(
 
     let deadline = args.timeout.map(|t| Instant::now() + Duration::from_secs_f64(t));
     let mut capture = Capture::new(Mapper::new(plan.workspace.clone()), events.clone(), clock, None);
-    let options = DriveOptions { debugger: true, deadline, stop };
+    let options = DriveOptions { debugger: std::env::var_os("TRACER_NO_DEBUGGER").is_none(), deadline, stop };
     let driven = driver::drive(&mut cdp, &mut capture, &options);
     let (ending, probed) = match driven {
         Ok(done) => done,

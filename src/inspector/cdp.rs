@@ -31,6 +31,8 @@ pub enum Incoming {
 pub struct Cdp {
     socket: WebSocket<TcpStream>,
     next_id: u64,
+    /// `TRACER_DEBUG_CDP=1`: every message in and out is echoed to stderr (for developing tracer).
+    debug: bool,
 }
 
 /// Checks that an inspector URL points at loopback (`ws://127.0.0.1:PORT/...`) and returns the
@@ -60,7 +62,7 @@ impl Cdp {
         let (socket, _response) = tungstenite::client::client(url, stream)
             .map_err(|e| anyhow::anyhow!("WebSocket handshake with {url} failed: {e}"))?;
         socket.get_ref().set_read_timeout(Some(TICK))?;
-        Ok(Cdp { socket, next_id: 1 })
+        Ok(Cdp { socket, next_id: 1, debug: std::env::var_os("TRACER_DEBUG_CDP").is_some() })
     }
 
     /// Sends `method` with `params`; returns the request id. Does not wait for the answer.
@@ -68,6 +70,9 @@ impl Cdp {
         let id = self.next_id;
         self.next_id += 1;
         let text = json!({"id": id, "method": method, "params": params}).to_string();
+        if self.debug {
+            eprintln!("cdp -> {text}");
+        }
         self.socket
             .send(Message::text(text))
             .with_context(|| format!("sending {method} to the inspector"))?;
@@ -90,7 +95,10 @@ impl Cdp {
         let message = match self.socket.read() {
             Ok(message) => message,
             Err(tungstenite::Error::Io(e))
-                if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) =>
+                if matches!(
+                    e.kind(),
+                    ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                ) =>
             {
                 return Ok(Incoming::Idle);
             }
@@ -115,6 +123,9 @@ impl Cdp {
             Message::Close(_) => return Ok(Incoming::Closed),
             _ => return Ok(Incoming::Idle),
         };
+        if self.debug {
+            eprintln!("cdp <- {}", text.as_str().chars().take(300).collect::<String>());
+        }
         Ok(parse(text.as_str()))
     }
 

@@ -188,7 +188,6 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut temp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
     temp.write_all(bytes)?;
-    temp.as_file().sync_data()?;
     temp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
