@@ -1,0 +1,197 @@
+//! What passes through and what is streamed: `--ndjson` purity and a closed pipe, stdin, the
+//! inspector's own lines kept out of the program's stderr, and a user's `NODE_OPTIONS=--inspect`.
+
+use tracer::trace::event::{Event, Kind, Stream};
+use tracer::trace::session::Status;
+
+use crate::support::{Tracer, of_kind, output_lines, parse_ndjson};
+
+const INSPECTOR_LINES: [&str; 4] = [
+    "Debugger listening",
+    "For help, see",
+    "Debugger attached",
+    "Waiting for the debugger",
+];
+
+#[test]
+fn ndjson_stdout_carries_only_events() {
+    let out = Tracer::new()
+        .fixture("mixed_output.js")
+        .args(["run", "--ndjson", "mixed_output.js"])
+        .run();
+    out.assert_code(0);
+    let streamed = out.stdout_events(); // panics on any line that is not an event
+    assert!(!streamed.is_empty());
+    assert!(
+        !out.stdout()
+            .lines()
+            .any(|l| l.contains("plain stdout line") && !l.starts_with('{'))
+    );
+    assert_eq!(
+        streamed.last().map(|e| (e.kind, e.exit_code)),
+        Some((Kind::Exit, Some(0)))
+    );
+    assert!(output_lines(&streamed, Stream::Stdout).contains(&"plain stdout line".to_owned()));
+    assert!(output_lines(&streamed, Stream::Stderr).contains(&"plain stderr line".to_owned()));
+    let console = *of_kind(&streamed, Kind::Console)
+        .first()
+        .expect("a console event");
+    assert!(
+        console.value.as_deref().unwrap().contains("answer"),
+        "{console:?}"
+    );
+    // The stream and the session files hold the same events.
+    let session = out.session();
+    let ids = |events: &[Event]| events.iter().map(|e| e.id).collect::<Vec<_>>();
+    assert_eq!(ids(&streamed), ids(&session.events));
+    assert_eq!(ids(&out.events_file()), ids(&session.events));
+}
+
+#[test]
+fn ndjson_piped_to_head_1_still_completes_the_run() {
+    let mut running = Tracer::new()
+        .fixture("many_lines.js")
+        .args(["run", "--ndjson", "many_lines.js"])
+        .spawn();
+    let first = running.read_one_line_and_close_stdout();
+    let first = parse_ndjson(&first);
+    assert_eq!(first.first().map(|e| e.id), Some(1));
+    let out = running.wait();
+    out.assert_code(0);
+    assert!(
+        out.workspace().join("done").exists(),
+        "the program ran to its end"
+    );
+    let session = out.session();
+    assert_eq!(
+        (session.status, session.exit_code),
+        (Status::Exited, Some(0))
+    );
+    assert_eq!(session.dropped_events, 0);
+    let console = of_kind(&session.events, Kind::Console);
+    assert_eq!(console.len(), 2000, "every console call is in the session");
+    assert_eq!(
+        console.last().and_then(|e| e.value.as_deref()),
+        Some("line 1999")
+    );
+    assert_eq!(session.events.last().map(|e| e.kind), Some(Kind::Exit));
+    assert_eq!(out.events_file().last().map(|e| e.kind), Some(Kind::Exit));
+}
+
+#[test]
+fn stdin_is_passed_through() {
+    let out = Tracer::new()
+        .fixture("stdin.js")
+        .stdin("hello tracer\n")
+        .args(["run", "stdin.js"])
+        .run();
+    out.assert_code(0);
+    assert_eq!(out.stdout(), "got: HELLO TRACER\n");
+    assert!(output_lines(&out.events(), Stream::Stdout).contains(&"got: HELLO TRACER".to_owned()));
+}
+
+#[test]
+fn inspector_lines_are_stripped_and_the_programs_error_text_kept() {
+    let out = Tracer::new()
+        .fixture("throws.js")
+        .args(["run", "throws.js"])
+        .run();
+    out.assert_code(1);
+    let stderr = out.stderr();
+    let session = out.session();
+    let lines: Vec<String> = session
+        .events
+        .iter()
+        .filter(|e| e.kind == Kind::Output)
+        .filter_map(|e| e.value.clone())
+        .collect();
+    for inspector in INSPECTOR_LINES {
+        assert!(
+            !stderr.contains(inspector),
+            "stderr shows the inspector's {inspector:?}:\n{stderr}"
+        );
+        assert!(
+            !lines.iter().any(|l| l.contains(inspector)),
+            "an output event holds {inspector:?}"
+        );
+        assert!(
+            !session.stderr_tail.contains(inspector),
+            "the stderr tail holds {inspector:?}"
+        );
+    }
+    // Node prints the uncaught error after the debugger disconnects: it still belongs to the run.
+    let script = out.workspace().join("throws.js").display().to_string();
+    assert!(stderr.contains("Error: boom: answer was 42"), "{stderr}");
+    assert!(stderr.contains(&format!("{script}:6")), "{stderr}");
+    assert!(
+        session.stderr_tail.contains("Error: boom: answer was 42"),
+        "{}",
+        session.stderr_tail
+    );
+    let stderr_events = output_lines(&session.events, Stream::Stderr);
+    assert!(
+        stderr_events.contains(&"Error: boom: answer was 42".to_owned()),
+        "{stderr_events:?}"
+    );
+}
+
+#[test]
+fn a_clean_run_prints_no_inspector_lines() {
+    let out = Tracer::new().fixture("ok.js").args(["run", "ok.js"]).run();
+    out.assert_code(0);
+    for inspector in INSPECTOR_LINES {
+        assert!(!out.stderr().contains(inspector), "{}", out.stderr());
+    }
+    assert!(output_lines(&out.events(), Stream::Stderr).is_empty());
+}
+
+#[test]
+fn node_options_inspect_neither_breaks_nor_widens_the_inspector() {
+    for options in [
+        "--inspect",
+        "--inspect=0.0.0.0:9229 --max-old-space-size=200",
+        "--inspect-brk=0.0.0.0:0",
+    ] {
+        let out = Tracer::new()
+            .fixture("inspector_url.js")
+            .env("NODE_OPTIONS", options)
+            .args(["run", "--timeout", "60", "inspector_url.js"])
+            .run();
+        out.assert_code(0);
+        let stdout = out.stdout();
+        let url = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("inspector "))
+            .unwrap_or_else(|| panic!("{}", out.dump()));
+        assert!(
+            url.starts_with("ws://127.0.0.1:"),
+            "NODE_OPTIONS={options}: inspector at {url}"
+        );
+        let node_options = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("node_options "))
+            .unwrap();
+        assert!(
+            !node_options.contains("inspect"),
+            "NODE_OPTIONS={options}: the program saw {node_options}"
+        );
+        if options.contains("max-old-space-size") {
+            assert_eq!(
+                node_options, "\"--max-old-space-size=200\"",
+                "other options are kept"
+            );
+        }
+        let session = out.session();
+        assert_eq!(session.status, Status::Exited);
+        assert_eq!(
+            of_kind(&session.events, Kind::Console).len(),
+            2,
+            "NODE_OPTIONS={options}"
+        );
+        assert!(
+            !out.stderr().contains("Debugger listening"),
+            "{}",
+            out.stderr()
+        );
+    }
+}

@@ -1,0 +1,155 @@
+//! How a run ends: timeouts, Ctrl-C, SIGTERM, and programs that start workers or fork children.
+//! Each stop checks that the files are written and that no process of the program is left.
+
+use tracer::trace::event::Kind;
+use tracer::trace::session::Status;
+
+use crate::support::{Output, Tracer, assert_nothing_left_running, of_kind};
+
+/// The pids `forever.js` prints: its own and its `sleep` grandchild's.
+fn program_pids(line: &str) -> (u32, u32) {
+    let mut words = line.split_whitespace().skip_while(|w| *w != "pids").skip(1);
+    let node = words
+        .next()
+        .and_then(|w| w.parse().ok())
+        .unwrap_or_else(|| panic!("no pids in {line:?}"));
+    let sleep = words
+        .next()
+        .and_then(|w| w.parse().ok())
+        .unwrap_or_else(|| panic!("no pids in {line:?}"));
+    (node, sleep)
+}
+
+/// Common checks for a run that was stopped: files complete, events kept, nothing left running.
+fn assert_stopped_cleanly(out: &Output, status: Status, node: u32, sleep: u32) {
+    let session = out.session();
+    assert_eq!(session.status, status, "{}", out.dump());
+    assert_eq!(
+        session.pid,
+        Some(node),
+        "session.json names the program's pid"
+    );
+    assert!(session.ended_at.is_some());
+    assert!(
+        of_kind(&session.events, Kind::Console)
+            .iter()
+            .any(|e| e.value.as_deref() == Some("ready")),
+        "events captured before the stop are kept"
+    );
+    assert_eq!(session.events.last().map(|e| e.kind), Some(Kind::Exit));
+    // evidence.json is written (and parses) whatever it says.
+    let _ = out.evidence();
+    assert!(
+        !out.session_dir().join(".running").exists(),
+        "the session is no longer marked running"
+    );
+    assert_nothing_left_running(node, &[node, sleep]);
+}
+
+#[test]
+fn timeout_stops_a_program_that_never_ends() {
+    let out = Tracer::new()
+        .fixture("forever.js")
+        .args(["run", "--timeout", "4", "forever.js"])
+        .run();
+    out.assert_code(124);
+    let (node, sleep) = program_pids(&out.stdout());
+    assert_stopped_cleanly(&out, Status::Timeout, node, sleep);
+}
+
+#[test]
+fn ctrl_c_stops_the_run_and_writes_the_files() {
+    let mut running = Tracer::new()
+        .fixture("forever.js")
+        .args(["run", "forever.js"])
+        .spawn();
+    let (node, sleep) = program_pids(&running.wait_for_stdout_line("pids"));
+    running.wait_for_stdout_line("ready");
+    running.signal(libc::SIGINT);
+    let out = running.wait();
+    out.assert_code(130);
+    assert_stopped_cleanly(&out, Status::Stopped, node, sleep);
+}
+
+#[test]
+fn sigterm_stops_the_run_and_writes_the_files() {
+    let mut running = Tracer::new()
+        .fixture("forever.js")
+        .args(["run", "forever.js"])
+        .spawn();
+    let (node, sleep) = program_pids(&running.wait_for_stdout_line("pids"));
+    running.wait_for_stdout_line("ready");
+    running.signal(libc::SIGTERM);
+    let out = running.wait();
+    out.assert_code(143);
+    assert_stopped_cleanly(&out, Status::Stopped, node, sleep);
+}
+
+#[test]
+fn a_worker_that_logs_and_throws_is_traced_and_tagged() {
+    // --timeout: a worker left waiting for a debugger would hang the run; fail fast instead.
+    let out = Tracer::new()
+        .fixture("worker.js")
+        .args(["run", "--timeout", "60", "worker.js"])
+        .run();
+    out.assert_code(1);
+    let script = out.workspace().join("worker.js").display().to_string();
+    let session = out.session();
+    assert_eq!(session.status, Status::Failed);
+    assert!(session.capabilities.workers);
+    let log = of_kind(&session.events, Kind::Console)
+        .into_iter()
+        .find(|e| e.value.as_deref() == Some("hello from the worker"))
+        .expect("the worker's console.log is captured");
+    assert!(
+        log.worker
+            .as_deref()
+            .is_some_and(|w| w.starts_with("worker")),
+        "tagged: {:?}",
+        log.worker
+    );
+    assert_eq!(
+        (log.file.as_deref(), log.line),
+        (Some(script.as_str()), Some(7))
+    );
+    let exception = *of_kind(&session.events, Kind::Exception)
+        .last()
+        .expect("the worker's error is captured");
+    assert!(
+        exception
+            .error_message
+            .as_deref()
+            .unwrap_or("")
+            .contains("worker failed"),
+        "{exception:?}"
+    );
+    let evidence = out.evidence().unwrap();
+    assert_eq!(
+        (evidence.failure.file.as_deref(), evidence.failure.line),
+        (Some(script.as_str()), Some(8))
+    );
+    assert!(evidence.failure.message.contains("worker failed"));
+}
+
+#[test]
+fn a_forked_child_does_not_hang_the_run() {
+    let out = Tracer::new()
+        .fixture("fork.js")
+        .args(["run", "--timeout", "60", "fork.js"])
+        .run();
+    out.assert_code(0);
+    let stdout = out.stdout();
+    assert!(stdout.contains("hello from the child"), "{}", out.dump());
+    assert!(stdout.contains("child exited with 0"), "{}", out.dump());
+    let session = out.session();
+    assert_eq!(
+        (session.status, session.exit_code),
+        (Status::Exited, Some(0))
+    );
+    assert!(
+        of_kind(&session.events, Kind::Console)
+            .iter()
+            .any(|e| e.value.as_deref() == Some("child exited with 0")),
+        "the parent's console call after the child's exit is captured"
+    );
+}

@@ -1,0 +1,491 @@
+//! `tracer run` on programs that fail (and one that does not): events, positions, evidence, exit codes.
+
+use tracer::trace::event::{Event, Kind, Stream};
+use tracer::trace::evidence::Confidence;
+use tracer::trace::session::Status;
+
+use crate::support::{Tracer, event_paths, evidence_paths, of_kind, output_lines};
+
+/// No frame Node owns (`node:…`, `internal/…`) is ever shown as a position.
+#[track_caller]
+fn assert_only_user_paths(events: &[Event], evidence: Option<&tracer::trace::evidence::Evidence>) {
+    let mut paths: Vec<String> = events.iter().flat_map(event_paths).collect();
+    if let Some(evidence) = evidence {
+        paths.extend(evidence_paths(evidence));
+    }
+    for path in paths {
+        assert!(
+            !path.starts_with("node:") && !path.contains("internal/") && path.starts_with('/'),
+            "a position names {path:?}: only absolute paths of user files may appear"
+        );
+    }
+}
+
+#[test]
+fn a_script_that_logs_twice_then_throws() {
+    let out = Tracer::new()
+        .fixture("throws.js")
+        .args(["run", "throws.js"])
+        .run();
+    out.assert_code(1);
+    let script = out.workspace().join("throws.js").display().to_string();
+
+    let session = out.session();
+    assert_eq!(session.status, Status::Failed);
+    assert_eq!(session.exit_code, Some(1));
+    assert_eq!(session.exception_count, 1);
+    assert_eq!(session.target, script);
+    assert_eq!(session.event_count as usize, session.events.len());
+    assert_eq!(session.dropped_events, 0);
+
+    let events = &session.events;
+    assert!(
+        of_kind(events, Kind::Script)
+            .iter()
+            .any(|e| e.file.as_deref() == Some(script.as_str())),
+        "no script event for {script}"
+    );
+    let console: Vec<_> = of_kind(events, Kind::Console)
+        .iter()
+        .map(|e| {
+            (
+                e.value.clone().unwrap(),
+                e.level.clone().unwrap(),
+                e.file.clone().unwrap(),
+                e.line.unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        console,
+        [
+            ("starting 1".to_owned(), "log".to_owned(), script.clone(), 3),
+            (
+                "answer is 42".to_owned(),
+                "log".to_owned(),
+                script.clone(),
+                5
+            ),
+        ]
+    );
+    let exceptions = of_kind(events, Kind::Exception);
+    assert_eq!(exceptions.len(), 1);
+    let exception = exceptions[0];
+    assert_eq!(
+        exception.error_message.as_deref(),
+        Some("Error: boom: answer was 42")
+    );
+    assert_eq!(exception.file.as_deref(), Some(script.as_str()));
+    // `throw new Error(…)` on line 6: V8 puts the error at `new`, column 7 (1-based).
+    assert_eq!((exception.line, exception.column), (Some(6), Some(7)));
+    let exit = events.last().unwrap();
+    assert_eq!((exit.kind, exit.exit_code), (Kind::Exit, Some(1)));
+
+    let evidence = out.evidence().expect("a failed run has evidence");
+    let failure = &evidence.failure;
+    assert_eq!(failure.kind, Kind::Exception);
+    assert_eq!(failure.file.as_deref(), Some(script.as_str()));
+    assert!(
+        failure
+            .file
+            .as_deref()
+            .unwrap()
+            .starts_with(out.workspace().to_str().unwrap())
+    );
+    assert_eq!(failure.line, Some(6));
+    assert_eq!(
+        failure.source_line.as_deref(),
+        Some("throw new Error(\"boom: answer was \" + answer);")
+    );
+    assert_eq!(failure.message, "Error: boom: answer was 42");
+    let cause = evidence
+        .immediate_cause
+        .as_ref()
+        .expect("an immediate cause");
+    assert_eq!(
+        (cause.value.as_deref(), cause.line),
+        (Some("answer is 42"), Some(5))
+    );
+    assert!(
+        evidence
+            .previous_state_transitions
+            .iter()
+            .any(|s| s.value.as_deref() == Some("starting 1"))
+    );
+    assert_eq!(evidence.confidence, Confidence::High);
+    assert!(
+        evidence.caveat.contains("correlation, not proof"),
+        "caveat: {}",
+        evidence.caveat
+    );
+    assert!(
+        evidence
+            .originating_value
+            .as_deref()
+            .unwrap()
+            .starts_with("Error: boom: answer was 42")
+    );
+    assert_eq!(evidence.relevant_input.target, script);
+
+    assert_only_user_paths(events, Some(&evidence));
+    // The human summary on stderr points at the failing line.
+    assert!(out.stderr().contains("throws.js:6"), "{}", out.dump());
+}
+
+#[test]
+fn a_clean_run_exits_0_with_null_evidence() {
+    let out = Tracer::new().fixture("ok.js").args(["run", "ok.js"]).run();
+    out.assert_code(0);
+    assert_eq!(out.stdout(), "all good\n");
+    let session = out.session();
+    assert_eq!(session.status, Status::Exited);
+    assert_eq!(
+        (
+            session.exit_code,
+            session.signal.as_deref(),
+            session.exception_count
+        ),
+        (Some(0), None, 0)
+    );
+    assert!(out.evidence().is_none());
+    let raw = std::fs::read_to_string(out.session_dir().join("evidence.json")).unwrap();
+    assert_eq!(raw.trim(), "null");
+    assert!(
+        of_kind(&session.events, Kind::Console)
+            .iter()
+            .any(|e| e.value.as_deref() == Some("all good"))
+    );
+    assert_eq!(output_lines(&session.events, Stream::Stdout), ["all good"]);
+    assert_eq!(session.capabilities.replay, "timeline");
+    assert!(session.capabilities.inspector);
+    assert!(
+        session
+            .capabilities
+            .node_version
+            .as_deref()
+            .is_some_and(|v| v.starts_with('v'))
+    );
+}
+
+#[test]
+fn a_typescript_failure_points_at_the_ts_line_and_keeps_the_generated_one() {
+    let out = Tracer::new()
+        .fixture("ts/app.ts")
+        .fixture("ts/app.js")
+        .fixture("ts/app.js.map")
+        .args(["run", "ts/app.js"])
+        .run();
+    out.assert_code(1);
+    let ts = out.workspace().join("ts/app.ts").display().to_string();
+    let js = out.workspace().join("ts/app.js").display().to_string();
+
+    let session = out.session();
+    assert!(session.capabilities.source_mapping);
+    let exception = *of_kind(&session.events, Kind::Exception)
+        .first()
+        .expect("an exception event");
+    assert_eq!(exception.file.as_deref(), Some(ts.as_str()));
+    assert_eq!(exception.line, Some(20));
+    let generated = exception
+        .generated
+        .as_ref()
+        .expect("the generated position is kept");
+    assert_eq!((generated.file.as_str(), generated.line), (js.as_str(), 10));
+    // The logging call inside total() maps to app.ts line 16 (app.js line 6).
+    let counting = of_kind(&session.events, Kind::Console)
+        .into_iter()
+        .find(|e| e.value.as_deref() == Some("counting order 2"))
+        .expect("the second console.log");
+    assert_eq!(
+        (counting.file.as_deref(), counting.line),
+        (Some(ts.as_str()), Some(16))
+    );
+    assert_eq!(counting.generated.as_ref().map(|g| g.line), Some(6));
+
+    let evidence = out.evidence().unwrap();
+    assert_eq!(evidence.failure.file.as_deref(), Some(ts.as_str()));
+    assert_eq!(evidence.failure.line, Some(20));
+    assert_eq!(
+        evidence.failure.source_line.as_deref().map(str::trim),
+        Some("throw new Error(message);")
+    );
+    let generated = evidence
+        .failure
+        .generated
+        .as_ref()
+        .expect("generated position in the evidence");
+    assert_eq!((generated.file.as_str(), generated.line), (js.as_str(), 10));
+    assert_eq!(evidence.confidence, Confidence::High);
+    assert_only_user_paths(&session.events, Some(&evidence));
+}
+
+#[test]
+fn an_es_module_failure() {
+    let out = Tracer::new()
+        .fixture("esm.mjs")
+        .args(["run", "esm.mjs"])
+        .run();
+    out.assert_code(1);
+    let module = out.workspace().join("esm.mjs").display().to_string();
+    let events = out.events();
+    assert!(
+        of_kind(&events, Kind::Script)
+            .iter()
+            .any(|e| e.file.as_deref() == Some(module.as_str()))
+    );
+    let log = *of_kind(&events, Kind::Console)
+        .first()
+        .expect("a console event");
+    assert_eq!(log.value.as_deref(), Some("module esm.mjs"));
+    assert_eq!(
+        (log.file.as_deref(), log.line),
+        (Some(module.as_str()), Some(4))
+    );
+    let exception = *of_kind(&events, Kind::Exception)
+        .first()
+        .expect("an exception event");
+    assert_eq!(
+        exception.error_message.as_deref(),
+        Some("TypeError: esm failure")
+    );
+    assert_eq!(
+        (exception.file.as_deref(), exception.line),
+        (Some(module.as_str()), Some(5))
+    );
+    let evidence = out.evidence().unwrap();
+    assert_eq!(
+        (evidence.failure.file.as_deref(), evidence.failure.line),
+        (Some(module.as_str()), Some(5))
+    );
+    assert_eq!(evidence.confidence, Confidence::High);
+    assert_only_user_paths(&events, Some(&evidence));
+}
+
+#[test]
+fn an_unhandled_promise_rejection_is_an_exception() {
+    let out = Tracer::new()
+        .fixture("rejection.js")
+        .args(["run", "rejection.js"])
+        .run();
+    out.assert_code(1);
+    let script = out.workspace().join("rejection.js").display().to_string();
+    let session = out.session();
+    assert_eq!(session.status, Status::Failed);
+    assert_eq!(session.exception_count, 1);
+    let exception = *of_kind(&session.events, Kind::Exception)
+        .first()
+        .expect("an exception event");
+    assert_eq!(
+        exception.error_message.as_deref(),
+        Some("Error: rejected: config missing")
+    );
+    assert_eq!(
+        (exception.file.as_deref(), exception.line),
+        (Some(script.as_str()), Some(6))
+    );
+    let evidence = out.evidence().unwrap();
+    assert_eq!(evidence.failure.line, Some(6));
+    assert_eq!(
+        evidence.immediate_cause.and_then(|c| c.value).as_deref(),
+        Some("loading")
+    );
+}
+
+#[test]
+fn process_exit_3_is_a_failure_with_its_code() {
+    let out = Tracer::new()
+        .fixture("exit3.js")
+        .args(["run", "exit3.js"])
+        .run();
+    out.assert_code(1);
+    let session = out.session();
+    assert_eq!(
+        (session.status, session.exit_code, session.exception_count),
+        (Status::Failed, Some(3), 0)
+    );
+    let exit = session.events.last().unwrap();
+    assert_eq!((exit.kind, exit.exit_code), (Kind::Exit, Some(3)));
+    let evidence = out.evidence().expect("a non-zero exit has evidence");
+    assert_eq!(
+        (evidence.failure.kind, evidence.failure.exit_code),
+        (Kind::Exit, Some(3))
+    );
+    assert_eq!(
+        evidence.immediate_cause.and_then(|c| c.value).as_deref(),
+        Some("exiting with 3")
+    );
+}
+
+#[test]
+fn exit_code_child_returns_the_programs_own_code() {
+    let out = Tracer::new()
+        .fixture("exit3.js")
+        .args(["run", "--exit-code", "child", "exit3.js"])
+        .run();
+    out.assert_code(3);
+    assert_eq!(out.session().exit_code, Some(3));
+    let out = out
+        .tracer()
+        .fixture("ok.js")
+        .args(["run", "--exit-code", "child", "ok.js"])
+        .run();
+    out.assert_code(0);
+}
+
+#[test]
+fn a_console_flood_past_max_events_keeps_the_cap_and_the_evidence() {
+    let out = Tracer::new()
+        .fixture("flood.js")
+        .args(["run", "--ndjson", "--max-events", "100", "flood.js"])
+        .run();
+    out.assert_code(1);
+    let script = out.workspace().join("flood.js").display().to_string();
+    // --ndjson streams every event, kept or not.
+    let streamed = out.stdout_events();
+    let ids: Vec<u64> = streamed.iter().map(|e| e.id).collect();
+    assert_eq!(
+        ids,
+        (1..=streamed.len() as u64).collect::<Vec<_>>(),
+        "streamed ids are 1, 2, 3, …"
+    );
+    assert!(
+        streamed.len() > 10_000,
+        "5001 console calls and their output lines: {}",
+        streamed.len()
+    );
+
+    let session = out.session();
+    assert_eq!(session.event_count, 100);
+    assert_eq!(session.events.len(), 100);
+    assert_eq!(session.dropped_events, streamed.len() as u64 - 100);
+    assert_eq!(session.exception_count, 1);
+    assert_eq!(session.events.last().map(|e| e.kind), Some(Kind::Exit));
+    let exception = *of_kind(&session.events, Kind::Exception)
+        .first()
+        .expect("the exception is kept");
+    assert_eq!(
+        (exception.file.as_deref(), exception.line),
+        (Some(script.as_str()), Some(8))
+    );
+
+    let evidence = out.evidence().unwrap();
+    assert_eq!(evidence.failure.message, "Error: after the flood");
+    assert_eq!(evidence.failure.line, Some(8));
+    let cause = evidence
+        .immediate_cause
+        .expect("the immediate cause survives the cap");
+    assert_eq!(
+        (cause.value.as_deref(), cause.line),
+        (Some("last words before the failure"), Some(7))
+    );
+    assert_eq!(
+        evidence
+            .previous_state_transitions
+            .first()
+            .and_then(|s| s.value.as_deref()),
+        Some("flood 4999")
+    );
+    assert_eq!(evidence.confidence, Confidence::High);
+}
+
+#[test]
+fn a_5_mb_string_is_capped_in_events_but_passed_through_whole() {
+    let out = Tracer::new()
+        .fixture("big.js")
+        .args(["run", "big.js"])
+        .run();
+    out.assert_code(0);
+    let size = 5 * 1024 * 1024;
+    assert_eq!(
+        out.stdout_bytes().len(),
+        size + 1,
+        "the program's stdout passes through uncut"
+    );
+    let events = out.events();
+    let console = *of_kind(&events, Kind::Console)
+        .first()
+        .expect("a console event");
+    assert!(console.truncated);
+    let value = console.value.as_deref().unwrap();
+    assert!(value.starts_with("xxxxxxxx"));
+    assert!(
+        value.chars().count() < 600,
+        "console value is {} chars",
+        value.chars().count()
+    );
+    assert!(
+        value.contains("more chars]"),
+        "the cut is marked: {:.100}",
+        &value[value.len() - 60..]
+    );
+    let output = events
+        .iter()
+        .find(|e| e.kind == Kind::Output)
+        .expect("an output event");
+    assert!(output.truncated);
+    assert!(output.value.as_deref().unwrap().chars().count() < 600);
+    let session_size = std::fs::metadata(out.session_dir().join("session.json"))
+        .unwrap()
+        .len();
+    assert!(
+        session_size < 100_000,
+        "session.json is {session_size} bytes"
+    );
+}
+
+#[test]
+fn a_path_with_spaces_and_non_ascii_characters() {
+    let dir = "dir with spaces/ünïcödé 名前";
+    let out = Tracer::new()
+        .fixture_as("throws.js", format!("{dir}/app 1.js"))
+        .args(["run", &format!("{dir}/app 1.js")])
+        .run();
+    out.assert_code(1);
+    let script = out
+        .workspace()
+        .join(dir)
+        .join("app 1.js")
+        .display()
+        .to_string();
+    let session = out.session();
+    assert_eq!(session.target, script);
+    let exception = *of_kind(&session.events, Kind::Exception)
+        .first()
+        .expect("an exception event");
+    assert_eq!(
+        (exception.file.as_deref(), exception.line),
+        (Some(script.as_str()), Some(6))
+    );
+    assert!(
+        of_kind(&session.events, Kind::Script)
+            .iter()
+            .any(|e| e.file.as_deref() == Some(script.as_str()))
+    );
+    let evidence = out.evidence().unwrap();
+    assert_eq!(evidence.failure.file.as_deref(), Some(script.as_str()));
+    assert!(
+        evidence
+            .failure
+            .source_line
+            .as_deref()
+            .unwrap()
+            .starts_with("throw new Error(")
+    );
+    assert_eq!(evidence.confidence, Confidence::High);
+}
+
+#[test]
+fn program_arguments_are_passed_after_the_target() {
+    let out = Tracer::new()
+        .fixture("flood.js")
+        .args(["run", "flood.js", "3"])
+        .run();
+    out.assert_code(1);
+    assert_eq!(
+        out.stdout(),
+        "flood 0\nflood 1\nflood 2\nlast words before the failure\n"
+    );
+    let session = out.session();
+    assert_eq!(session.args, ["3"]);
+    assert_eq!(out.evidence().unwrap().relevant_input.args, ["3"]);
+}

@@ -1,0 +1,185 @@
+//! Reading sessions back: `tracer show`, `tracer evidence`, `tracer list`, `latest`, `last-failed`,
+//! bad ids, and retention (`--keep`).
+
+use tracer::trace::evidence::Evidence;
+use tracer::trace::session::{Session, Status};
+
+use crate::support::Tracer;
+
+#[test]
+fn show_evidence_and_list_read_the_sessions_back() {
+    let failed = Tracer::new()
+        .fixture("throws.js")
+        .fixture("ok.js")
+        .args(["run", "throws.js"])
+        .run();
+    failed.assert_code(1);
+    let failed_id = failed.latest_id();
+    let ok = failed.tracer().args(["run", "ok.js"]).run();
+    ok.assert_code(0);
+    let ok_id = ok.latest_id();
+    assert_ne!(ok_id, failed_id);
+
+    // show: latest by default, or an id, or last-failed.
+    let show = ok.tracer().arg("show").run();
+    show.assert_code(0);
+    let session: Session = serde_json::from_str(&show.stdout()).expect("show prints a session");
+    assert_eq!(
+        (session.id.as_str(), session.status),
+        (ok_id.as_str(), Status::Exited)
+    );
+    let show = ok.tracer().args(["show", &failed_id]).run();
+    show.assert_code(0);
+    let session: Session = serde_json::from_str(&show.stdout()).unwrap();
+    assert_eq!(
+        (session.id.as_str(), session.status),
+        (failed_id.as_str(), Status::Failed)
+    );
+    assert_eq!(
+        session,
+        failed
+            .tracer()
+            .args(["show", "last-failed"])
+            .run()
+            .stdout()
+            .parse_session()
+    );
+
+    // evidence: null for the successful run, the chain for the failed one.
+    let evidence = ok.tracer().arg("evidence").run();
+    evidence.assert_code(0);
+    assert_eq!(evidence.stdout().trim(), "null");
+    let evidence = ok.tracer().args(["evidence", "latest"]).run();
+    assert_eq!(evidence.stdout().trim(), "null");
+    for id in ["last-failed", failed_id.as_str()] {
+        let evidence = ok.tracer().args(["evidence", id]).run();
+        evidence.assert_code(0);
+        let chain: Evidence =
+            serde_json::from_str(&evidence.stdout()).expect("evidence prints the chain");
+        assert_eq!(chain.failure.line, Some(6));
+        assert_eq!(chain.failure.message, "Error: boom: answer was 42");
+    }
+
+    // list: newest first, one line per session.
+    let list = ok.tracer().arg("list").run();
+    list.assert_code(0);
+    let stdout = list.stdout();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(
+        lines[0].contains(&ok_id) && lines[0].contains("ok.js"),
+        "{stdout}"
+    );
+    assert!(
+        lines[1].contains(&failed_id) && lines[1].contains("throws.js"),
+        "{stdout}"
+    );
+    let list = ok.tracer().args(["list", "--json"]).run();
+    list.assert_code(0);
+    let rows: Vec<serde_json::Value> = list
+        .stdout()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("list --json prints JSON lines"))
+        .collect();
+    let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, [ok_id.as_str(), failed_id.as_str()]);
+    assert_eq!(rows[1]["status"], "failed");
+}
+
+trait ParseSession {
+    fn parse_session(&self) -> Session;
+}
+
+impl ParseSession for String {
+    fn parse_session(&self) -> Session {
+        serde_json::from_str(self).unwrap_or_else(|e| panic!("not a session ({e}): {self:.500}"))
+    }
+}
+
+#[test]
+fn unknown_and_malicious_ids_are_usage_errors() {
+    let out = Tracer::new().fixture("ok.js").args(["run", "ok.js"]).run();
+    out.assert_code(0);
+    for command in ["show", "evidence"] {
+        for id in [
+            "20990101-000000-000-ffff",
+            "../../etc",
+            "../sessions",
+            "/etc/passwd",
+        ] {
+            let out = out.tracer().args([command, id]).run();
+            out.assert_code(2);
+            assert!(out.stdout().is_empty(), "{command} {id}: {}", out.stdout());
+            assert!(
+                !out.stderr().is_empty() && !out.stderr().contains("panicked"),
+                "{}",
+                out.stderr()
+            );
+        }
+        // No failed session yet.
+        let out = out.tracer().args([command, "last-failed"]).run();
+        out.assert_code(2);
+    }
+}
+
+#[test]
+fn reading_an_empty_store_is_a_usage_error() {
+    let tracer = Tracer::new();
+    let out = tracer.arg("show").run();
+    out.assert_code(2);
+    assert!(out.stderr().contains("no sessions"), "{}", out.stderr());
+    out.tracer().arg("evidence").run().assert_code(2);
+    let list = out.tracer().arg("list").run();
+    list.assert_code(0);
+    assert!(list.stdout().is_empty());
+}
+
+#[test]
+fn keep_2_retains_the_two_newest_sessions() {
+    let first = Tracer::new()
+        .fixture("ok.js")
+        .args(["run", "--keep", "2", "ok.js"])
+        .run();
+    first.assert_code(0);
+    let mut ids = vec![first.latest_id()];
+    for _ in 0..2 {
+        let next = first.tracer().args(["run", "--keep", "2", "ok.js"]).run();
+        next.assert_code(0);
+        ids.push(next.latest_id());
+    }
+    assert_eq!(
+        first.session_ids(),
+        ids[1..],
+        "the oldest session is removed"
+    );
+    assert_eq!(first.latest_id(), ids[2]);
+    first.tracer().args(["show", &ids[0]]).run().assert_code(2);
+    first.tracer().args(["show", &ids[1]]).run().assert_code(0);
+}
+
+#[test]
+fn out_puts_the_sessions_where_asked() {
+    let out = Tracer::new()
+        .fixture("ok.js")
+        .args(["run", "--out", "traces", "ok.js"])
+        .run();
+    out.assert_code(0);
+    assert!(!out.out_dir().exists(), "nothing in the default .tracer");
+    let id = std::fs::read_to_string(out.workspace().join("traces/latest"))
+        .unwrap()
+        .trim()
+        .to_owned();
+    for file in ["session.json", "events.ndjson", "evidence.json"] {
+        assert!(
+            out.workspace()
+                .join("traces/sessions")
+                .join(&id)
+                .join(file)
+                .is_file(),
+            "{file}"
+        );
+    }
+    let show = out.tracer().args(["show", "--out", "traces"]).run();
+    show.assert_code(0);
+    assert_eq!(show.stdout().parse_session().id, id);
+}
