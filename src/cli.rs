@@ -11,7 +11,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// scripts, console calls, uncaught exceptions, output, exit), maps every position to your source
 /// (source maps included), and explains a failure with an evidence chain.
 #[derive(Debug, Parser)]
-#[command(name = "tracer", version, propagate_version = true, max_term_width = 100)]
+#[command(
+    name = "tracer",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
@@ -74,7 +79,11 @@ pub struct RunArgs {
     pub target: PathBuf,
 
     /// Arguments for the program (everything after TARGET, or after `--`).
-    #[arg(value_name = "ARGS", trailing_var_arg = true, allow_hyphen_values = true)]
+    #[arg(
+        value_name = "ARGS",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
     pub args: Vec<OsString>,
 
     /// Write the events to stdout as NDJSON, one object per line; the program's own stdout is

@@ -10,6 +10,7 @@ pub mod error;
 pub mod exit;
 pub mod inspector;
 pub mod output;
+pub mod pacing;
 pub mod trace;
 
 use std::ffi::OsString;
@@ -28,7 +29,11 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Err(err) => {
             // clap prints help and version on stdout (exit 0) and usage errors on stderr (exit 2).
             let _ = err.print();
-            return ExitCode::from(if err.use_stderr() { exit::USAGE } else { exit::SUCCESS });
+            return ExitCode::from(if err.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::SUCCESS
+            });
         }
     };
     let styles = Styles::for_stderr(cli.global.color);

@@ -14,7 +14,9 @@ pub fn list(args: ListArgs, _styles: &Styles) -> Result<u8> {
     let store = Store::new(&args.store.out);
     let mut out = std::io::stdout().lock();
     for id in store.ids().into_iter().rev() {
-        let Ok(session) = store.load(&id) else { continue };
+        let Ok(session) = store.load(&id) else {
+            continue;
+        };
         let line = if args.json {
             json!({
                 "id": session.id,

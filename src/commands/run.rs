@@ -53,7 +53,10 @@ fn plan(args: &RunArgs) -> Result<Plan> {
     let here = std::env::current_dir().context("reading the current directory")?;
     let workspace_arg = args.workspace.clone().unwrap_or_else(|| here.clone());
     let workspace = workspace_arg.canonicalize().map_err(|e| {
-        TracerError::usage(format!("workspace {} cannot be used: {e}", workspace_arg.display()))
+        TracerError::usage(format!(
+            "workspace {} cannot be used: {e}",
+            workspace_arg.display()
+        ))
     })?;
     let target = args.target.canonicalize().map_err(|_| {
         TracerError::usage(format!(
@@ -62,12 +65,14 @@ fn plan(args: &RunArgs) -> Result<Plan> {
         ))
     })?;
     if !target.is_file() {
-        return Err(TracerError::usage(format!("target {} is not a file", args.target.display())).into());
+        return Err(
+            TracerError::usage(format!("target {} is not a file", args.target.display())).into(),
+        );
     }
     let cwd_arg = args.cwd.clone().unwrap_or(here);
-    let cwd = cwd_arg
-        .canonicalize()
-        .map_err(|e| TracerError::usage(format!("--cwd {} cannot be used: {e}", cwd_arg.display())))?;
+    let cwd = cwd_arg.canonicalize().map_err(|e| {
+        TracerError::usage(format!("--cwd {} cannot be used: {e}", cwd_arg.display()))
+    })?;
     for (what, path) in [("target", &target), ("working directory", &cwd)] {
         if !path.starts_with(&workspace) {
             return Err(TracerError::usage(format!(
@@ -79,7 +84,12 @@ fn plan(args: &RunArgs) -> Result<Plan> {
         }
     }
     let node = launch::find_node(args.node.as_deref())?;
-    Ok(Plan { workspace, target, cwd, node })
+    Ok(Plan {
+        workspace,
+        target,
+        cwd,
+        node,
+    })
 }
 
 pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
@@ -100,7 +110,11 @@ pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
         status: Status::Running,
         runtime: "node".into(),
         target: plan.target.display().to_string(),
-        args: args.args.iter().map(|a| a.to_string_lossy().into_owned()).collect(),
+        args: args
+            .args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
         cwd: plan.cwd.display().to_string(),
         pid: None,
         started_at: now(),
@@ -151,7 +165,9 @@ pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
     exit_event.signal = session.signal.clone();
     let _ = events.send(exit_event);
     drop(events);
-    let log = fan_out.join().unwrap_or_else(|_| EventLog::new(args.max_events));
+    let log = fan_out
+        .join()
+        .unwrap_or_else(|_| EventLog::new(args.max_events));
 
     session.exception_count = log.exceptions();
     let (kept, dropped) = log.finish();
@@ -248,32 +264,41 @@ fn trace(
     let (program_url_tx, program_url) = mpsc::channel();
     let (children_tx, children_urls) = mpsc::channel();
     let mut pump_threads = vec![
-        pumps::pump_stdout(child.stdout.take().expect("piped stdout"), !args.ndjson, events.clone(), clock),
+        pumps::pump_stdout(
+            child.stdout.take().expect("piped stdout"),
+            !args.ndjson,
+            events.clone(),
+            clock,
+        ),
         pumps::pump_stderr(
             child.stderr.take().expect("piped stderr"),
             true,
             events.clone(),
             clock,
-            UrlReports { program: program_url_tx, children: children_tx },
+            UrlReports {
+                program: program_url_tx,
+                children: children_tx,
+            },
             result.tail.clone(),
         ),
     ];
 
-    let mut finish = |result: &mut RunResult, child: &mut std::process::Child, first_signal: Option<i32>| {
-        if let Some(signal) = first_signal {
-            launch::stop_group(pgid, signal, STOP_GRACE);
-        }
-        result.status = match launch::wait_for(child, EXIT_GRACE) {
-            Ok(Some(status)) => Some(status),
-            _ => {
-                launch::stop_group(pgid, libc::SIGKILL, STOP_GRACE);
-                child.wait().ok()
+    let mut finish =
+        |result: &mut RunResult, child: &mut std::process::Child, first_signal: Option<i32>| {
+            if let Some(signal) = first_signal {
+                launch::stop_group(pgid, signal, STOP_GRACE);
             }
+            result.status = match launch::wait_for(child, EXIT_GRACE) {
+                Ok(Some(status)) => Some(status),
+                _ => {
+                    launch::stop_group(pgid, libc::SIGKILL, STOP_GRACE);
+                    child.wait().ok()
+                }
+            };
+            // Nothing the program started outlives the run.
+            launch::stop_group(pgid, libc::SIGTERM, Duration::from_millis(500));
+            join_within(&mut pump_threads, DRAIN_GRACE);
         };
-        // Nothing the program started outlives the run.
-        launch::stop_group(pgid, libc::SIGTERM, Duration::from_millis(500));
-        join_within(&mut pump_threads, DRAIN_GRACE);
-    };
 
     let attach_deadline = Instant::now() + Duration::from_secs_f64(args.attach_timeout.max(0.1));
     let url = match wait_for_url(&program_url, &mut child, attach_deadline, stop) {
@@ -281,7 +306,11 @@ fn trace(
         Err(e) => {
             finish(&mut result, &mut child, Some(libc::SIGKILL));
             let tail = result.tail.text();
-            let e = if tail.trim().is_empty() { e } else { e.context(format!("Node's stderr ended with:\n{}", tail.trim_end())) };
+            let e = if tail.trim().is_empty() {
+                e
+            } else {
+                e.context(format!("Node's stderr ended with:\n{}", tail.trim_end()))
+            };
             return Err((result, e));
         }
     };
@@ -296,9 +325,20 @@ fn trace(
     result.attached = true;
     release_children(children_urls, plan.workspace.clone(), events.clone(), clock);
 
-    let deadline = args.timeout.map(|t| Instant::now() + Duration::from_secs_f64(t));
-    let mut capture = Capture::new(Mapper::new(plan.workspace.clone()), events.clone(), clock, None);
-    let options = DriveOptions { debugger: std::env::var_os("TRACER_NO_DEBUGGER").is_none(), deadline, stop };
+    let deadline = args
+        .timeout
+        .map(|t| Instant::now() + Duration::from_secs_f64(t));
+    let mut capture = Capture::new(
+        Mapper::new(plan.workspace.clone()),
+        events.clone(),
+        clock,
+        None,
+    );
+    let options = DriveOptions {
+        debugger: std::env::var_os("TRACER_NO_DEBUGGER").is_none(),
+        deadline,
+        stop,
+    };
     let driven = driver::drive(&mut cdp, &mut capture, &options);
     let (ending, probed) = match driven {
         Ok(done) => done,
@@ -359,7 +399,9 @@ fn wait_for_url(
             .into());
         }
         if stop.load(std::sync::atomic::Ordering::Relaxed) != 0 {
-            return Err(TracerError::cannot_trace("interrupted before the inspector started").into());
+            return Err(
+                TracerError::cannot_trace("interrupted before the inspector started").into(),
+            );
         }
         if Instant::now() >= deadline {
             return Err(TracerError::cannot_trace(
@@ -372,7 +414,12 @@ fn wait_for_url(
 
 /// Forked Node children inherit `--inspect-brk` and wait for a debugger; each one that prints its
 /// URL on the shared stderr is attached, traced as `child N` and released.
-fn release_children(urls: Receiver<String>, workspace: PathBuf, events: SyncSender<Event>, clock: Clock) {
+fn release_children(
+    urls: Receiver<String>,
+    workspace: PathBuf,
+    events: SyncSender<Event>,
+    clock: Clock,
+) {
     std::thread::spawn(move || {
         let never = AtomicUsize::new(0);
         let never: &'static AtomicUsize = Box::leak(Box::new(never));
@@ -380,10 +427,16 @@ fn release_children(urls: Receiver<String>, workspace: PathBuf, events: SyncSend
             let events = events.clone();
             let workspace = workspace.clone();
             std::thread::spawn(move || {
-                let Ok(mut cdp) = Cdp::connect(&url) else { return };
+                let Ok(mut cdp) = Cdp::connect(&url) else {
+                    return;
+                };
                 let label = format!("child {}", n + 1);
                 let mut capture = Capture::new(Mapper::new(workspace), events, clock, Some(label));
-                let options = DriveOptions { debugger: false, deadline: None, stop: never };
+                let options = DriveOptions {
+                    debugger: false,
+                    deadline: None,
+                    stop: never,
+                };
                 let _ = driver::drive(&mut cdp, &mut capture, &options);
                 cdp.close();
             });
@@ -442,4 +495,3 @@ pub fn signal_name(signal: i32) -> String {
     };
     name.to_owned()
 }
-

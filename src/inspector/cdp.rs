@@ -1,7 +1,7 @@
 //! The Chrome DevTools Protocol client: one blocking WebSocket to a loopback inspector, request ids,
 //! and incoming messages split into responses and events. It knows nothing of what the messages mean.
 
-use std::io::ErrorKind;
+use std::io::{ErrorKind, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::os::fd::AsRawFd;
 use std::time::Duration;
@@ -9,6 +9,8 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 use tungstenite::{Message, WebSocket};
+
+use crate::pacing::Pacer;
 
 /// How long one `read` waits before returning `Incoming::Idle`, so the caller can check deadlines
 /// and signals without a second thread.
@@ -18,7 +20,10 @@ const TICK: Duration = Duration::from_millis(50);
 #[derive(Debug)]
 pub enum Incoming {
     /// The answer to request `id`: `result`, or the protocol's `error` object.
-    Response { id: u64, result: Result<Value, Value> },
+    Response {
+        id: u64,
+        result: Result<Value, Value>,
+    },
     /// A protocol event.
     Event { method: String, params: Value },
     /// Nothing arrived within one tick.
@@ -27,9 +32,48 @@ pub enum Incoming {
     Closed,
 }
 
+/// The inspector socket: re-arms TCP_QUICKACK after every read (Node never sets TCP_NODELAY, so a
+/// delayed ACK from this side would stall its next small write by ~40 ms) and paces reads under a
+/// flood of messages.
+struct Socket {
+    stream: TcpStream,
+    pacer: Pacer,
+}
+
+impl Read for Socket {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.stream.read(buf)?;
+        let one: libc::c_int = 1;
+        // SAFETY: setsockopt on a socket we own, with a pointer to a live c_int and its size.
+        unsafe {
+            libc::setsockopt(
+                self.stream.as_raw_fd(),
+                libc::IPPROTO_TCP,
+                libc::TCP_QUICKACK,
+                (&raw const one).cast(),
+                size_of::<libc::c_int>() as libc::socklen_t,
+            );
+        }
+        if n > 0 {
+            self.pacer.after_read();
+        }
+        Ok(n)
+    }
+}
+
+impl Write for Socket {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.stream.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.stream.flush()
+    }
+}
+
 /// A connected CDP client.
 pub struct Cdp {
-    socket: WebSocket<TcpStream>,
+    socket: WebSocket<Socket>,
     next_id: u64,
     /// `TRACER_DEBUG_CDP=1`: every message in and out is echoed to stderr (for developing tracer).
     debug: bool,
@@ -39,7 +83,8 @@ pub struct Cdp {
 /// address to connect to. Anything else is refused: a debugger on another interface is remote code
 /// execution, and the tool never helps widen it.
 pub fn loopback_address(url: &str) -> Result<SocketAddr> {
-    let parsed = url::Url::parse(url).with_context(|| format!("inspector URL `{url}` is not a URL"))?;
+    let parsed =
+        url::Url::parse(url).with_context(|| format!("inspector URL `{url}` is not a URL"))?;
     if parsed.scheme() != "ws" {
         bail!("inspector URL `{url}` is not a ws:// URL");
     }
@@ -47,7 +92,9 @@ pub fn loopback_address(url: &str) -> Result<SocketAddr> {
         Some(url::Host::Ipv4(ip)) if ip == Ipv4Addr::LOCALHOST => {}
         _ => bail!("refusing to attach to inspector URL `{url}`: its host is not 127.0.0.1"),
     }
-    let port = parsed.port().with_context(|| format!("inspector URL `{url}` has no port"))?;
+    let port = parsed
+        .port()
+        .with_context(|| format!("inspector URL `{url}` has no port"))?;
     Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))
 }
 
@@ -59,10 +106,18 @@ impl Cdp {
             .with_context(|| format!("connecting to the inspector at {address}"))?;
         stream.set_nodelay(true).context("setting TCP_NODELAY")?;
         stream.set_read_timeout(Some(Duration::from_secs(5)))?;
-        let (socket, _response) = tungstenite::client::client(url, stream)
+        let socket = Socket {
+            stream,
+            pacer: Pacer::new(Duration::from_micros(300)),
+        };
+        let (socket, _response) = tungstenite::client::client(url, socket)
             .map_err(|e| anyhow::anyhow!("WebSocket handshake with {url} failed: {e}"))?;
-        socket.get_ref().set_read_timeout(Some(TICK))?;
-        Ok(Cdp { socket, next_id: 1, debug: std::env::var_os("TRACER_DEBUG_CDP").is_some() })
+        socket.get_ref().stream.set_read_timeout(Some(TICK))?;
+        Ok(Cdp {
+            socket,
+            next_id: 1,
+            debug: std::env::var_os("TRACER_DEBUG_CDP").is_some(),
+        })
     }
 
     /// Sends `method` with `params`; returns the request id. Does not wait for the answer.
@@ -117,14 +172,13 @@ impl Cdp {
             }
             Err(e) => return Err(e).context("reading from the inspector"),
         };
-        self.quick_ack();
         let text = match message {
             Message::Text(text) => text,
             Message::Close(_) => return Ok(Incoming::Closed),
             _ => return Ok(Incoming::Idle),
         };
         if self.debug {
-            eprintln!("cdp <- {}", text.as_str().chars().take(300).collect::<String>());
+            eprintln!("cdp <- {}", text.as_str());
         }
         Ok(parse(text.as_str()))
     }
@@ -133,41 +187,37 @@ impl Cdp {
     pub fn close(mut self) {
         let _ = self.socket.close(None);
         let _ = self.socket.flush();
-        let _ = self.socket.get_ref().shutdown(std::net::Shutdown::Both);
-    }
-
-    /// Re-arms TCP_QUICKACK: Node never sets TCP_NODELAY, so a delayed ACK from this side would
-    /// stall its next small write by ~40 ms.
-    fn quick_ack(&self) {
-        let one: libc::c_int = 1;
-        // SAFETY: setsockopt on a socket we own, with a pointer to a live c_int and its size.
-        unsafe {
-            libc::setsockopt(
-                self.socket.get_ref().as_raw_fd(),
-                libc::IPPROTO_TCP,
-                libc::TCP_QUICKACK,
-                (&raw const one).cast(),
-                size_of::<libc::c_int>() as libc::socklen_t,
-            );
-        }
+        let _ = self
+            .socket
+            .get_ref()
+            .stream
+            .shutdown(std::net::Shutdown::Both);
     }
 }
 
 /// Splits one inspector message into a response or an event. Malformed messages become `Idle`:
 /// a runtime that sends garbage loses that message, not the trace.
 pub fn parse(text: &str) -> Incoming {
-    let Ok(mut value) = serde_json::from_str::<Value>(text) else { return Incoming::Idle };
+    let Ok(mut value) = serde_json::from_str::<Value>(text) else {
+        return Incoming::Idle;
+    };
     if let Some(id) = value.get("id").and_then(Value::as_u64) {
         let result = match value.get_mut("error") {
             Some(error) => Err(error.take()),
-            None => Ok(value.get_mut("result").map(Value::take).unwrap_or(Value::Null)),
+            None => Ok(value
+                .get_mut("result")
+                .map(Value::take)
+                .unwrap_or(Value::Null)),
         };
         return Incoming::Response { id, result };
     }
     match value.get("method").and_then(Value::as_str) {
         Some(method) => Incoming::Event {
             method: method.to_owned(),
-            params: value.get_mut("params").map(Value::take).unwrap_or(Value::Null),
+            params: value
+                .get_mut("params")
+                .map(Value::take)
+                .unwrap_or(Value::Null),
         },
         None => Incoming::Idle,
     }
@@ -180,16 +230,39 @@ mod tests {
     #[test]
     fn only_loopback_urls_are_accepted() {
         assert!(loopback_address("ws://127.0.0.1:9229/abc").is_ok());
-        for url in ["ws://0.0.0.0:9229/a", "ws://localhost:9229/a", "ws://10.0.0.1:1/a", "ws://[::1]:1/a", "http://127.0.0.1:1/a", "ws://127.0.0.1/a", "not a url"] {
+        for url in [
+            "ws://0.0.0.0:9229/a",
+            "ws://localhost:9229/a",
+            "ws://10.0.0.1:1/a",
+            "ws://[::1]:1/a",
+            "http://127.0.0.1:1/a",
+            "ws://127.0.0.1/a",
+            "not a url",
+        ] {
             assert!(loopback_address(url).is_err(), "{url}");
         }
     }
 
     #[test]
     fn parses_responses_errors_and_events() {
-        assert!(matches!(parse(r#"{"id":3,"result":{"a":1}}"#), Incoming::Response { id: 3, result: Ok(_) }));
-        assert!(matches!(parse(r#"{"id":4,"error":{"code":-32000}}"#), Incoming::Response { id: 4, result: Err(_) }));
-        assert!(matches!(parse(r#"{"method":"Runtime.consoleAPICalled","params":{}}"#), Incoming::Event { .. }));
+        assert!(matches!(
+            parse(r#"{"id":3,"result":{"a":1}}"#),
+            Incoming::Response {
+                id: 3,
+                result: Ok(_)
+            }
+        ));
+        assert!(matches!(
+            parse(r#"{"id":4,"error":{"code":-32000}}"#),
+            Incoming::Response {
+                id: 4,
+                result: Err(_)
+            }
+        ));
+        assert!(matches!(
+            parse(r#"{"method":"Runtime.consoleAPICalled","params":{}}"#),
+            Incoming::Event { .. }
+        ));
         assert!(matches!(parse("{not json"), Incoming::Idle));
         assert!(matches!(parse("[]"), Incoming::Idle));
     }

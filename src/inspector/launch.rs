@@ -53,10 +53,14 @@ pub fn find_node(requested: Option<&Path>) -> Result<PathBuf, TracerError> {
 
 fn search_path(name: &OsStr) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|dir| dir.join(name)).find(|candidate| {
-        use std::os::unix::fs::PermissionsExt;
-        candidate.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    })
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| {
+            use std::os::unix::fs::PermissionsExt;
+            candidate
+                .metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
 }
 
 /// `NODE_OPTIONS` without any `--inspect*` or `--debug*` flag (and their separate values).
@@ -82,7 +86,11 @@ pub fn strip_inspect_options(options: &str) -> String {
 
 /// The flags `tracer` gives Node, in front of the target.
 pub fn inspector_flags() -> [&'static str; 3] {
-    ["--inspect-brk=127.0.0.1:0", "--inspect-publish-uid=stderr", "--enable-source-maps"]
+    [
+        "--inspect-brk=127.0.0.1:0",
+        "--inspect-publish-uid=stderr",
+        "--enable-source-maps",
+    ]
 }
 
 /// Spawns the program: own process group, killed if the tracer dies (`PR_SET_PDEATHSIG`), stdout
@@ -95,7 +103,11 @@ pub fn spawn(launch: &Launch<'_>) -> Result<Child, TracerError> {
         .args(launch.args)
         .current_dir(launch.cwd)
         .env("TRACER_SESSION", launch.session_id)
-        .stdin(if launch.inherit_stdin { Stdio::inherit() } else { Stdio::piped() })
+        .stdin(if launch.inherit_stdin {
+            Stdio::inherit()
+        } else {
+            Stdio::piped()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
@@ -116,7 +128,14 @@ pub fn spawn(launch: &Launch<'_>) -> Result<Child, TracerError> {
     // SAFETY: only async-signal-safe calls (prctl, getppid, _exit) between fork and exec.
     unsafe {
         command.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+            if libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            ) != 0
+            {
                 return Err(io::Error::last_os_error());
             }
             // The tracer may have died between fork and prctl: then nobody will signal us.
@@ -136,7 +155,9 @@ pub fn spawn(launch: &Launch<'_>) -> Result<Child, TracerError> {
 
 /// Sends `signal` to every process in the group `pgid`. Returns false when the group is empty.
 pub fn signal_group(pgid: u32, signal: i32) -> bool {
-    let Ok(pgid) = i32::try_from(pgid) else { return false };
+    let Ok(pgid) = i32::try_from(pgid) else {
+        return false;
+    };
     // SAFETY: kill(2) with a negative pid addresses a process group; no memory is touched.
     unsafe { libc::kill(-pgid, signal) == 0 }
 }
@@ -162,7 +183,10 @@ pub fn stop_group(pgid: u32, first: i32, grace: Duration) {
 }
 
 /// Waits for `child` to exit for at most `limit`; `None` if it is still running.
-pub fn wait_for(child: &mut Child, limit: Duration) -> io::Result<Option<std::process::ExitStatus>> {
+pub fn wait_for(
+    child: &mut Child,
+    limit: Duration,
+) -> io::Result<Option<std::process::ExitStatus>> {
     let deadline = Instant::now() + limit;
     loop {
         if let Some(status) = child.try_wait()? {
@@ -183,10 +207,18 @@ mod tests {
     fn strips_every_inspect_flag_and_keeps_the_rest() {
         assert_eq!(strip_inspect_options("--inspect"), "");
         assert_eq!(
-            strip_inspect_options("--max-old-space-size=100 --inspect=0.0.0.0:9229 --inspect-brk --trace-warnings"),
+            strip_inspect_options(
+                "--max-old-space-size=100 --inspect=0.0.0.0:9229 --inspect-brk --trace-warnings"
+            ),
             "--max-old-space-size=100 --trace-warnings"
         );
-        assert_eq!(strip_inspect_options("--inspect-port 0.0.0.0:1 --no-warnings"), "--no-warnings");
-        assert_eq!(strip_inspect_options("--inspect-publish-uid=http --debug-port=1"), "");
+        assert_eq!(
+            strip_inspect_options("--inspect-port 0.0.0.0:1 --no-warnings"),
+            "--no-warnings"
+        );
+        assert_eq!(
+            strip_inspect_options("--inspect-publish-uid=http --debug-port=1"),
+            ""
+        );
     }
 }

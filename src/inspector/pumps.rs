@@ -9,9 +9,15 @@ use std::io::{Read, Write};
 use std::sync::mpsc::{Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::pacing::Pacer;
 
 use crate::trace::event::{Clock, Event, Kind, Stream};
 use crate::trace::values::{STDERR_TAIL_LIMIT, VALUE_LIMIT};
+
+/// How long a pump naps between reads while the program floods its output.
+const PUMP_NAP: Duration = Duration::from_millis(1);
 
 /// Lines the inspector itself prints on the program's stderr; never part of the program's output.
 const INSPECTOR_LINES: [&str; 5] = [
@@ -33,7 +39,10 @@ impl StderrTail {
         tail.push('\n');
         let chars = tail.chars().count();
         if chars > STDERR_TAIL_LIMIT {
-            let cut = tail.char_indices().nth(chars - STDERR_TAIL_LIMIT).map_or(0, |(i, _)| i);
+            let cut = tail
+                .char_indices()
+                .nth(chars - STDERR_TAIL_LIMIT)
+                .map_or(0, |(i, _)| i);
             tail.drain(..cut);
         }
     }
@@ -53,7 +62,10 @@ impl LineBuffer {
     const KEEP: usize = VALUE_LIMIT * 4;
 
     fn new() -> Self {
-        LineBuffer { bytes: Vec::new(), overflow_bytes: 0 }
+        LineBuffer {
+            bytes: Vec::new(),
+            overflow_bytes: 0,
+        }
     }
 
     fn push(&mut self, part: &[u8]) {
@@ -106,20 +118,30 @@ pub fn pump_stdout(
         let mut out = passthrough.then(std::io::stdout);
         let mut line = LineBuffer::new();
         let mut chunk = vec![0u8; 64 * 1024];
+        let mut pacer = Pacer::new(PUMP_NAP);
         loop {
             let n = match reader.read(&mut chunk) {
                 Ok(0) | Err(_) => break,
                 Ok(n) => n,
             };
+            pacer.after_read();
             let data = &chunk[..n];
             if let Some(stdout) = out.as_mut() {
                 // A closed stdout (`| head -1`) stops the passthrough, never the program.
-                if stdout.write_all(data).and_then(|()| stdout.flush()).is_err() {
+                if stdout
+                    .write_all(data)
+                    .and_then(|()| stdout.flush())
+                    .is_err()
+                {
                     out = None;
                 }
             }
             for (i, part) in data.split(|&b| b == b'\n').enumerate() {
-                if i > 0 && events.send(line.take_event(Stream::Stdout, &clock)).is_err() {
+                if i > 0
+                    && events
+                        .send(line.take_event(Stream::Stdout, &clock))
+                        .is_err()
+                {
                     return;
                 }
                 line.push(part);
@@ -160,11 +182,13 @@ pub fn pump_stderr(
             tail,
         };
         let mut chunk = vec![0u8; 64 * 1024];
+        let mut pacer = Pacer::new(PUMP_NAP);
         loop {
             let n = match reader.read(&mut chunk) {
                 Ok(0) | Err(_) => break,
                 Ok(n) => n,
             };
+            pacer.after_read();
             let mut parts = chunk[..n].split(|&b| b == b'\n').peekable();
             while let Some(part) = parts.next() {
                 pump.push(part);
@@ -200,7 +224,10 @@ struct StderrPump {
 impl StderrPump {
     fn write(&mut self, bytes: &[u8]) {
         if let Some(stderr) = self.out.as_mut()
-            && stderr.write_all(bytes).and_then(|()| stderr.flush()).is_err()
+            && stderr
+                .write_all(bytes)
+                .and_then(|()| stderr.flush())
+                .is_err()
         {
             self.out = None;
         }
@@ -227,7 +254,8 @@ impl StderrPump {
 
     /// Writes a partial line through at once unless it may still turn out to be an inspector line.
     fn pass_partial(&mut self) {
-        if !self.passed && !self.unpassed.is_empty() && !could_be_inspector_line(&self.line.text()) {
+        if !self.passed && !self.unpassed.is_empty() && !could_be_inspector_line(&self.line.text())
+        {
             self.flush_unpassed();
         }
     }
@@ -239,7 +267,11 @@ impl StderrPump {
         self.passed = false;
         if held && is_inspector_line(&text) {
             if let Some(url) = listening_url(&text) {
-                let target = if self.seen_program_url { &self.urls.children } else { &self.urls.program };
+                let target = if self.seen_program_url {
+                    &self.urls.children
+                } else {
+                    &self.urls.program
+                };
                 let _ = target.send(url);
                 self.seen_program_url = true;
             }
@@ -253,16 +285,22 @@ impl StderrPump {
             self.write(b"\n");
         }
         self.tail.push(&text);
-        self.events.send(self.line.take_event(Stream::Stderr, &self.clock)).is_ok()
+        self.events
+            .send(self.line.take_event(Stream::Stderr, &self.clock))
+            .is_ok()
     }
 }
 
 fn is_inspector_line(line: &str) -> bool {
-    INSPECTOR_LINES.iter().any(|prefix| line.starts_with(prefix))
+    INSPECTOR_LINES
+        .iter()
+        .any(|prefix| line.starts_with(prefix))
 }
 
 fn could_be_inspector_line(partial: &str) -> bool {
-    INSPECTOR_LINES.iter().any(|prefix| prefix.starts_with(partial) || partial.starts_with(prefix))
+    INSPECTOR_LINES
+        .iter()
+        .any(|prefix| prefix.starts_with(partial) || partial.starts_with(prefix))
 }
 
 /// The ws:// URL of a `Debugger listening on ws://…` line.
@@ -286,13 +324,21 @@ mod tests {
             false,
             events_tx,
             Clock::start(),
-            UrlReports { program: program_tx, children: children_tx },
+            UrlReports {
+                program: program_tx,
+                children: children_tx,
+            },
             tail.clone(),
         )
         .join()
         .unwrap();
         let lines = events_rx.iter().map(|e| e.value.unwrap()).collect();
-        (lines, program_rx.iter().collect(), children_rx.iter().collect(), tail.text())
+        (
+            lines,
+            program_rx.iter().collect(),
+            children_rx.iter().collect(),
+            tail.text(),
+        )
     }
 
     #[test]
@@ -310,7 +356,9 @@ mod tests {
     fn long_lines_are_capped_and_marked() {
         let (events_tx, events_rx) = mpsc::sync_channel(10);
         let long: &'static [u8] = Box::leak(vec![b'x'; 100_000].into_boxed_slice());
-        pump_stdout(long, false, events_tx, Clock::start()).join().unwrap();
+        pump_stdout(long, false, events_tx, Clock::start())
+            .join()
+            .unwrap();
         let events: Vec<Event> = events_rx.iter().collect();
         assert_eq!(events.len(), 1);
         assert!(events[0].truncated);

@@ -56,7 +56,10 @@ use crate::trace::session::{Session, Status};
 /// A path as the user would type it: relative to the current directory when inside it.
 pub fn display_path(file: &str) -> String {
     let here = std::env::current_dir().ok();
-    match here.as_deref().and_then(|here| Path::new(file).strip_prefix(here).ok()) {
+    match here
+        .as_deref()
+        .and_then(|here| Path::new(file).strip_prefix(here).ok())
+    {
         Some(relative) if !relative.as_os_str().is_empty() => relative.display().to_string(),
         _ => file.to_owned(),
     }
@@ -97,11 +100,17 @@ fn write_summary(
         ending,
         session.event_count,
         session.exception_count,
-        if session.exception_count == 1 { "" } else { "s" },
+        if session.exception_count == 1 {
+            ""
+        } else {
+            "s"
+        },
         session.dropped_events
     )?;
     writeln!(out, "  {} {}", s.dim.style("session"), dir.display())?;
-    let Some(evidence) = evidence else { return Ok(()) };
+    let Some(evidence) = evidence else {
+        return Ok(());
+    };
     let failure = &evidence.failure;
     writeln!(out)?;
     writeln!(out, "{} {}", s.error.style("failure"), failure.message)?;
@@ -109,9 +118,23 @@ fn write_summary(
         code_frame(out, s, file, line, column, failure.source_line.as_deref())?;
     }
     if let Some(frame) = &failure.user_frame {
-        writeln!(out, "  {} {}", s.dim.style("in your code:"), s.location.style(format!("{}:{}:{}", display_path(&frame.file), frame.line, frame.column)))?;
+        writeln!(
+            out,
+            "  {} {}",
+            s.dim.style("in your code:"),
+            s.location.style(format!(
+                "{}:{}:{}",
+                display_path(&frame.file),
+                frame.line,
+                frame.column
+            ))
+        )?;
     }
-    if let Some(tail) = failure.stderr_tail.as_deref().filter(|t| !t.trim().is_empty()) {
+    if let Some(tail) = failure
+        .stderr_tail
+        .as_deref()
+        .filter(|t| !t.trim().is_empty())
+    {
         writeln!(out, "  {}", s.dim.style("stderr ended with:"))?;
         let lines: Vec<&str> = tail.trim_end().lines().collect();
         for line in &lines[lines.len().saturating_sub(8)..] {
@@ -120,8 +143,14 @@ fn write_summary(
     }
     match &evidence.immediate_cause {
         Some(cause) => {
-            writeln!(out, "{} {}", s.heading.style("immediate cause"), step_title(cause))?;
-            if let (Some(file), Some(line), Some(column)) = (&cause.file, cause.line, cause.column) {
+            writeln!(
+                out,
+                "{} {}",
+                s.heading.style("immediate cause"),
+                step_title(cause)
+            )?;
+            if let (Some(file), Some(line), Some(column)) = (&cause.file, cause.line, cause.column)
+            {
                 code_frame(out, s, file, line, column, cause.source_line.as_deref())?;
             }
         }
@@ -138,7 +167,12 @@ fn write_summary(
         }
     }
     let confidence = serde_json::to_value(evidence.confidence).unwrap_or_default();
-    writeln!(out, "{} {}", s.heading.style("confidence"), confidence.as_str().unwrap_or(""))?;
+    writeln!(
+        out,
+        "{} {}",
+        s.heading.style("confidence"),
+        confidence.as_str().unwrap_or("")
+    )?;
     writeln!(out, "{}", s.dim.style(&evidence.caveat))?;
     Ok(())
 }
@@ -146,8 +180,16 @@ fn write_summary(
 fn step_title(step: &Step) -> String {
     let value = step.value.as_deref().unwrap_or("");
     let value: String = value.chars().take(120).collect();
-    let worker = step.worker.as_deref().map(|w| format!(" [{w}]")).unwrap_or_default();
-    if value.is_empty() { format!("{}{worker}", step.detail) } else { format!("{}{worker} {value:?}", step.detail) }
+    let worker = step
+        .worker
+        .as_deref()
+        .map(|w| format!(" [{w}]"))
+        .unwrap_or_default();
+    if value.is_empty() {
+        format!("{}{worker}", step.detail)
+    } else {
+        format!("{}{worker} {value:?}", step.detail)
+    }
 }
 
 fn code_frame(
@@ -158,13 +200,34 @@ fn code_frame(
     column: u32,
     source: Option<&str>,
 ) -> std::io::Result<()> {
-    writeln!(out, "  {} {}", s.dim.style("-->"), s.location.style(format!("{}:{line}:{column}", display_path(file))))?;
+    writeln!(
+        out,
+        "  {} {}",
+        s.dim.style("-->"),
+        s.location
+            .style(format!("{}:{line}:{column}", display_path(file)))
+    )?;
     if let Some(source) = source {
         let gutter = line.to_string();
-        writeln!(out, "  {} {} {}", s.dim.style(&gutter), s.dim.style("|"), source)?;
+        writeln!(
+            out,
+            "  {} {} {}",
+            s.dim.style(&gutter),
+            s.dim.style("|"),
+            source
+        )?;
         let pad = " ".repeat(gutter.len());
-        let caret_at = source.chars().take(column.saturating_sub(1) as usize).map(|c| if c == '\t' { '\t' } else { ' ' }).collect::<String>();
-        writeln!(out, "  {pad} {} {caret_at}{}", s.dim.style("|"), s.highlight.style("^"))?;
+        let caret_at = source
+            .chars()
+            .take(column.saturating_sub(1) as usize)
+            .map(|c| if c == '\t' { '\t' } else { ' ' })
+            .collect::<String>();
+        writeln!(
+            out,
+            "  {pad} {} {caret_at}{}",
+            s.dim.style("|"),
+            s.highlight.style("^")
+        )?;
     }
     Ok(())
 }

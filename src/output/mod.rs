@@ -8,6 +8,9 @@ pub mod store;
 
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::pacing::Pacer;
 
 use crate::trace::event::{Event, Kind};
 use crate::trace::session::EventLog;
@@ -23,6 +26,7 @@ pub struct Sinks {
 pub fn fan_out(events: Receiver<Event>, mut sinks: Sinks) -> JoinHandle<EventLog> {
     std::thread::spawn(move || {
         let mut next_id = 1u64;
+        let mut pacer = Pacer::new(Duration::from_millis(1));
         loop {
             let mut event = match events.try_recv() {
                 Ok(event) => event,
@@ -32,7 +36,10 @@ pub fn fan_out(events: Receiver<Event>, mut sinks: Sinks) -> JoinHandle<EventLog
                         file.flush();
                     }
                     match events.recv() {
-                        Ok(event) => event,
+                        Ok(event) => {
+                            pacer.after_read();
+                            event
+                        }
                         Err(_) => break,
                     }
                 }

@@ -11,7 +11,9 @@ pub struct StdoutStream {
 
 impl StdoutStream {
     pub fn new() -> Self {
-        StdoutStream { out: Some(std::io::stdout()) }
+        StdoutStream {
+            out: Some(std::io::stdout()),
+        }
     }
 
     /// Writes one line; after the reader went away it silently stops.
@@ -45,7 +47,11 @@ pub struct EventsFile {
 
 impl EventsFile {
     pub fn new(file: BufWriter<File>, limit: usize) -> Self {
-        EventsFile { file: Some(file), written: 0, limit }
+        EventsFile {
+            file: Some(file),
+            written: 0,
+            limit,
+        }
     }
 
     pub fn line(&mut self, json: &str, always: bool) {
@@ -53,7 +59,11 @@ impl EventsFile {
             return;
         }
         if let Some(file) = self.file.as_mut() {
-            if file.write_all(json.as_bytes()).and_then(|()| file.write_all(b"\n")).is_err() {
+            if file
+                .write_all(json.as_bytes())
+                .and_then(|()| file.write_all(b"\n"))
+                .is_err()
+            {
                 // A full disk stops the live file; session.json is still written at the end.
                 self.file = None;
             }

@@ -23,7 +23,9 @@ pub struct Store {
 
 impl Store {
     pub fn new(root: &Path) -> Self {
-        Store { root: root.to_owned() }
+        Store {
+            root: root.to_owned(),
+        }
     }
 
     fn sessions(&self) -> PathBuf {
@@ -38,8 +40,12 @@ impl Store {
     /// Creates a new session folder with a fresh, time-ordered id, marked as running.
     pub fn create(&self) -> Result<String> {
         let sessions = self.sessions();
-        fs::create_dir_all(&sessions)
-            .with_context(|| format!("creating the output folder {}: check --out", sessions.display()))?;
+        fs::create_dir_all(&sessions).with_context(|| {
+            format!(
+                "creating the output folder {}: check --out",
+                sessions.display()
+            )
+        })?;
         let stamp = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
         let stamp: String = stamp.chars().filter(char::is_ascii_digit).collect();
         let (date, rest) = stamp.split_at(8.min(stamp.len()));
@@ -54,7 +60,10 @@ impl Store {
                     return Ok(id);
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(e).with_context(|| format!("creating a session in {}", sessions.display())),
+                Err(e) => {
+                    return Err(e)
+                        .with_context(|| format!("creating a session in {}", sessions.display()));
+                }
             }
         }
         anyhow::bail!("could not find a free session id in {}", sessions.display())
@@ -166,7 +175,9 @@ pub fn valid_id(id: &str) -> bool {
     !id.is_empty()
         && id.len() <= 128
         && !id.starts_with('.')
-        && id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
 /// Reads and parses a JSON file; a parse error names the file, the line and the column.
@@ -185,7 +196,10 @@ pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T> {
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let mut temp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
     temp.write_all(bytes)?;
     temp.persist(path).map_err(|e| e.error)?;

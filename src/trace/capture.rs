@@ -23,8 +23,18 @@ pub struct Capture {
 }
 
 impl Capture {
-    pub fn new(mapper: Mapper, events: SyncSender<Event>, clock: Clock, process_label: Option<String>) -> Self {
-        Capture { mapper, events, clock, process_label }
+    pub fn new(
+        mapper: Mapper,
+        events: SyncSender<Event>,
+        clock: Clock,
+        process_label: Option<String>,
+    ) -> Self {
+        Capture {
+            mapper,
+            events,
+            clock,
+            process_label,
+        }
     }
 
     /// Whether a file is the user's own code (the mapper decides).
@@ -45,7 +55,11 @@ impl Capture {
     fn context_created(&mut self, worker: Option<&str>, params: &Value) {
         let context = params.get("context").unwrap_or(&Value::Null);
         let name = context.get("name").and_then(Value::as_str).unwrap_or("");
-        let mut event = Event::new(Kind::Context, self.clock.ms(), format!("execution context created: {name}"));
+        let mut event = Event::new(
+            Kind::Context,
+            self.clock.ms(),
+            format!("execution context created: {name}"),
+        );
         let origin = context.get("origin").and_then(Value::as_str).unwrap_or("");
         if !origin.is_empty() {
             event.set_value(origin.to_owned(), VALUE_LIMIT);
@@ -54,7 +68,10 @@ impl Capture {
     }
 
     fn worker_attached(&mut self, worker: Option<&str>, params: &Value) {
-        let url = params.pointer("/workerInfo/url").and_then(Value::as_str).unwrap_or("");
+        let url = params
+            .pointer("/workerInfo/url")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         let mut event = Event::new(Kind::Context, self.clock.ms(), "worker started");
         if let Some(path) = mapper::user_path(url) {
             event.file = Some(path.display().to_string());
@@ -65,8 +82,13 @@ impl Capture {
 
     fn script_parsed(&mut self, worker: Option<&str>, params: &Value) {
         let url = params.get("url").and_then(Value::as_str).unwrap_or("");
-        let Some(path) = mapper::user_path(url) else { return };
-        let source_map_url = params.get("sourceMapURL").and_then(Value::as_str).unwrap_or("");
+        let Some(path) = mapper::user_path(url) else {
+            return;
+        };
+        let source_map_url = params
+            .get("sourceMapURL")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         self.mapper.register_script(url, source_map_url);
         let mut event = Event::new(Kind::Script, self.clock.ms(), "script parsed");
         event.file = Some(path.display().to_string());
@@ -80,12 +102,18 @@ impl Capture {
         let stack = params.get("stackTrace");
         // Node reports console.table, trace, assert, count, timeEnd and group twice; the echo's
         // top frame is inside Node's console implementation.
-        let top_url = stack.and_then(|s| s.pointer("/callFrames/0/url")).and_then(Value::as_str);
+        let top_url = stack
+            .and_then(|s| s.pointer("/callFrames/0/url"))
+            .and_then(Value::as_str);
         if top_url.is_some_and(|url| url.starts_with("node:internal/console")) {
             return;
         }
         let level = params.get("type").and_then(Value::as_str).unwrap_or("log");
-        let args = params.get("args").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        let args = params
+            .get("args")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
         let mut event = Event::new(Kind::Console, self.clock.ms(), format!("console.{level}"));
         event.level = Some(level.to_owned());
         event.set_value(values::render_args(args), VALUE_LIMIT);
@@ -96,36 +124,60 @@ impl Capture {
 
     fn exception_thrown(&mut self, worker: Option<&str>, params: &Value) {
         let details = params.get("exceptionDetails").unwrap_or(&Value::Null);
-        let text = details.get("text").and_then(Value::as_str).unwrap_or("Uncaught");
+        let text = details
+            .get("text")
+            .and_then(Value::as_str)
+            .unwrap_or("Uncaught");
         let exception = details.get("exception");
         let description = exception
-            .and_then(|e| e.get("description").and_then(Value::as_str).map(str::to_owned))
+            .and_then(|e| {
+                e.get("description")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
             .or_else(|| exception.map(values::render))
             .unwrap_or_else(|| text.to_owned());
         let mut event = Event::new(Kind::Exception, self.clock.ms(), text);
-        event.error_message = Some(values::cap(first_line(&description), VALUE_LIMIT).0);
+        let message = preview_message(exception)
+            .filter(|m| m.len() > first_line(&description).len())
+            .unwrap_or_else(|| first_line(&description));
+        event.error_message = Some(values::cap(message, VALUE_LIMIT).0);
         event.set_value(description.clone(), VALUE_LIMIT);
 
+        // V8 captures only the throw site as a structured frame (see `driver::STACK_FRAMES`); the
+        // deeper frames come from the error's stack text, which Node has already source-mapped.
+        // The structured site replaces the text's first frame when they agree, so the generated
+        // position is kept.
         let mapped = self.mapper.cdp_stack(details.get("stackTrace"));
-        let (mut frames, note) = (mapped.frames, mapped.note);
-        if frames.is_empty() {
-            // A worker's error reaches the main thread without structured frames; an error thrown
-            // from a callback may carry only its stack text. Its positions are 1-based already.
-            frames = mapper::stack_text_frames(&description);
-            if frames.is_empty()
-                && let Some(preview) = preview_stack(exception)
-            {
-                frames = mapper::stack_text_frames(&preview);
-                event.error_message.get_or_insert_with(|| first_line(&preview));
+        let note = mapped.note;
+        let mut frames = mapper::stack_text_frames(&description);
+        if frames.is_empty()
+            && let Some(preview) = preview_property(exception, "stack")
+        {
+            // A worker's error reaches the main thread only as a preview.
+            frames = mapper::stack_text_frames(&preview);
+        }
+        match (mapped.frames.into_iter().next(), frames.first()) {
+            (Some(site), Some(first)) if site.file == first.file && site.line == first.line => {
+                frames[0] = site;
             }
+            (Some(site), None) => frames.push(site),
+            (Some(site), Some(_)) if frames.iter().all(|f| f.file != site.file) => {
+                frames.insert(0, site);
+            }
+            _ => {}
         }
         if frames.is_empty() {
             // Last resort: the exception's own position (url may be a plain path; 0-based).
             let url = details.get("url").and_then(Value::as_str).unwrap_or("");
             let line0 = details.get("lineNumber").and_then(Value::as_u64);
-            let column0 = details.get("columnNumber").and_then(Value::as_u64).unwrap_or(0);
+            let column0 = details
+                .get("columnNumber")
+                .and_then(Value::as_u64)
+                .unwrap_or(0);
             if let Some(line0) = line0
-                && let Some((frame, _)) = self.mapper.position("", url, line0 as u32, column0 as u32)
+                && let Some((frame, _)) =
+                    self.mapper.position("", url, line0 as u32, column0 as u32)
             {
                 frames.push(frame);
             }
@@ -144,14 +196,21 @@ impl Capture {
     }
 }
 
-/// The stack text of an error that arrived only as a preview (a worker's uncaught error).
-fn preview_stack(exception: Option<&Value>) -> Option<String> {
+/// A string property of an error that arrived only as a preview (a worker's uncaught error).
+fn preview_property(exception: Option<&Value>, name: &str) -> Option<String> {
     let properties = exception?.pointer("/preview/properties")?.as_array()?;
     properties.iter().find_map(|p| {
-        (p.get("name").and_then(Value::as_str) == Some("stack"))
+        (p.get("name").and_then(Value::as_str) == Some(name))
             .then(|| p.get("value").and_then(Value::as_str).map(str::to_owned))
             .flatten()
     })
+}
+
+/// `Error: worker boom` from a preview's `name` and `message`, when the description is only `Error`.
+fn preview_message(exception: Option<&Value>) -> Option<String> {
+    let message = preview_property(exception, "message")?;
+    let name = preview_property(exception, "name").unwrap_or_else(|| "Error".to_owned());
+    Some(format!("{name}: {message}"))
 }
 
 fn first_line(text: &str) -> String {

@@ -79,7 +79,11 @@ pub struct Frame {
 
 impl Frame {
     pub fn position(&self) -> Position {
-        Position { file: self.file.clone(), line: self.line, column: self.column }
+        Position {
+            file: self.file.clone(),
+            line: self.line,
+            column: self.column,
+        }
     }
 }
 
@@ -158,7 +162,11 @@ impl Event {
 
     /// The event's user position, if it has one.
     pub fn position(&self) -> Option<Position> {
-        Some(Position { file: self.file.clone()?, line: self.line?, column: self.column? })
+        Some(Position {
+            file: self.file.clone()?,
+            line: self.line?,
+            column: self.column?,
+        })
     }
 
     /// Stores `value`, capped at `limit` characters, and marks the event when it was cut.

@@ -4,7 +4,7 @@
 //! Format (top-level keys snake_case, nested objects camelCase; `null` when the run did not fail):
 //!
 //! - `failure`: `{kind: "exception"|"exit", eventId, ts, message, file?, line?, column?, sourceLine?,
-//!   generated?, worker?, userFrame?, exitCode?, signal?, stderrTail?}`. The site is the first frame
+//!   generated?, worker?, userFrame?, exitCode?, signal?, stderrTail?, note?}`. The site is the first frame
 //!   that is not Node's own; when it lies in `node_modules` or outside the workspace, `userFrame` names
 //!   the first frame in the user's own code.
 //! - `immediate_cause`: the closest prior `console` or `script` event (`output` events only echo
@@ -21,6 +21,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::trace::event::{Event, Frame, Kind, Position};
+use crate::trace::mapper;
 use crate::trace::session::{EVIDENCE_CONTEXT, Session};
 use crate::trace::values::cap;
 
@@ -77,6 +78,8 @@ pub struct Failure {
     pub signal: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr_tail: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// One event of the chain.
@@ -125,7 +128,10 @@ pub fn build(session: &Session, is_own_code: &dyn Fn(&str) -> bool) -> Option<Ev
         kind: failure_event.kind,
         event_id: failure_event.id,
         ts: failure_event.ts,
-        message: failure_event.error_message.clone().unwrap_or_else(|| failure_event.detail.clone()),
+        message: failure_event
+            .error_message
+            .clone()
+            .unwrap_or_else(|| failure_event.detail.clone()),
         file: failure_event.file.clone(),
         line: failure_event.line,
         column: failure_event.column,
@@ -136,14 +142,33 @@ pub fn build(session: &Session, is_own_code: &dyn Fn(&str) -> bool) -> Option<Ev
         exit_code: None,
         signal: None,
         stderr_tail: None,
+        note: failure_event.note.clone(),
     };
+    if failure.file.is_none() && failure_event.kind == Kind::Exception {
+        // A worker's error reaches the main thread without a usable position; Node prints its
+        // stack text on stderr, whose first user frame is the site.
+        if let Some(frame) = mapper::stack_text_frames(&session.stderr_tail)
+            .into_iter()
+            .next()
+        {
+            failure.file = Some(frame.file.clone());
+            failure.line = Some(frame.line);
+            failure.column = Some(frame.column);
+            failure.source_line = source_line(&frame.position());
+            failure.note = Some("position read from the error's stack text on stderr".to_owned());
+        }
+    }
     if failure_event.kind == Kind::Exit {
         failure.exit_code = session.exit_code;
         failure.signal = session.signal.clone();
         failure.stderr_tail = Some(session.stderr_tail.clone());
     }
     if failure.file.as_deref().is_some_and(|f| !is_own_code(f)) {
-        failure.user_frame = failure_event.call_stack.iter().find(|f| is_own_code(&f.file)).cloned();
+        failure.user_frame = failure_event
+            .call_stack
+            .iter()
+            .find(|f| is_own_code(&f.file))
+            .cloned();
     }
 
     let mut prior = events

@@ -21,7 +21,7 @@ use crate::trace::event::{Frame, Position};
 use crate::trace::sourcemaps::{self, LoadedMap};
 
 enum MapEntry {
-    Loaded(LoadedMap),
+    Loaded(Box<LoadedMap>),
     None,
     Broken(String),
 }
@@ -41,13 +41,18 @@ pub struct MappedStack {
 
 impl Mapper {
     pub fn new(workspace: PathBuf) -> Self {
-        Mapper { workspace, source_map_urls: HashMap::new(), maps: HashMap::new() }
+        Mapper {
+            workspace,
+            source_map_urls: HashMap::new(),
+            maps: HashMap::new(),
+        }
     }
 
     /// Records the `sourceMapURL` the runtime reported for the script at `url`.
     pub fn register_script(&mut self, url: &str, source_map_url: &str) {
         if !source_map_url.is_empty() {
-            self.source_map_urls.insert(url.to_owned(), source_map_url.to_owned());
+            self.source_map_urls
+                .insert(url.to_owned(), source_map_url.to_owned());
         }
     }
 
@@ -55,8 +60,14 @@ impl Mapper {
     pub fn cdp_frame(&mut self, frame: &Value) -> Option<(Frame, Option<String>)> {
         let url = frame.get("url").and_then(Value::as_str)?;
         let line0 = frame.get("lineNumber").and_then(Value::as_u64)?;
-        let column0 = frame.get("columnNumber").and_then(Value::as_u64).unwrap_or(0);
-        let name = frame.get("functionName").and_then(Value::as_str).unwrap_or("");
+        let column0 = frame
+            .get("columnNumber")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        let name = frame
+            .get("functionName")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         self.position(name, url, to_u32(line0), to_u32(column0))
     }
 
@@ -95,7 +106,7 @@ impl Mapper {
         let source_map_url = self.source_map_urls.get(url).cloned();
         let entry = self.maps.entry(path.clone()).or_insert_with(|| {
             match sourcemaps::load(&path, source_map_url.as_deref()) {
-                Ok(Some(map)) => MapEntry::Loaded(map),
+                Ok(Some(map)) => MapEntry::Loaded(Box::new(map)),
                 Ok(None) => MapEntry::None,
                 Err(note) => MapEntry::Broken(note),
             }
@@ -115,7 +126,9 @@ impl Mapper {
                 )),
                 None => Some((
                     plain(function_name, generated),
-                    Some("no source-map mapping for this position; showing the generated one".into()),
+                    Some(
+                        "no source-map mapping for this position; showing the generated one".into(),
+                    ),
                 )),
             },
             MapEntry::None => Some((plain(function_name, generated), None)),
@@ -164,7 +177,9 @@ pub fn user_path(url: &str) -> Option<PathBuf> {
 
 /// Percent-decodes a URL path (`%20` -> space, UTF-8 sequences -> characters).
 pub fn percent_decode(text: &str) -> String {
-    percent_encoding::percent_decode_str(text).decode_utf8_lossy().into_owned()
+    percent_encoding::percent_decode_str(text)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 /// Parses the frames of an `Error.stack` text (`    at fn (/path/file.js:3:9)`): user frames only,
@@ -172,8 +187,10 @@ pub fn percent_decode(text: &str) -> String {
 /// `--enable-source-maps`), so they are kept as they are.
 pub fn stack_text_frames(text: &str) -> Vec<Frame> {
     static AT: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^\s*at (?:(?P<name>.*?) \()?(?P<loc>[^()]*?):(?P<line>\d+):(?P<col>\d+)\)?\s*$")
-            .expect("valid regex")
+        Regex::new(
+            r"^\s*at (?:(?P<name>.*?) \()?(?P<loc>[^()]*?):(?P<line>\d+):(?P<col>\d+)\)?\s*$",
+        )
+        .expect("valid regex")
     });
     text.lines()
         .filter_map(|line| {
@@ -199,10 +216,20 @@ mod tests {
 
     #[test]
     fn filters_everything_that_is_not_a_user_file() {
-        for url in ["node:internal/main", "internal/modules/cjs/loader.js", "", "eval", "wasm://x", "data:text/javascript,1"] {
+        for url in [
+            "node:internal/main",
+            "internal/modules/cjs/loader.js",
+            "",
+            "eval",
+            "wasm://x",
+            "data:text/javascript,1",
+        ] {
             assert_eq!(user_path(url), None, "{url}");
         }
-        assert_eq!(user_path("file:///tmp/a%20b/%C3%A9.js"), Some(PathBuf::from("/tmp/a b/é.js")));
+        assert_eq!(
+            user_path("file:///tmp/a%20b/%C3%A9.js"),
+            Some(PathBuf::from("/tmp/a b/é.js"))
+        );
         assert_eq!(user_path("/tmp/app.js"), Some(PathBuf::from("/tmp/app.js")));
     }
 
@@ -215,7 +242,11 @@ mod tests {
         assert_eq!((frame.line, frame.column), (1, 5));
         assert_eq!(frame.file, "/nowhere/app.js");
         assert!(note.is_none() && frame.generated.is_none());
-        assert!(mapper.cdp_frame(&json!({"url":"node:internal/x","lineNumber":0,"columnNumber":0})).is_none());
+        assert!(
+            mapper
+                .cdp_frame(&json!({"url":"node:internal/x","lineNumber":0,"columnNumber":0}))
+                .is_none()
+        );
     }
 
     #[test]
@@ -223,7 +254,14 @@ mod tests {
         let stack = "Error: boom\n    at work (/w/app.js:3:9)\n    at node:internal/x:1:1\n    at /w/b c.js:10:2\n    at async Promise.all (index 0)";
         let frames = stack_text_frames(stack);
         assert_eq!(frames.len(), 2);
-        assert_eq!((frames[0].function_name.as_str(), frames[0].line, frames[0].column), ("work", 3, 9));
+        assert_eq!(
+            (
+                frames[0].function_name.as_str(),
+                frames[0].line,
+                frames[0].column
+            ),
+            ("work", 3, 9)
+        );
         assert_eq!(frames[1].file, "/w/b c.js");
     }
 

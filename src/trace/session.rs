@@ -157,7 +157,11 @@ impl EventLog {
             kept.insert(event.id, event);
         }
         let head_ids = kept.len();
-        let mut tail: Vec<Event> = self.tail.into_iter().filter(|e| !kept.contains_key(&e.id)).collect();
+        let mut tail: Vec<Event> = self
+            .tail
+            .into_iter()
+            .filter(|e| !kept.contains_key(&e.id))
+            .collect();
         let room = self.max.saturating_sub(head_ids);
         if tail.len() > room {
             tail.drain(..tail.len() - room);
@@ -205,7 +209,11 @@ mod tests {
         assert_eq!(dropped, 10_005 - 100);
         assert!(events.windows(2).all(|w| w[0].id < w[1].id));
         assert_eq!(events.iter().filter(|e| e.kind == Kind::Console).count(), 3);
-        assert!(events.iter().any(|e| e.id == 5004 && e.kind == Kind::Exception));
+        assert!(
+            events
+                .iter()
+                .any(|e| e.id == 5004 && e.kind == Kind::Exception)
+        );
         assert_eq!(events.last().unwrap().kind, Kind::Exit);
         assert_eq!(events[0].id, 1);
     }

@@ -60,16 +60,27 @@ pub fn load(script: &Path, source_map_url: Option<&str>) -> Result<Option<Loaded
     };
     let script_dir = script.parent().unwrap_or(Path::new("/"));
     if reference.starts_with("data:") {
-        let map = sourcemap::decode_data_url(&reference)
-            .map_err(|e| format!("the inline source map of {} is broken: {e}", script.display()))?;
-        return Ok(Some(LoadedMap { map, base: script_dir.to_owned() }));
+        let map = sourcemap::decode_data_url(&reference).map_err(|e| {
+            format!(
+                "the inline source map of {} is broken: {e}",
+                script.display()
+            )
+        })?;
+        return Ok(Some(LoadedMap {
+            map,
+            base: script_dir.to_owned(),
+        }));
     }
     let path = match reference.strip_prefix("file://") {
         Some(rest) => PathBuf::from(crate::trace::mapper::percent_decode(rest)),
         None => normalize(&script_dir.join(crate::trace::mapper::percent_decode(&reference))),
     };
     let bytes = read_capped(&path).map_err(|e| {
-        format!("source map {} of {} could not be read: {e}", path.display(), script.display())
+        format!(
+            "source map {} of {} could not be read: {e}",
+            path.display(),
+            script.display()
+        )
     })?;
     let map = sourcemap::decode_slice(&bytes)
         .map_err(|e| format!("source map {} is broken: {e}", path.display()))?;
@@ -92,7 +103,9 @@ fn trailing_reference(script: &Path) -> Option<String> {
 fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
     let size = fs::metadata(path)?.len();
     if size > MAX_MAP_BYTES {
-        return Err(std::io::Error::other(format!("larger than {MAX_MAP_BYTES} bytes")));
+        return Err(std::io::Error::other(format!(
+            "larger than {MAX_MAP_BYTES} bytes"
+        )));
     }
     fs::read(path)
 }

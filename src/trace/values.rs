@@ -33,10 +33,15 @@ pub fn render(object: &Value) -> String {
     match (kind, subtype) {
         ("undefined", _) => "undefined".to_owned(),
         ("object", Some("null")) => "null".to_owned(),
-        ("string", _) => object.get("value").and_then(Value::as_str).unwrap_or("").to_owned(),
-        ("number" | "boolean", _) => {
-            object.get("value").map(Value::to_string).unwrap_or_default()
-        }
+        ("string", _) => object
+            .get("value")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned(),
+        ("number" | "boolean", _) => object
+            .get("value")
+            .map(Value::to_string)
+            .unwrap_or_default(),
         ("object", Some("error")) => describe(object),
         ("object", _) => match object.get("preview") {
             Some(preview) => render_preview(preview, object),
@@ -72,15 +77,24 @@ fn describe(object: &Value) -> String {
 
 fn render_preview(preview: &Value, object: &Value) -> String {
     let properties = preview.get("properties").and_then(Value::as_array);
-    let overflow = preview.get("overflow").and_then(Value::as_bool).unwrap_or(false);
+    let overflow = preview
+        .get("overflow")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     let is_array = preview.get("subtype").and_then(Value::as_str) == Some("array");
-    let Some(properties) = properties else { return describe(object) };
+    let Some(properties) = properties else {
+        return describe(object);
+    };
     let mut parts: Vec<String> = properties
         .iter()
         .map(|p| {
             let name = p.get("name").and_then(Value::as_str).unwrap_or("");
             let value = render_property(p);
-            if is_array { value } else { format!("{name}: {value}") }
+            if is_array {
+                value
+            } else {
+                format!("{name}: {value}")
+            }
         })
         .collect();
     if overflow {
@@ -90,9 +104,20 @@ fn render_preview(preview: &Value, object: &Value) -> String {
     if is_array {
         format!("[{body}]")
     } else {
-        let class = object.get("className").and_then(Value::as_str).unwrap_or("Object");
-        let prefix = if class == "Object" { String::new() } else { format!("{class} ") };
-        if body.is_empty() { format!("{prefix}{{}}") } else { format!("{prefix}{{ {body} }}") }
+        let class = object
+            .get("className")
+            .and_then(Value::as_str)
+            .unwrap_or("Object");
+        let prefix = if class == "Object" {
+            String::new()
+        } else {
+            format!("{class} ")
+        };
+        if body.is_empty() {
+            format!("{prefix}{{}}")
+        } else {
+            format!("{prefix}{{ {body} }}")
+        }
     }
 }
 
@@ -127,10 +152,19 @@ mod tests {
     fn renders_primitives_and_unserializable_numbers() {
         assert_eq!(render(&json!({"type":"string","value":"hi"})), "hi");
         assert_eq!(render(&json!({"type":"number","value":42})), "42");
-        assert_eq!(render(&json!({"type":"number","unserializableValue":"NaN"})), "NaN");
-        assert_eq!(render(&json!({"type":"bigint","unserializableValue":"12n"})), "12n");
+        assert_eq!(
+            render(&json!({"type":"number","unserializableValue":"NaN"})),
+            "NaN"
+        );
+        assert_eq!(
+            render(&json!({"type":"bigint","unserializableValue":"12n"})),
+            "12n"
+        );
         assert_eq!(render(&json!({"type":"undefined"})), "undefined");
-        assert_eq!(render(&json!({"type":"object","subtype":"null","value":null})), "null");
+        assert_eq!(
+            render(&json!({"type":"object","subtype":"null","value":null})),
+            "null"
+        );
     }
 
     #[test]
