@@ -1,7 +1,7 @@
 //! How a run ends: timeouts, Ctrl-C, SIGTERM, and programs that start workers or fork children.
 //! Each stop checks that the files are written and that no process of the program is left.
 
-use tracer::trace::event::Kind;
+use tracer::trace::event::{Event, Kind};
 use tracer::trace::session::Status;
 
 use crate::support::{Output, Tracer, assert_nothing_left_running, of_kind};
@@ -20,6 +20,11 @@ fn program_pids(line: &str) -> (u32, u32) {
     (node, sleep)
 }
 
+/// The console event of `forever.js` saying it is ready.
+fn is_ready(event: &Event) -> bool {
+    event.kind == Kind::Console && event.value.as_deref() == Some("ready")
+}
+
 /// Common checks for a run that was stopped: files complete, events kept, nothing left running.
 fn assert_stopped_cleanly(out: &Output, status: Status, node: u32, sleep: u32) {
     let session = out.session();
@@ -31,9 +36,7 @@ fn assert_stopped_cleanly(out: &Output, status: Status, node: u32, sleep: u32) {
     );
     assert!(session.ended_at.is_some());
     assert!(
-        of_kind(&session.events, Kind::Console)
-            .iter()
-            .any(|e| e.value.as_deref() == Some("ready")),
+        session.events.iter().any(is_ready),
         "events captured before the stop are kept"
     );
     assert_eq!(session.events.last().map(|e| e.kind), Some(Kind::Exit));
@@ -65,6 +68,7 @@ fn ctrl_c_stops_the_run_and_writes_the_files() {
         .spawn();
     let (node, sleep) = program_pids(&running.wait_for_stdout_line("pids"));
     running.wait_for_stdout_line("ready");
+    running.wait_for_captured_event(is_ready);
     running.signal(libc::SIGINT);
     let out = running.wait();
     out.assert_code(130);
@@ -79,6 +83,7 @@ fn sigterm_stops_the_run_and_writes_the_files() {
         .spawn();
     let (node, sleep) = program_pids(&running.wait_for_stdout_line("pids"));
     running.wait_for_stdout_line("ready");
+    running.wait_for_captured_event(is_ready);
     running.signal(libc::SIGTERM);
     let out = running.wait();
     out.assert_code(143);

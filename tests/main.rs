@@ -3,6 +3,7 @@
 
 mod support;
 
+mod capture;
 mod errors;
 mod io;
 mod lifecycle;

@@ -289,6 +289,28 @@ impl Running {
         line
     }
 
+    /// Waits until the running session's live `events.ndjson` holds an event matching `wanted`
+    /// (that is, the tracer has captured it), and returns it.
+    pub fn wait_for_captured_event(&self, wanted: impl Fn(&Event) -> bool) -> Event {
+        let sessions = self.ws.work.join(".tracer").join("sessions");
+        let deadline = Instant::now() + WATCHDOG;
+        loop {
+            for entry in std::fs::read_dir(&sessions).into_iter().flatten().flatten() {
+                let text =
+                    std::fs::read_to_string(entry.path().join("events.ndjson")).unwrap_or_default();
+                let complete = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
+                if let Some(event) = parse_ndjson(complete).into_iter().find(|e| wanted(e)) {
+                    return event;
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the event never appeared in events.ndjson"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     /// Sends `signal` to the tracer process (not its program).
     pub fn signal(&self, signal: i32) {
         // SAFETY: kill(2) on our own child's pid; touches no memory.
@@ -344,6 +366,14 @@ impl Output {
         self.status
             .code()
             .unwrap_or_else(|| panic!("the tracer was killed: {:?}\n{}", self.status, self.dump()))
+    }
+
+    /// The exit code, or the signal that killed the tracer.
+    pub fn code_or_signal(&self) -> Result<i32, i32> {
+        use std::os::unix::process::ExitStatusExt;
+        self.status
+            .code()
+            .ok_or_else(|| self.status.signal().unwrap_or(0))
     }
 
     /// Asserts the exit code, showing stdout and stderr when it differs.
