@@ -161,6 +161,7 @@ fn write_summary(
         for step in evidence.previous_state_transitions.iter().take(5) {
             let place = match (&step.file, step.line) {
                 (Some(file), Some(line)) => format!("{}:{line}", display_path(file)),
+                (Some(file), None) => display_path(file),
                 _ => String::new(),
             };
             writeln!(out, "  {}  {}", step_title(step), s.location.style(place))?;
@@ -208,7 +209,7 @@ fn code_frame(
             .style(format!("{}:{line}:{column}", display_path(file)))
     )?;
     if let Some(source) = source {
-        let gutter = line.to_string();
+        let gutter = format!("{line:>4}");
         writeln!(
             out,
             "  {} {} {}",
