@@ -19,7 +19,7 @@ use crate::cli::{ExitCodeMode, GlobalArgs, RunArgs};
 use crate::error::TracerError;
 use crate::exit;
 use crate::inspector::cdp::Cdp;
-use crate::inspector::driver::{self, DriveOptions, Ending, Probed};
+use crate::inspector::driver::{Driver, Ending, Limits, Probed};
 use crate::inspector::launch::{self, Launch};
 use crate::inspector::pumps::{self, StderrTail, UrlReports};
 use crate::output::human::{self, Styles};
@@ -161,6 +161,9 @@ pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
             _ => "exited".into(),
         };
     }
+    if let (Some(Ending::TimedOut), Some(timeout)) = (run.ending, args.timeout) {
+        exit_event.detail = format!("timed out after {timeout}s, stopped: {}", exit_event.detail);
+    }
     exit_event.exit_code = session.exit_code;
     exit_event.signal = session.signal.clone();
     let _ = events.send(exit_event);
@@ -194,7 +197,8 @@ pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
 
     let mapper = Mapper::new(plan.workspace.clone());
     let evidence = match session.status {
-        Status::Error => None,
+        // Stopped by the user or unable to trace: not a failure of the program.
+        Status::Error | Status::Stopped => None,
         _ => evidence::build(&session, &|file| mapper.is_own_code(file)),
     };
     store.write_json(&id, "session.json", &session)?;
@@ -334,33 +338,45 @@ fn trace(
         clock,
         None,
     );
-    let options = DriveOptions {
-        debugger: std::env::var_os("TRACER_NO_DEBUGGER").is_none(),
-        deadline,
-        stop,
-    };
-    let driven = driver::drive(&mut cdp, &mut capture, &options);
-    let (ending, probed) = match driven {
-        Ok(done) => done,
+    let debugger = std::env::var_os("TRACER_NO_DEBUGGER").is_none();
+    let read = Driver::start(&mut cdp, debugger).and_then(|mut driver| {
+        let limits = Limits {
+            deadline,
+            stop: Some(stop),
+        };
+        let ending = driver.read_until(&mut cdp, &mut capture, &limits)?;
+        if let Some(signal) = match ending {
+            Ending::TimedOut => Some(libc::SIGTERM),
+            Ending::Signalled(signal) => Some(signal),
+            Ending::Finished | Ending::Closed => None,
+        } {
+            // Ask the program to stop and keep capturing while it winds down; a second signal to
+            // the tracer, or the end of the grace period, kills it.
+            stop.store(0, std::sync::atomic::Ordering::Relaxed);
+            launch::signal_group(pgid, signal);
+            let limits = Limits {
+                deadline: Some(Instant::now() + STOP_GRACE),
+                stop: Some(stop),
+            };
+            match driver.read_until(&mut cdp, &mut capture, &limits)? {
+                Ending::Finished | Ending::Closed => {}
+                Ending::TimedOut | Ending::Signalled(_) => {
+                    launch::signal_group(pgid, libc::SIGKILL);
+                }
+            }
+        }
+        Ok((ending, driver.probed().clone()))
+    });
+    cdp.close();
+    match read {
+        Ok((ending, probed)) => {
+            result.ending = Some(ending);
+            result.probed = probed;
+            finish(&mut result, &mut child, None);
+        }
         Err(e) => {
             finish(&mut result, &mut child, Some(libc::SIGTERM));
             return Err((result, e));
-        }
-    };
-    result.ending = Some(ending);
-    result.probed = probed;
-    match ending {
-        Ending::Finished | Ending::Closed => {
-            cdp.close();
-            finish(&mut result, &mut child, None);
-        }
-        Ending::TimedOut => {
-            finish(&mut result, &mut child, Some(libc::SIGTERM));
-            cdp.close();
-        }
-        Ending::Signalled(signal) => {
-            finish(&mut result, &mut child, Some(signal));
-            cdp.close();
         }
     }
     Ok(result)
@@ -421,8 +437,6 @@ fn release_children(
     clock: Clock,
 ) {
     std::thread::spawn(move || {
-        let never = AtomicUsize::new(0);
-        let never: &'static AtomicUsize = Box::leak(Box::new(never));
         for (n, url) in urls.into_iter().enumerate() {
             let events = events.clone();
             let workspace = workspace.clone();
@@ -432,12 +446,13 @@ fn release_children(
                 };
                 let label = format!("child {}", n + 1);
                 let mut capture = Capture::new(Mapper::new(workspace), events, clock, Some(label));
-                let options = DriveOptions {
-                    debugger: false,
+                let never = Limits {
                     deadline: None,
-                    stop: never,
+                    stop: None,
                 };
-                let _ = driver::drive(&mut cdp, &mut capture, &options);
+                if let Ok(mut driver) = Driver::start(&mut cdp, false) {
+                    let _ = driver.read_until(&mut cdp, &mut capture, &never);
+                }
                 cdp.close();
             });
         }

@@ -28,17 +28,15 @@ pub trait Observer {
     fn on_event(&mut self, worker: Option<&str>, method: &str, params: &Value);
 }
 
-/// What the session may use.
-pub struct DriveOptions<'a> {
-    /// Enable the `Debugger` domain (script events and their source-map URLs).
-    pub debugger: bool,
+/// When reading stops early.
+pub struct Limits<'a> {
     /// Stop reading at this instant.
     pub deadline: Option<Instant>,
     /// Set to a signal number when the tracer is asked to stop.
-    pub stop: &'a AtomicUsize,
+    pub stop: Option<&'a AtomicUsize>,
 }
 
-/// Why the session ended.
+/// Why reading ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ending {
     /// The program finished and Node is waiting for the debugger to disconnect.
@@ -68,123 +66,165 @@ enum Pending {
     Resume,
 }
 
-/// Runs the session. Returns why it ended and what was probed.
-pub fn drive(
-    cdp: &mut Cdp,
-    observer: &mut dyn Observer,
-    options: &DriveOptions<'_>,
-) -> Result<(Ending, Probed)> {
-    let mut pending: HashMap<u64, Pending> = HashMap::new();
-    let mut probed = Probed::default();
-    cdp.send("Runtime.enable", json!({}))?;
-    cdp.send(
-        "NodeRuntime.notifyWhenWaitingForDisconnect",
-        json!({"enabled": true}),
-    )?;
-    cdp.send(
-        "Runtime.setMaxCallStackSizeToCapture",
-        json!({"size": STACK_FRAMES}),
-    )?;
-    if options.debugger {
-        let id = cdp.send(
-            "Debugger.enable",
-            json!({"maxScriptsCacheSize": MAX_SCRIPTS_CACHE}),
-        )?;
-        pending.insert(id, Pending::DebuggerEnable);
-    }
-    let id = cdp.send("NodeWorker.enable", json!({"waitForDebuggerOnStart": true}))?;
-    pending.insert(id, Pending::WorkerEnable);
-    let id = cdp.send(
-        "Runtime.evaluate",
-        json!({"expression": "process.version", "returnByValue": true, "silent": true}),
-    )?;
-    pending.insert(id, Pending::Version);
-    // The program is released only once every setup request has been answered: released
-    // earlier, Node occasionally stops for good before its first statement (seen about once in
-    // 100 runs with everything pipelined).
-    let mut released = false;
+/// One inspector session. `start` sends the setup; `read_until` can be called again after it
+/// returned (to keep capturing while a stopped program winds down).
+pub struct Driver {
+    pending: HashMap<u64, Pending>,
+    released: bool,
+    workers: HashMap<String, String>,
+    console_calls: u64,
+    probed: Probed,
+}
 
-    let mut workers: HashMap<String, String> = HashMap::new();
-    let mut console_calls = 0u64;
-    loop {
-        let signal = options.stop.load(Ordering::Relaxed);
-        if signal != 0 {
-            return Ok((Ending::Signalled(signal as i32), probed));
+impl Driver {
+    /// Enables what the trace needs. `debugger`: the `Debugger` domain (script events and their
+    /// source-map URLs). The program is released once every setup request has been answered.
+    pub fn start(cdp: &mut Cdp, debugger: bool) -> Result<Driver> {
+        let mut pending = HashMap::new();
+        cdp.send("Runtime.enable", json!({}))?;
+        cdp.send(
+            "NodeRuntime.notifyWhenWaitingForDisconnect",
+            json!({"enabled": true}),
+        )?;
+        cdp.send(
+            "Runtime.setMaxCallStackSizeToCapture",
+            json!({"size": STACK_FRAMES}),
+        )?;
+        if debugger {
+            let id = cdp.send(
+                "Debugger.enable",
+                json!({"maxScriptsCacheSize": MAX_SCRIPTS_CACHE}),
+            )?;
+            pending.insert(id, Pending::DebuggerEnable);
         }
-        if options.deadline.is_some_and(|d| Instant::now() >= d) {
-            return Ok((Ending::TimedOut, probed));
-        }
-        if !released && pending.values().all(|p| matches!(p, Pending::Resume)) {
-            cdp.send("Runtime.runIfWaitingForDebugger", json!({}))?;
-            released = true;
-        }
-        match cdp.read()? {
-            Incoming::Idle => {}
-            Incoming::Closed => return Ok((Ending::Closed, probed)),
-            Incoming::Response { id, result } => match (pending.remove(&id), result) {
-                (Some(Pending::Version), Ok(result)) => {
-                    probed.node_version = result
-                        .pointer("/result/value")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned);
-                }
-                (Some(Pending::DebuggerEnable), Ok(_)) => probed.debugger = true,
-                (Some(Pending::WorkerEnable), Ok(_)) => probed.workers = true,
-                _ => {}
-            },
-            Incoming::Event { method, params } => match method.as_str() {
-                "NodeRuntime.waitingForDisconnect" => return Ok((Ending::Finished, probed)),
-                "Debugger.paused" => {
-                    let id = cdp.send("Debugger.resume", json!({}))?;
-                    pending.insert(id, Pending::Resume);
-                }
-                "Runtime.consoleAPICalled" => {
-                    console_calls += 1;
-                    if console_calls % DISCARD_CONSOLE_EVERY == 0 {
-                        cdp.send("Runtime.discardConsoleEntries", json!({}))?;
+        let id = cdp.send("NodeWorker.enable", json!({"waitForDebuggerOnStart": true}))?;
+        pending.insert(id, Pending::WorkerEnable);
+        let id = cdp.send(
+            "Runtime.evaluate",
+            json!({"expression": "process.version", "returnByValue": true, "silent": true}),
+        )?;
+        pending.insert(id, Pending::Version);
+        Ok(Driver {
+            pending,
+            released: false,
+            workers: HashMap::new(),
+            console_calls: 0,
+            probed: Probed::default(),
+        })
+    }
+
+    pub fn probed(&self) -> &Probed {
+        &self.probed
+    }
+
+    /// Reads and dispatches messages until the program ends or a limit is reached.
+    pub fn read_until(
+        &mut self,
+        cdp: &mut Cdp,
+        observer: &mut dyn Observer,
+        limits: &Limits<'_>,
+    ) -> Result<Ending> {
+        loop {
+            let signal = limits.stop.map_or(0, |s| s.load(Ordering::Relaxed));
+            if signal != 0 {
+                return Ok(Ending::Signalled(signal as i32));
+            }
+            if limits.deadline.is_some_and(|d| Instant::now() >= d) {
+                return Ok(Ending::TimedOut);
+            }
+            // Released only once every setup request has been answered: released earlier, Node
+            // occasionally stops for good before its first statement (about once in 100 runs
+            // with everything pipelined).
+            if !self.released && self.pending.values().all(|p| matches!(p, Pending::Resume)) {
+                cdp.send("Runtime.runIfWaitingForDebugger", json!({}))?;
+                self.released = true;
+            }
+            match cdp.read()? {
+                Incoming::Idle => {}
+                Incoming::Closed => return Ok(Ending::Closed),
+                Incoming::Response { id, result } => self.answered(id, result),
+                Incoming::Event { method, params } => {
+                    if method == "NodeRuntime.waitingForDisconnect" {
+                        return Ok(Ending::Finished);
                     }
-                    observer.on_event(None, &method, &params);
+                    self.dispatch(cdp, observer, &method, &params)?;
                 }
-                "NodeWorker.attachedToWorker" => {
-                    let Some(session) = params.get("sessionId").and_then(Value::as_str) else {
-                        continue;
-                    };
-                    probed.workers_seen += 1;
-                    let label = format!("worker {}", probed.workers_seen);
-                    workers.insert(session.to_owned(), label.clone());
-                    cdp.send_to_worker(session, "Runtime.enable", json!({}))?;
-                    cdp.send_to_worker(
-                        session,
-                        "Runtime.setMaxCallStackSizeToCapture",
-                        json!({"size": STACK_FRAMES}),
-                    )?;
-                    cdp.send_to_worker(session, "Runtime.runIfWaitingForDebugger", json!({}))?;
-                    observer.on_event(Some(&label), &method, &params);
-                }
-                "NodeWorker.receivedMessageFromWorker" => {
-                    let session = params
-                        .get("sessionId")
-                        .and_then(Value::as_str)
-                        .unwrap_or("");
-                    let Some(label) = workers.get(session) else {
-                        continue;
-                    };
-                    let message = params.get("message").and_then(Value::as_str).unwrap_or("");
-                    if let Incoming::Event { method, params } =
-                        crate::inspector::cdp::parse(message)
-                    {
-                        observer.on_event(Some(label), &method, &params);
-                    }
-                }
-                "NodeWorker.detachedFromWorker" => {
-                    let session = params
-                        .get("sessionId")
-                        .and_then(Value::as_str)
-                        .unwrap_or("");
-                    workers.remove(session);
-                }
-                _ => observer.on_event(None, &method, &params),
-            },
+            }
         }
+    }
+
+    fn answered(&mut self, id: u64, result: Result<Value, Value>) {
+        match (self.pending.remove(&id), result) {
+            (Some(Pending::Version), Ok(result)) => {
+                self.probed.node_version = result
+                    .pointer("/result/value")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+            }
+            (Some(Pending::DebuggerEnable), Ok(_)) => self.probed.debugger = true,
+            (Some(Pending::WorkerEnable), Ok(_)) => self.probed.workers = true,
+            _ => {}
+        }
+    }
+
+    fn dispatch(
+        &mut self,
+        cdp: &mut Cdp,
+        observer: &mut dyn Observer,
+        method: &str,
+        params: &Value,
+    ) -> Result<()> {
+        match method {
+            "Debugger.paused" => {
+                // Break-on-start, a `debugger;` statement: a traced program never stays paused.
+                let id = cdp.send("Debugger.resume", json!({}))?;
+                self.pending.insert(id, Pending::Resume);
+            }
+            "Runtime.consoleAPICalled" => {
+                self.console_calls += 1;
+                if self.console_calls % DISCARD_CONSOLE_EVERY == 0 {
+                    cdp.send("Runtime.discardConsoleEntries", json!({}))?;
+                }
+                observer.on_event(None, method, params);
+            }
+            "NodeWorker.attachedToWorker" => {
+                let Some(session) = params.get("sessionId").and_then(Value::as_str) else {
+                    return Ok(());
+                };
+                self.probed.workers_seen += 1;
+                let label = format!("worker {}", self.probed.workers_seen);
+                self.workers.insert(session.to_owned(), label.clone());
+                cdp.send_to_worker(session, "Runtime.enable", json!({}))?;
+                cdp.send_to_worker(
+                    session,
+                    "Runtime.setMaxCallStackSizeToCapture",
+                    json!({"size": STACK_FRAMES}),
+                )?;
+                cdp.send_to_worker(session, "Runtime.runIfWaitingForDebugger", json!({}))?;
+                observer.on_event(Some(&label), method, params);
+            }
+            "NodeWorker.receivedMessageFromWorker" => {
+                let session = params
+                    .get("sessionId")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                let Some(label) = self.workers.get(session) else {
+                    return Ok(());
+                };
+                let message = params.get("message").and_then(Value::as_str).unwrap_or("");
+                if let Incoming::Event { method, params } = crate::inspector::cdp::parse(message) {
+                    observer.on_event(Some(label), &method, &params);
+                }
+            }
+            "NodeWorker.detachedFromWorker" => {
+                let session = params
+                    .get("sessionId")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                self.workers.remove(session);
+            }
+            _ => observer.on_event(None, method, params),
+        }
+        Ok(())
     }
 }
