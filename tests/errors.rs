@@ -164,3 +164,13 @@ fn a_node_that_prints_no_inspector_url_cannot_trace() {
     assert!(out.stderr().contains("inspector"), "{}", out.stderr());
     assert!(!out.stderr().contains("panicked"), "{}", out.stderr());
 }
+
+#[test]
+fn a_directory_target_is_a_usage_error() {
+    let out = Tracer::new()
+        .file("dir/.keep", "")
+        .args(["run", "dir"])
+        .run();
+    assert_clear_error(&out, 2, "dir");
+    assert_no_session(&out);
+}

@@ -137,6 +137,41 @@ fn a_worker_that_logs_and_throws_is_traced_and_tagged() {
 }
 
 #[test]
+#[ignore = "engine bug: a worker's uncaught error is an exception event with no `worker` tag and no position"]
+fn a_workers_uncaught_error_is_tagged_and_positioned() {
+    let out = Tracer::new()
+        .fixture("worker.js")
+        .args(["run", "--timeout", "60", "worker.js"])
+        .run();
+    out.assert_code(1);
+    let script = out.workspace().join("worker.js").display().to_string();
+    let events = out.events();
+    let exception = *of_kind(&events, Kind::Exception)
+        .last()
+        .expect("the worker's error is captured");
+    assert!(
+        exception
+            .worker
+            .as_deref()
+            .is_some_and(|w| w.starts_with("worker")),
+        "the exception is tagged with the worker: {exception:?}"
+    );
+    assert_eq!(
+        (exception.file.as_deref(), exception.line),
+        (Some(script.as_str()), Some(8)),
+        "the exception event carries the throw's position"
+    );
+    let evidence = out.evidence().unwrap();
+    assert!(
+        evidence
+            .failure
+            .worker
+            .as_deref()
+            .is_some_and(|w| w.starts_with("worker"))
+    );
+}
+
+#[test]
 fn a_forked_child_does_not_hang_the_run() {
     let out = Tracer::new()
         .fixture("fork.js")
@@ -157,4 +192,17 @@ fn a_forked_child_does_not_hang_the_run() {
             .any(|e| e.value.as_deref() == Some("child exited with 0")),
         "the parent's console call after the child's exit is captured"
     );
+    if session.capabilities.forked_children {
+        let child = of_kind(&session.events, Kind::Console)
+            .into_iter()
+            .find(|e| e.value.as_deref() == Some("hello from the child"))
+            .expect("forkedChildren is claimed: the child's console call is traced");
+        assert!(
+            child
+                .worker
+                .as_deref()
+                .is_some_and(|w| w.starts_with("child")),
+            "tagged with the child: {child:?}"
+        );
+    }
 }

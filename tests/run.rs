@@ -489,3 +489,35 @@ fn program_arguments_are_passed_after_the_target() {
     assert_eq!(session.args, ["3"]);
     assert_eq!(out.evidence().unwrap().relevant_input.args, ["3"]);
 }
+
+#[test]
+fn an_inline_data_url_source_map_is_resolved() {
+    let out = Tracer::new()
+        .fixture("ts/inline.ts")
+        .fixture("ts/inline.js")
+        .args(["run", "ts/inline.js"])
+        .run();
+    out.assert_code(1);
+    let ts = out.workspace().join("ts/inline.ts").display().to_string();
+    let js = out.workspace().join("ts/inline.js").display().to_string();
+    let events = out.events();
+    let log = *of_kind(&events, Kind::Console)
+        .first()
+        .expect("a console event");
+    assert_eq!(
+        (log.file.as_deref(), log.line),
+        (Some(ts.as_str()), Some(8))
+    );
+    let evidence = out.evidence().unwrap();
+    assert_eq!(
+        (evidence.failure.file.as_deref(), evidence.failure.line),
+        (Some(ts.as_str()), Some(11))
+    );
+    let generated = evidence
+        .failure
+        .generated
+        .as_ref()
+        .expect("generated position kept");
+    assert_eq!((generated.file.as_str(), generated.line), (js.as_str(), 8));
+    assert_only_user_paths(&events, Some(&evidence));
+}
