@@ -423,3 +423,57 @@ fn arguments_after_a_double_dash_go_to_the_program() {
         out.dump()
     );
 }
+
+#[test]
+fn a_thrown_string_from_a_timer_is_the_failure() {
+    let out = Tracer::new()
+        .fixture("throw_string.js")
+        .args(["run", "throw_string.js"])
+        .run();
+    out.assert_code(1);
+    let script = out
+        .workspace()
+        .join("throw_string.js")
+        .display()
+        .to_string();
+    let events = out.events();
+    let exception = *of_kind(&events, Kind::Exception)
+        .first()
+        .expect("an exception event");
+    assert_eq!(exception.value.as_deref(), Some("plain string thrown"));
+    assert_eq!(
+        (exception.file.as_deref(), exception.line),
+        (Some(script.as_str()), Some(5))
+    );
+    assert_eq!(
+        exception
+            .call_stack
+            .first()
+            .map(|f| f.function_name.as_str()),
+        Some("fire")
+    );
+    let evidence = out.evidence().unwrap();
+    assert_eq!(evidence.failure.message, "plain string thrown");
+    assert_eq!(
+        evidence.originating_value.as_deref(),
+        Some("plain string thrown")
+    );
+    assert_eq!(evidence.confidence, Confidence::High);
+}
+
+#[test]
+fn an_error_the_program_handles_is_no_failure() {
+    let out = Tracer::new()
+        .fixture("caught.js")
+        .args(["run", "caught.js"])
+        .run();
+    out.assert_code(0);
+    assert_eq!(out.stdout(), "handled: handled by the program\n");
+    let session = out.session();
+    assert_eq!(
+        (session.status, session.exception_count),
+        (Status::Exited, 0)
+    );
+    assert!(of_kind(&session.events, Kind::Exception).is_empty());
+    assert!(out.evidence().is_none());
+}

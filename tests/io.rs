@@ -151,6 +151,7 @@ fn node_options_inspect_neither_breaks_nor_widens_the_inspector() {
         "--inspect",
         "--inspect=0.0.0.0:9229 --max-old-space-size=200",
         "--inspect-brk=0.0.0.0:0",
+        "--inspect-port=0.0.0.0:0 --inspect",
     ] {
         let out = Tracer::new()
             .fixture("inspector_url.js")

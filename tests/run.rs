@@ -191,6 +191,14 @@ fn a_typescript_failure_points_at_the_ts_line_and_keeps_the_generated_one() {
         .as_ref()
         .expect("the generated position is kept");
     assert_eq!((generated.file.as_str(), generated.line), (js.as_str(), 10));
+    // The stack, mapped frame by frame: total() at line 20, called from the loop at line 30.
+    let stack: Vec<(&str, u32)> = exception
+        .call_stack
+        .iter()
+        .map(|f| (f.file.as_str(), f.line))
+        .collect();
+    assert_eq!(stack, [(ts.as_str(), 20), (ts.as_str(), 30)]);
+    assert_eq!(exception.call_stack[0].function_name, "total");
     // The logging call inside total() maps to app.ts line 16 (app.js line 6).
     let counting = of_kind(&session.events, Kind::Console)
         .into_iter()
@@ -386,6 +394,15 @@ fn a_console_flood_past_max_events_keeps_the_cap_and_the_evidence() {
         Some("flood 4999")
     );
     assert_eq!(evidence.confidence, Confidence::High);
+    // events.ndjson stays bounded too: the first events, then only the exception and the exit.
+    let file = out.events_file();
+    assert!(
+        file.len() <= 102,
+        "events.ndjson holds {} events",
+        file.len()
+    );
+    assert!(file.iter().any(|e| e.kind == Kind::Exception));
+    assert_eq!(file.last().map(|e| e.kind), Some(Kind::Exit));
 }
 
 #[test]

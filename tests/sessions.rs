@@ -183,3 +183,30 @@ fn out_puts_the_sessions_where_asked() {
     show.assert_code(0);
     assert_eq!(show.stdout().parse_session().id, id);
 }
+
+#[test]
+fn retention_spares_a_session_whose_run_is_in_progress() {
+    let mut long = Tracer::new()
+        .fixture("forever.js")
+        .fixture("ok.js")
+        .args(["run", "--timeout", "60", "forever.js"])
+        .spawn();
+    long.wait_for_stdout_line("ready");
+    let running = long.wait_for_captured_event(|_| true);
+    assert_eq!(running.id, 1);
+    let mut last = None;
+    for _ in 0..2 {
+        let out = Tracer::in_workspace_of(&long)
+            .args(["run", "--keep", "1", "ok.js"])
+            .run();
+        out.assert_code(0);
+        last = Some(out);
+    }
+    let last = last.unwrap();
+    // Two sessions: the newest finished one, and the one still running (never removed).
+    assert_eq!(last.session_ids().len(), 2, "{:?}", last.session_ids());
+    long.signal(libc::SIGINT);
+    let out = long.wait();
+    out.assert_code(130);
+    assert_eq!(out.session().status, Status::Stopped);
+}

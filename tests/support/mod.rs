@@ -110,6 +110,11 @@ impl Tracer {
         }
     }
 
+    /// A new invocation in the workspace of a tracer that is still running.
+    pub fn in_workspace_of(running: &Running) -> Self {
+        Self::in_workspace(Arc::clone(&running.ws))
+    }
+
     fn in_workspace(ws: Arc<Workspace>) -> Self {
         Tracer {
             ws,
