@@ -200,6 +200,18 @@ impl Driver {
                     "Runtime.setMaxCallStackSizeToCapture",
                     json!({"size": STACK_FRAMES}),
                 )?;
+                // A worker's uncaught error never reaches its own session as `exceptionThrown`;
+                // pausing on uncaught exceptions (and resuming at once) is how it is seen there.
+                cdp.send_to_worker(
+                    session,
+                    "Debugger.enable",
+                    json!({"maxScriptsCacheSize": MAX_SCRIPTS_CACHE}),
+                )?;
+                cdp.send_to_worker(
+                    session,
+                    "Debugger.setPauseOnExceptions",
+                    json!({"state": "uncaught"}),
+                )?;
                 cdp.send_to_worker(session, "Runtime.runIfWaitingForDebugger", json!({}))?;
                 observer.on_event(Some(&label), method, params);
             }
@@ -213,7 +225,16 @@ impl Driver {
                 };
                 let message = params.get("message").and_then(Value::as_str).unwrap_or("");
                 if let Incoming::Event { method, params } = crate::inspector::cdp::parse(message) {
-                    observer.on_event(Some(label), &method, &params);
+                    if method == "Debugger.paused" {
+                        let session = session.to_owned();
+                        let reason = params.get("reason").and_then(Value::as_str).unwrap_or("");
+                        if matches!(reason, "exception" | "promiseRejection") {
+                            observer.on_event(Some(label), &method, &params);
+                        }
+                        cdp.send_to_worker(&session, "Debugger.resume", json!({}))?;
+                    } else {
+                        observer.on_event(Some(label), &method, &params);
+                    }
                 }
             }
             "NodeWorker.detachedFromWorker" => {

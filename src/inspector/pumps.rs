@@ -30,25 +30,36 @@ const INSPECTOR_LINES: [&str; 5] = [
 
 /// The last `STDERR_TAIL_LIMIT` characters of the program's stderr (inspector lines removed).
 #[derive(Clone, Default)]
-pub struct StderrTail(Arc<Mutex<String>>);
+pub struct StderrTail(Arc<Mutex<Tail>>);
+
+#[derive(Default)]
+struct Tail {
+    text: String,
+    cut: usize,
+}
 
 impl StderrTail {
     fn push(&self, line: &str) {
         let mut tail = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        tail.push_str(line);
-        tail.push('\n');
-        let chars = tail.chars().count();
+        tail.text.push_str(line);
+        tail.text.push('\n');
+        let chars = tail.text.chars().count();
         if chars > STDERR_TAIL_LIMIT {
-            let cut = tail
-                .char_indices()
-                .nth(chars - STDERR_TAIL_LIMIT)
-                .map_or(0, |(i, _)| i);
-            tail.drain(..cut);
+            let excess = chars - STDERR_TAIL_LIMIT;
+            let at = tail.text.char_indices().nth(excess).map_or(0, |(i, _)| i);
+            tail.text.drain(..at);
+            tail.cut += excess;
         }
     }
 
+    /// The tail; when earlier output was cut it starts with a line saying how much.
     pub fn text(&self) -> String {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        let tail = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if tail.cut == 0 {
+            tail.text.clone()
+        } else {
+            format!("… [{} earlier chars cut]\n{}", tail.cut, tail.text)
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::sync::mpsc::SyncSender;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::inspector::driver::Observer;
 use crate::trace::event::{Clock, Event, Frame, Kind};
@@ -20,6 +20,8 @@ pub struct Capture {
     clock: Clock,
     /// Set for a forked child process: every event of this connection is tagged with it.
     process_label: Option<String>,
+    /// Messages of workers' uncaught errors not yet seen re-thrown on the main thread.
+    worker_errors: Vec<String>,
 }
 
 impl Capture {
@@ -34,6 +36,7 @@ impl Capture {
             events,
             clock,
             process_label,
+            worker_errors: Vec::new(),
         }
     }
 
@@ -128,7 +131,81 @@ impl Capture {
             .get("text")
             .and_then(Value::as_str)
             .unwrap_or("Uncaught");
-        let exception = details.get("exception");
+        let mut event =
+            self.exception_event(text, details.get("exception"), details.get("stackTrace"));
+        if event.call_stack.is_empty() {
+            // A worker's error that the main thread re-throws: already recorded in the worker,
+            // with its position. The same error is not counted twice.
+            if worker.is_none()
+                && let Some(at) = self
+                    .worker_errors
+                    .iter()
+                    .position(|m| Some(m) == event.error_message.as_ref())
+            {
+                self.worker_errors.remove(at);
+                return;
+            }
+            // Last resort: the exception's own position (url may be a plain path; 0-based).
+            let url = details.get("url").and_then(Value::as_str).unwrap_or("");
+            let line0 = details.get("lineNumber").and_then(Value::as_u64);
+            let column0 = details
+                .get("columnNumber")
+                .and_then(Value::as_u64)
+                .unwrap_or(0);
+            if let Some(line0) = line0
+                && let Some((frame, _)) =
+                    self.mapper.position("", url, line0 as u32, column0 as u32)
+            {
+                let note = event.note.take();
+                self.place(&mut event, vec![frame], note);
+            }
+        }
+        self.emit(event, worker);
+    }
+
+    /// A worker paused on an uncaught exception (see the driver): the worker's error, with its
+    /// stack, tagged with the worker. The driver resumes the worker at once.
+    fn worker_paused(&mut self, worker: Option<&str>, params: &Value) {
+        let frames: Vec<Value> = params
+            .get("callFrames")
+            .and_then(Value::as_array)
+            .map(|frames| {
+                frames
+                    .iter()
+                    .map(|f| {
+                        json!({
+                            "functionName": f.get("functionName"),
+                            "url": f.get("url"),
+                            "lineNumber": f.pointer("/location/lineNumber"),
+                            "columnNumber": f.pointer("/location/columnNumber"),
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let stack = json!({"callFrames": frames});
+        let event = self.exception_event("Uncaught", params.get("data"), Some(&stack));
+        if let Some(message) = &event.error_message {
+            if self.worker_errors.len() == 16 {
+                self.worker_errors.remove(0);
+            }
+            self.worker_errors.push(message.clone());
+        }
+        self.emit(event, worker);
+    }
+
+    /// An exception event from the thrown value and its structured stack.
+    ///
+    /// V8 captures only the throw site as a structured frame (see `driver::STACK_FRAMES`); the
+    /// deeper frames come from the error's stack text, which Node has already source-mapped. The
+    /// structured site replaces the text's first frame when they agree, so the generated position
+    /// is kept.
+    fn exception_event(
+        &mut self,
+        text: &str,
+        exception: Option<&Value>,
+        stack_trace: Option<&Value>,
+    ) -> Event {
         let description = exception
             .and_then(|e| {
                 e.get("description")
@@ -144,17 +221,12 @@ impl Capture {
         event.error_message = Some(values::cap(message, VALUE_LIMIT).0);
         event.set_value(description.clone(), VALUE_LIMIT);
 
-        // V8 captures only the throw site as a structured frame (see `driver::STACK_FRAMES`); the
-        // deeper frames come from the error's stack text, which Node has already source-mapped.
-        // The structured site replaces the text's first frame when they agree, so the generated
-        // position is kept.
-        let mapped = self.mapper.cdp_stack(details.get("stackTrace"));
+        let mapped = self.mapper.cdp_stack(stack_trace);
         let note = mapped.note;
         let mut frames = mapper::stack_text_frames(&description);
         if frames.is_empty()
             && let Some(preview) = preview_property(exception, "stack")
         {
-            // A worker's error reaches the main thread only as a preview.
             frames = mapper::stack_text_frames(&preview);
         }
         match (mapped.frames.into_iter().next(), frames.first()) {
@@ -167,23 +239,8 @@ impl Capture {
             }
             _ => {}
         }
-        if frames.is_empty() {
-            // Last resort: the exception's own position (url may be a plain path; 0-based).
-            let url = details.get("url").and_then(Value::as_str).unwrap_or("");
-            let line0 = details.get("lineNumber").and_then(Value::as_u64);
-            let column0 = details
-                .get("columnNumber")
-                .and_then(Value::as_u64)
-                .unwrap_or(0);
-            if let Some(line0) = line0
-                && let Some((frame, _)) =
-                    self.mapper.position("", url, line0 as u32, column0 as u32)
-            {
-                frames.push(frame);
-            }
-        }
         self.place(&mut event, frames, note);
-        self.emit(event, worker);
+        event
     }
 
     fn place(&self, event: &mut Event, mut frames: Vec<Frame>, note: Option<String>) {
@@ -225,6 +282,7 @@ impl Observer for Capture {
             "Debugger.scriptParsed" => self.script_parsed(worker, params),
             "Runtime.consoleAPICalled" => self.console_called(worker, params),
             "Runtime.exceptionThrown" => self.exception_thrown(worker, params),
+            "Debugger.paused" => self.worker_paused(worker, params),
             _ => {}
         }
     }

@@ -101,7 +101,7 @@ pub struct EventLog {
 
 impl EventLog {
     pub fn new(max: usize) -> Self {
-        let max = max.max(EVIDENCE_CONTEXT + 2);
+        let max = max.max(2);
         EventLog {
             max,
             head: Vec::new(),
@@ -150,23 +150,47 @@ impl EventLog {
         self.exceptions
     }
 
-    /// The kept events in id order (at most `max`), and how many were dropped.
+    /// The kept events in id order (at most `max`), and how many were dropped. The last exception,
+    /// the last event (the exit) and as much of the exception's context as fits come first; the
+    /// rest of the room goes to the start of the run and then to its end.
     pub fn finish(self) -> (Vec<Event>, u64) {
-        let mut kept: BTreeMap<u64, Event> = self.pinned;
-        for event in self.head {
+        let mut kept: BTreeMap<u64, Event> = BTreeMap::new();
+        // The exception is the newest pinned event; its context follows, closest first.
+        let mut pinned = self.pinned.into_values().rev();
+        if let Some(exception) = pinned.next() {
+            kept.insert(exception.id, exception);
+        }
+        let mut tail = self.tail;
+        if let Some(last) = tail.pop_back() {
+            kept.insert(last.id, last);
+        }
+        for event in pinned {
+            if kept.len() >= self.max {
+                break;
+            }
             kept.insert(event.id, event);
         }
-        let head_ids = kept.len();
-        let mut tail: Vec<Event> = self
-            .tail
+        let mut room = self.max.saturating_sub(kept.len());
+        let mut head = self
+            .head
             .into_iter()
             .filter(|e| !kept.contains_key(&e.id))
-            .collect();
-        let room = self.max.saturating_sub(head_ids);
-        if tail.len() > room {
-            tail.drain(..tail.len() - room);
+            .collect::<VecDeque<_>>();
+        let head_share = if tail.is_empty() { room } else { room / 2 };
+        for event in head.drain(..head_share.min(head.len())) {
+            kept.insert(event.id, event);
+            room -= 1;
         }
-        for event in tail {
+        for event in tail.into_iter().rev() {
+            if room == 0 {
+                break;
+            }
+            if let std::collections::btree_map::Entry::Vacant(slot) = kept.entry(event.id) {
+                slot.insert(event);
+                room -= 1;
+            }
+        }
+        for event in head.into_iter().take(room) {
             kept.insert(event.id, event);
         }
         let events: Vec<Event> = kept.into_values().collect();
@@ -216,6 +240,29 @@ mod tests {
         );
         assert_eq!(events.last().unwrap().kind, Kind::Exit);
         assert_eq!(events[0].id, 1);
+    }
+
+    #[test]
+    fn a_tiny_cap_is_still_a_maximum_and_keeps_the_exception_and_exit() {
+        for max in [2usize, 5, 15] {
+            let mut log = EventLog::new(max);
+            let mut id = 0;
+            let mut next = |kind| {
+                id += 1;
+                event(id, kind)
+            };
+            for _ in 0..50 {
+                log.push(next(Kind::Console));
+            }
+            log.push(next(Kind::Exception));
+            log.push(next(Kind::Output));
+            log.push(next(Kind::Exit));
+            let (events, dropped) = log.finish();
+            assert_eq!(events.len(), max, "max {max}");
+            assert_eq!(dropped, 53 - max as u64);
+            assert!(events.iter().any(|e| e.kind == Kind::Exception));
+            assert_eq!(events.last().unwrap().kind, Kind::Exit);
+        }
     }
 
     #[test]
