@@ -18,7 +18,9 @@ const SUMMARY_FINDINGS: usize = 12;
 
 pub fn check(args: CheckArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
     let case_dir = canonical_case_dir(&args.case_dir)?;
-    let outcome = check::check(&case_dir);
+    let label = args.case_dir.display().to_string();
+    let label = label.trim_end_matches('/');
+    let outcome = check::check(&case_dir, if label.is_empty() { "." } else { label });
     let diff = &outcome.diff;
 
     let notes = case_dir.join("notes");
@@ -43,7 +45,7 @@ pub fn check(args: CheckArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
     }
     if !global.quiet {
         let mut err = std::io::stderr().lock();
-        let _ = summary(&mut err, styles, diff, &md_path.display().to_string());
+        let _ = summary(&mut err, styles, diff, &args.case_dir.join(check::MD_PATH).display().to_string());
     }
     Ok(if outcome.bad_input {
         exit::USAGE

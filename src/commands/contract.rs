@@ -96,9 +96,9 @@ pub fn build(args: ContractBuildArgs, global: &GlobalArgs, styles: &Styles) -> R
             contract.timelines.len(),
             pending
         );
-        let _ = writeln!(err, "  wrote {}", json_path.display());
+        let _ = writeln!(err, "  wrote {}", args.case_dir.join(contract::JSON_PATH).display());
         if args.markdown {
-            let _ = writeln!(err, "  wrote {}", md_path.display());
+            let _ = writeln!(err, "  wrote {}", args.case_dir.join(contract::MD_PATH).display());
         }
     }
     Ok(exit::SUCCESS)

@@ -207,26 +207,33 @@ impl State {
     }
 }
 
-/// Reads a JSON file: `Ok(None)` when it does not exist.
-fn read_value(path: &Path, state: &mut State) -> Option<Value> {
+/// A JSON input file as the check found it.
+enum Read {
+    Missing,
+    /// Unreadable or not JSON: already reported as `UNREADABLE_INPUT`.
+    Unreadable,
+    Value(Value),
+}
+
+fn read_value(path: &Path, shown: &str, state: &mut State) -> Read {
     let text = match std::fs::read(path) {
         Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Read::Missing,
         Err(e) => {
-            state.unreadable(format!("{}: cannot read: {e}", path.display()));
-            return None;
+            state.unreadable(format!("{}: cannot read: {e}", shown));
+            return Read::Unreadable;
         }
     };
     match serde_json::from_slice::<Value>(&text) {
-        Ok(value) => Some(value),
+        Ok(value) => Read::Value(value),
         Err(e) => {
             state.unreadable(format!(
                 "{}:{}:{}: not valid JSON ({e}); was it left half-written?",
-                path.display(),
+                shown,
                 e.line(),
                 e.column()
             ));
-            None
+            Read::Unreadable
         }
     }
 }
@@ -246,14 +253,16 @@ fn resolve(case_dir: &Path, path: &str) -> PathBuf {
     if p.is_absolute() { p.to_owned() } else { case_dir.join(p) }
 }
 
-/// Runs the check on the case folder.
-pub fn check(case_dir: &Path) -> Outcome {
+/// Runs the check on the case folder; `label` is the folder as the user named it, used in messages
+/// so that the diff does not depend on where the case lives.
+pub fn check(case_dir: &Path, label: &str) -> Outcome {
     let mut st = State::default();
     let mut hashes = Hashes::default();
     let contract_path = case_dir.join(contract::JSON_PATH);
     let audit_path = case_dir.join(audit_format::JSON_PATH);
 
-    let contract = load_contract(&contract_path, &mut st, &mut hashes);
+    let shown = |rel: &str| format!("{label}/{rel}");
+    let contract = load_contract(&contract_path, &shown(contract::JSON_PATH), label, &mut st, &mut hashes);
     if let Some(c) = &contract {
         check_contract_against_disk(case_dir, c, &mut st, &mut hashes);
     }
@@ -264,7 +273,7 @@ pub fn check(case_dir: &Path) -> Outcome {
             Policy::default()
         }
     };
-    let audit = load_audit(&audit_path, &mut st);
+    let audit = load_audit(&audit_path, &shown(audit_format::JSON_PATH), label, &mut st);
     match hash::runtime_source(&case_dir.join("result")) {
         Ok((h, _)) => hashes.runtime_source_hash.disk = Some(h),
         Err(e) => st.unreadable(format!("{e:#}")),
@@ -313,27 +322,35 @@ pub fn check(case_dir: &Path) -> Outcome {
     Outcome { diff, bad_input: st.bad_input }
 }
 
-fn load_contract(path: &Path, st: &mut State, hashes: &mut Hashes) -> Option<Contract> {
-    let Some(value) = read_value(path, st) else {
-        if !st.bad_input {
+fn load_contract(
+    path: &Path,
+    shown: &str,
+    label: &str,
+    st: &mut State,
+    hashes: &mut Hashes,
+) -> Option<Contract> {
+    let value = match read_value(path, shown, st) {
+        Read::Value(value) => value,
+        Read::Unreadable => return None,
+        Read::Missing => {
             st.block(Finding::new(
                 code::MISSING_CONTRACT,
-                format!("no contract at {}", path.display()),
-                "build it: `tracer contract build --case-dir CASE`",
+                format!("no contract at {}", shown),
+                format!("build it: `tracer contract build --case-dir {label}`"),
             ));
+            return None;
         }
-        return None;
     };
     let version = value.get("version").and_then(Value::as_str).unwrap_or_default().to_owned();
     if version != contract::VERSION {
         if is_old(&version, family_of(contract::VERSION)) {
             st.block(Finding::new(
                 code::OLD_VERSION,
-                format!("{}: version `{version}`, this tracer reads `{}`", path.display(), contract::VERSION),
+                format!("{}: version `{version}`, this tracer reads `{}`", shown, contract::VERSION),
                 "rebuild the contract with `tracer contract build`",
             ));
         } else {
-            st.unreadable(format!("{}: version `{version}` is not `{}`", path.display(), contract::VERSION));
+            st.unreadable(format!("{}: version `{version}` is not `{}`", shown, contract::VERSION));
         }
         return None;
     }
@@ -341,7 +358,7 @@ fn load_contract(path: &Path, st: &mut State, hashes: &mut Hashes) -> Option<Con
     let contract: Contract = match serde_json::from_value(value) {
         Ok(c) => c,
         Err(e) => {
-            st.unreadable(format!("{}: not a valid {} file ({e})", path.display(), contract::VERSION));
+            st.unreadable(format!("{}: not a valid {} file ({e})", shown, contract::VERSION));
             return None;
         }
     };
@@ -465,25 +482,25 @@ fn check_contract_against_disk(case_dir: &Path, c: &Contract, st: &mut State, ha
     }
 }
 
-fn load_audit(path: &Path, st: &mut State) -> Option<Audit> {
-    let Some(value) = read_value(path, st) else {
-        if !st
-            .blocking
-            .iter()
-            .any(|f| f.code == code::UNREADABLE_INPUT && f.message.contains(audit_format::JSON_PATH))
-        {
+fn load_audit(path: &Path, shown: &str, label: &str, st: &mut State) -> Option<Audit> {
+    let value = match read_value(path, shown, st) {
+        Read::Value(value) => value,
+        Read::Unreadable => return None,
+        Read::Missing => {
             st.block(Finding::new(
                 code::MISSING_AUDIT,
-                format!("no audit at {}", path.display()),
-                "audit the environment: `tracer audit --case-dir CASE --entry CASE/result/final.js`",
+                format!("no audit at {}", shown),
+                format!(
+                    "audit the environment: `tracer audit --case-dir {label} --entry {label}/result/final.js`"
+                ),
             ));
+            return None;
         }
-        return None;
     };
     match value.get("probeVersion") {
         None | Some(Value::Null) => st.block(Finding::new(
             code::MISSING_METADATA,
-            format!("{}: no probeVersion", path.display()),
+            format!("{}: no probeVersion", shown),
             "audit again with `tracer audit`; only the tool writes the audit's metadata",
         )),
         Some(v) => {
@@ -494,7 +511,7 @@ fn load_audit(path: &Path, st: &mut State) -> Option<Audit> {
                         code::OLD_VERSION,
                         format!(
                             "{}: probeVersion `{version}`, this tracer reads `{}`",
-                            path.display(),
+                            shown,
                             audit_format::VERSION
                         ),
                         "audit again with `tracer audit`",
@@ -502,7 +519,7 @@ fn load_audit(path: &Path, st: &mut State) -> Option<Audit> {
                 } else {
                     st.unreadable(format!(
                         "{}: probeVersion `{version}` is not `{}`",
-                        path.display(),
+                        shown,
                         audit_format::VERSION
                     ));
                 }
@@ -513,7 +530,7 @@ fn load_audit(path: &Path, st: &mut State) -> Option<Audit> {
     match serde_json::from_value::<Audit>(value) {
         Ok(a) => Some(a),
         Err(e) => {
-            st.unreadable(format!("{}: not a valid {} file ({e})", path.display(), audit_format::VERSION));
+            st.unreadable(format!("{}: not a valid {} file ({e})", shown, audit_format::VERSION));
             None
         }
     }
