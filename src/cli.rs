@@ -184,7 +184,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "DIR", default_value = "case")]
     pub case_dir: PathBuf,
 
-    /// Print the Markdown diff on stdout (it is always written to case/notes/trace-runtime-diff.md).
+    /// Print the Markdown diff on stdout (it is always written to
+    /// case/notes/trace-runtime-diff.md).
     #[arg(long, conflicts_with = "format")]
     pub markdown: bool,
 

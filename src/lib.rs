@@ -38,7 +38,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Show(args) => commands::show::show(args),
         Command::Evidence(args) => commands::show::evidence(args),
         Command::List(args) => commands::list::list(args, &styles),
-        Command::Contract(cli::ContractCommand::Build(args)) => commands::contract::build(args, &cli.global, &styles),
+        Command::Contract(cli::ContractCommand::Build(args)) => {
+            commands::contract::build(args, &cli.global, &styles)
+        }
         Command::Check(args) => commands::check::check(args, &cli.global, &styles),
     };
     match result {

@@ -51,7 +51,10 @@ impl DiffOut {
     }
 
     fn finding(&self, code: &str) -> &FindingOut {
-        self.blocking.iter().find(|f| f.code == code).unwrap_or_else(|| panic!("no {code} in {self:#?}"))
+        self.blocking
+            .iter()
+            .find(|f| f.code == code)
+            .unwrap_or_else(|| panic!("no {code} in {self:#?}"))
     }
 }
 
@@ -78,10 +81,15 @@ struct Case {
 
 impl Case {
     fn new() -> Case {
-        let case = Case { root: tempfile::tempdir().unwrap() };
+        let case = Case {
+            root: tempfile::tempdir().unwrap(),
+        };
         std::fs::create_dir_all(case.path("result")).unwrap();
-        std::fs::write(case.path("result/final.js"), "// the environment under test\nmodule.exports = {};\n")
-            .unwrap();
+        std::fs::write(
+            case.path("result/final.js"),
+            "// the environment under test\nmodule.exports = {};\n",
+        )
+        .unwrap();
         std::fs::create_dir_all(case.path("result/lib")).unwrap();
         std::fs::write(case.path("result/lib/helper.js"), "exports.x = 1;\n").unwrap();
         case
@@ -127,7 +135,8 @@ impl Case {
     /// The hand-written faithful audit, its placeholders filled as the audit runner would:
     /// hashes copied from the contract, `runtimeSourceHash` computed here from `case/result/`.
     fn faithful_audit(&self) -> Value {
-        let text = std::fs::read_to_string(Path::new(FIXTURES).join("audit-faithful.json")).unwrap();
+        let text =
+            std::fs::read_to_string(Path::new(FIXTURES).join("audit-faithful.json")).unwrap();
         let mut audit: Value = serde_json::from_str(&text).unwrap();
         let contract = self.contract();
         let (hash, files) = runtime_source_hash(&self.path("result"));
@@ -175,7 +184,11 @@ fn runtime_source_hash(dir: &Path) -> (String, Value) {
             if path.is_dir() {
                 walk(&path, base, out);
             } else {
-                let rel = path.strip_prefix(base).unwrap().to_string_lossy().replace('\\', "/");
+                let rel = path
+                    .strip_prefix(base)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
                 out.push((rel, path));
             }
         }
@@ -194,11 +207,19 @@ fn runtime_source_hash(dir: &Path) -> (String, Value) {
         hasher.update(&bytes);
         list.push(json!({"path": rel, "sha256": format!("sha256:{}", hex::encode(Sha256::digest(&bytes)))}));
     }
-    (format!("sha256:{}", hex::encode(hasher.finalize())), Value::Array(list))
+    (
+        format!("sha256:{}", hex::encode(hasher.finalize())),
+        Value::Array(list),
+    )
 }
 
 fn item<'a>(contract: &'a Value, api: &str) -> &'a Value {
-    contract["items"].as_array().unwrap().iter().find(|i| i["api"] == api).unwrap()
+    contract["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["api"] == api)
+        .unwrap()
 }
 
 // ---- contract build ----
@@ -207,12 +228,23 @@ fn item<'a>(contract: &'a Value, api: &str) -> &'a Value {
 fn same_trace_gives_a_byte_identical_contract() {
     let case = Case::new();
     case.fixture("basic.ndjson", "trace/current.ndjson");
-    assert_eq!(case.build(&["--trace", "case/trace/current.ndjson", "--markdown"]).code, 0);
+    assert_eq!(
+        case.build(&["--trace", "case/trace/current.ndjson", "--markdown"])
+            .code,
+        0
+    );
     let first = case.contract_bytes();
     let first_md = std::fs::read(case.path("notes/trace-runtime-contract.md")).unwrap();
-    assert_eq!(case.build(&["--trace", "case/trace/current.ndjson", "--markdown"]).code, 0);
+    assert_eq!(
+        case.build(&["--trace", "case/trace/current.ndjson", "--markdown"])
+            .code,
+        0
+    );
     assert_eq!(first, case.contract_bytes());
-    assert_eq!(first_md, std::fs::read(case.path("notes/trace-runtime-contract.md")).unwrap());
+    assert_eq!(
+        first_md,
+        std::fs::read(case.path("notes/trace-runtime-contract.md")).unwrap()
+    );
     // The same trace in another case folder, found by discovery, gives the same bytes too.
     let other = Case::new();
     other.fixture("basic.ndjson", "trace/current.ndjson");
@@ -232,17 +264,31 @@ fn contract_has_one_item_per_key_every_value_and_pending_dimensions() {
     assert_eq!(c["items"].as_array().unwrap().len(), 7);
     let ua = item(&c, "navigator.userAgent");
     assert_eq!(ua["count"], 2);
-    assert_eq!(ua["expected"]["returnValue"], json!(["Mozilla/5.0 A", "Mozilla/5.0 B"]));
+    assert_eq!(
+        ua["expected"]["returnValue"],
+        json!(["Mozilla/5.0 A", "Mozilla/5.0 B"])
+    );
     assert_eq!(ua["priority"], "P1");
     // Sampled on no line: pending, and not filled in.
-    assert_eq!(ua["pending"], json!(["brand", "constructorName", "instanceOf", "prototypeChain"]));
+    assert_eq!(
+        ua["pending"],
+        json!(["brand", "constructorName", "instanceOf", "prototypeChain"])
+    );
     assert!(ua["expected"].get("brand").is_none());
     assert_eq!(item(&c, "document.cookie")["priority"], "P0", "tagged");
-    assert_eq!(item(&c, "XMLHttpRequest.event:readystatechange")["priority"], "P0", "stateful");
+    assert_eq!(
+        item(&c, "XMLHttpRequest.event:readystatechange")["priority"],
+        "P0",
+        "stateful"
+    );
     let timelines = c["timelines"].as_array().unwrap();
     assert_eq!(timelines[0]["object"], "xhr#1");
-    let events: Vec<&Value> =
-        timelines[0]["folded"].as_array().unwrap().iter().map(|f| &f["event"]).collect();
+    let events: Vec<&Value> = timelines[0]["folded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| &f["event"])
+        .collect();
     assert_eq!(events, ["open", "send", "readystatechange"]);
     assert_eq!(timelines[0]["folded"][2]["times"], 2);
     assert_eq!(timelines[1]["object"], "*");
@@ -253,13 +299,40 @@ fn shards_given_several_times_make_one_capture_in_seq_order() {
     let case = Case::new();
     case.fixture("shard-a.ndjson", "trace/a.ndjson");
     case.fixture("shard-b.ndjson", "trace/b.ndjson");
-    assert_eq!(case.build(&["--trace", "case/trace/a.ndjson", "--trace", "case/trace/b.ndjson"]).code, 0);
+    assert_eq!(
+        case.build(&[
+            "--trace",
+            "case/trace/a.ndjson",
+            "--trace",
+            "case/trace/b.ndjson"
+        ])
+        .code,
+        0
+    );
     let ab = case.contract_bytes();
-    assert_eq!(case.build(&["--trace", "case/trace/b.ndjson", "--trace", "case/trace/a.ndjson"]).code, 0);
-    assert_eq!(ab, case.contract_bytes(), "argument order does not change the contract");
+    assert_eq!(
+        case.build(&[
+            "--trace",
+            "case/trace/b.ndjson",
+            "--trace",
+            "case/trace/a.ndjson"
+        ])
+        .code,
+        0
+    );
+    assert_eq!(
+        ab,
+        case.contract_bytes(),
+        "argument order does not change the contract"
+    );
     let sharded = case.contract();
     // a holds seq 1: it comes first in merge order, whichever was given first.
-    let paths: Vec<&Value> = sharded["traces"].as_array().unwrap().iter().map(|t| &t["path"]).collect();
+    let paths: Vec<&Value> = sharded["traces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| &t["path"])
+        .collect();
     assert_eq!(paths, ["trace/a.ndjson", "trace/b.ndjson"]);
 
     let whole = Case::new();
@@ -268,7 +341,12 @@ fn shards_given_several_times_make_one_capture_in_seq_order() {
     let whole = whole.contract();
     assert_eq!(sharded["items"], whole["items"]);
     let hashes = |c: &Value| -> Vec<Value> {
-        c["timelines"].as_array().unwrap().iter().map(|t| t["sequenceHash"].clone()).collect()
+        c["timelines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["sequenceHash"].clone())
+            .collect()
     };
     assert_eq!(hashes(&sharded), hashes(&whole));
     // Discovery takes the two shards of one baseline as one capture.
@@ -284,7 +362,11 @@ fn discovery_refuses_two_captures_and_lists_them() {
     let run = case.build(&[]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("several captures"), "{}", run.stderr);
-    assert!(run.stderr.contains("ruyi-trace/logs/current.ndjson"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("ruyi-trace/logs/current.ndjson"),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains("trace/older.ndjson"), "{}", run.stderr);
     assert!(run.stderr.contains("--trace"), "{}", run.stderr);
     assert!(!case.path("notes/trace-runtime-contract.json").exists());
@@ -318,7 +400,8 @@ fn baseline_id_mismatch_exits_2_and_writes_nothing() {
     let run = case.build(&["--baseline-id", "b9"]);
     assert_eq!(run.code, 2);
     assert!(
-        run.stderr.contains("--baseline-id b9 does not match the trace's baselineId b1"),
+        run.stderr
+            .contains("--baseline-id b9 does not match the trace's baselineId b1"),
         "{}",
         run.stderr
     );
@@ -331,7 +414,12 @@ fn malformed_line_exits_2_naming_file_and_line() {
     case.fixture("malformed.ndjson", "trace/current.ndjson");
     let run = case.build(&[]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("trace/current.ndjson:4: malformed JSON"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("trace/current.ndjson:4: malformed JSON"),
+        "{}",
+        run.stderr
+    );
     assert!(!case.path("notes/trace-runtime-contract.json").exists());
 }
 
@@ -367,13 +455,21 @@ fn a_faithful_environment_is_matched_and_exits_0() {
 fn editing_the_result_makes_the_audit_stale_and_names_the_file() {
     let case = Case::audited();
     assert_eq!(case.check().0, 0);
-    std::fs::write(case.path("result/final.js"), "module.exports = { changed: true };\n").unwrap();
+    std::fs::write(
+        case.path("result/final.js"),
+        "module.exports = { changed: true };\n",
+    )
+    .unwrap();
     let (code, diff, stderr) = case.check();
     assert_eq!(code, 3);
     assert!(!diff.matched);
     let stale = diff.finding("STALE_AUDIT");
     assert_eq!(stale.dimension.as_deref(), Some("runtimeSourceHash"));
-    assert!(stale.message.contains("result/final.js changed"), "{}", stale.message);
+    assert!(
+        stale.message.contains("result/final.js changed"),
+        "{}",
+        stale.message
+    );
     assert!(stderr.contains("STALE_AUDIT"), "{stderr}");
 }
 
@@ -387,8 +483,16 @@ fn a_refreshed_trace_makes_contract_and_audit_stale() {
     std::fs::write(&path, text).unwrap();
     let (code, diff, _) = case.check();
     assert_eq!(code, 3);
-    assert!(diff.codes().contains(&"STALE_CONTRACT"), "{:?}", diff.codes());
-    let stale = diff.blocking.iter().find(|f| f.code == "STALE_AUDIT").unwrap();
+    assert!(
+        diff.codes().contains(&"STALE_CONTRACT"),
+        "{:?}",
+        diff.codes()
+    );
+    let stale = diff
+        .blocking
+        .iter()
+        .find(|f| f.code == "STALE_AUDIT")
+        .unwrap();
     assert_eq!(stale.dimension.as_deref(), Some("traceSourceHash"));
 }
 
@@ -400,7 +504,10 @@ fn an_audit_made_against_another_baseline_is_stale() {
     case.write_audit(&audit);
     let (code, diff, _) = case.check();
     assert_eq!(code, 3);
-    assert_eq!(diff.finding("STALE_AUDIT").dimension.as_deref(), Some("baselineId"));
+    assert_eq!(
+        diff.finding("STALE_AUDIT").dimension.as_deref(),
+        Some("baselineId")
+    );
 }
 
 #[test]
@@ -419,7 +526,13 @@ fn a_p0_dimension_mismatch_exits_3() {
         .filter(|f| f.code == "DIMENSION_MISMATCH")
         .map(|f| (f.dimension.clone().unwrap(), f.priority.clone().unwrap()))
         .collect();
-    assert_eq!(dims, [("brand".to_owned(), "P0".to_owned()), ("prototypeChain".to_owned(), "P0".to_owned())]);
+    assert_eq!(
+        dims,
+        [
+            ("brand".to_owned(), "P0".to_owned()),
+            ("prototypeChain".to_owned(), "P0".to_owned())
+        ]
+    );
     let f = diff.finding("DIMENSION_MISMATCH");
     assert_eq!(f.expected, Some(json!(["[object XMLHttpRequest]"])));
     assert_eq!(f.observed, Some(json!(["[object Object]"])));
@@ -438,7 +551,10 @@ fn a_p1_item_without_observation_exits_3_and_a_receiver_change_is_a_finding() {
     let missing = diff.finding("MISSING_OBSERVATION");
     assert_eq!(missing.api.as_deref(), Some("screen.width"));
     assert_eq!(missing.priority.as_deref(), Some("P1"));
-    assert_eq!(diff.finding("DIMENSION_MISMATCH").dimension.as_deref(), Some("receiver"));
+    assert_eq!(
+        diff.finding("DIMENSION_MISMATCH").dimension.as_deref(),
+        Some("receiver")
+    );
 }
 
 #[test]
@@ -450,7 +566,11 @@ fn a_network_attempt_blocks() {
     case.write_audit(&audit);
     let (code, diff, _) = case.check();
     assert_eq!(code, 3);
-    assert!(diff.finding("NETWORK_ATTEMPTED").message.contains("https POST https://a.test/collect"));
+    assert!(
+        diff.finding("NETWORK_ATTEMPTED")
+            .message
+            .contains("https POST https://a.test/collect")
+    );
 }
 
 #[test]
@@ -486,12 +606,18 @@ fn a_half_written_audit_exits_2_and_the_diff_says_not_matched() {
     let case = Case::audited();
     assert_eq!(case.check().0, 0);
     let text = serde_json::to_string(&case.faithful_audit()).unwrap();
-    std::fs::write(case.path("tmp/node-trace-runtime-audit.json"), &text[..text.len() / 2]).unwrap();
+    std::fs::write(
+        case.path("tmp/node-trace-runtime-audit.json"),
+        &text[..text.len() / 2],
+    )
+    .unwrap();
     let (code, diff, stderr) = case.check();
     assert_eq!(code, 2);
     assert!(!diff.matched, "the old matched diff is replaced");
     assert!(
-        diff.finding("UNREADABLE_INPUT").message.contains("node-trace-runtime-audit.json:1:"),
+        diff.finding("UNREADABLE_INPUT")
+            .message
+            .contains("node-trace-runtime-audit.json:1:"),
         "{stderr}"
     );
 }
@@ -501,11 +627,17 @@ fn a_hand_edited_contract_is_stale() {
     let case = Case::audited();
     let mut contract = case.contract();
     contract["items"][0]["priority"] = "P2".into();
-    std::fs::write(case.path("notes/trace-runtime-contract.json"), serde_json::to_vec(&contract).unwrap())
-        .unwrap();
+    std::fs::write(
+        case.path("notes/trace-runtime-contract.json"),
+        serde_json::to_vec(&contract).unwrap(),
+    )
+    .unwrap();
     let (code, diff, _) = case.check();
     assert_eq!(code, 3);
-    assert_eq!(diff.finding("STALE_CONTRACT").dimension.as_deref(), Some("contractHash"));
+    assert_eq!(
+        diff.finding("STALE_CONTRACT").dimension.as_deref(),
+        Some("contractHash")
+    );
 }
 
 #[test]
@@ -516,7 +648,11 @@ fn timelines_must_be_raw_and_in_the_browsers_order() {
     case.write_audit(&audit);
     let (code, diff, _) = case.check();
     assert_eq!(code, 3);
-    assert!(diff.codes().contains(&"TIMELINE_NOT_RAW"), "{:?}", diff.codes());
+    assert!(
+        diff.codes().contains(&"TIMELINE_NOT_RAW"),
+        "{:?}",
+        diff.codes()
+    );
 
     // send before open, with increasing sequences: raw, but not the browser's order.
     let mut audit = case.faithful_audit();
@@ -528,7 +664,11 @@ fn timelines_must_be_raw_and_in_the_browsers_order() {
     let (code, diff, _) = case.check();
     assert_eq!(code, 3);
     let mismatch = diff.finding("TIMELINE_MISMATCH");
-    assert!(mismatch.message.contains("step 1: expected open×1"), "{}", mismatch.message);
+    assert!(
+        mismatch.message.contains("step 1: expected open×1"),
+        "{}",
+        mismatch.message
+    );
 }
 
 #[test]
@@ -536,13 +676,22 @@ fn node_leaks_and_unclassified_host_apis_block_and_a_dynamic_branch_is_a_risk() 
     let case = Case::audited();
     let extra = |api: &str| json!({"api": api, "accessType": "get", "realm": "main", "receiver": "Window", "phase": "init", "observations": {}});
     let mut audit = case.faithful_audit();
-    audit["observations"].as_array_mut().unwrap().push(extra("process.env"));
-    audit["observations"].as_array_mut().unwrap().push(extra("navigator.webdriver"));
+    audit["observations"]
+        .as_array_mut()
+        .unwrap()
+        .push(extra("process.env"));
+    audit["observations"]
+        .as_array_mut()
+        .unwrap()
+        .push(extra("navigator.webdriver"));
     case.write_audit(&audit);
     let (code, diff, _) = case.check();
     assert_eq!(code, 3);
     assert_eq!(diff.finding("NODE_LEAK").priority.as_deref(), Some("P1"));
-    assert_eq!(diff.finding("UNCLASSIFIED_HOST_API").api.as_deref(), Some("navigator.webdriver"));
+    assert_eq!(
+        diff.finding("UNCLASSIFIED_HOST_API").api.as_deref(),
+        Some("navigator.webdriver")
+    );
 
     // Classified as a dynamic branch (the policy changes the contract, so rebuild it first).
     std::fs::write(
@@ -552,10 +701,16 @@ fn node_leaks_and_unclassified_host_apis_block_and_a_dynamic_branch_is_a_risk() 
     .unwrap();
     let (code, diff, _) = case.check();
     assert_eq!(code, 3);
-    assert!(diff.codes().contains(&"STALE_CONTRACT"), "a policy edit makes the contract stale");
+    assert!(
+        diff.codes().contains(&"STALE_CONTRACT"),
+        "a policy edit makes the contract stale"
+    );
     assert_eq!(case.build(&[]).code, 0);
     let mut audit = case.faithful_audit();
-    audit["observations"].as_array_mut().unwrap().push(extra("navigator.webdriver"));
+    audit["observations"]
+        .as_array_mut()
+        .unwrap()
+        .push(extra("navigator.webdriver"));
     case.write_audit(&audit);
     let (code, diff, _) = case.check();
     assert_eq!(code, 0, "{diff:#?}");
@@ -586,7 +741,10 @@ fn differing_args_are_p0_on_a_p0_item_and_a_risk_on_a_lowered_item() {
     case.write_audit(&audit);
     let (code, diff, _) = case.check();
     assert_eq!(code, 3);
-    assert_eq!(diff.finding("DIMENSION_MISMATCH").dimension.as_deref(), Some("args"));
+    assert_eq!(
+        diff.finding("DIMENSION_MISMATCH").dimension.as_deref(),
+        Some("args")
+    );
 }
 
 #[test]
@@ -603,11 +761,9 @@ fn a_probe_measurement_contradicting_the_entry_blocks() {
     let f = diff.finding("OBSERVATION_CONTRADICTED");
     assert_eq!(f.dimension.as_deref(), Some("owner"));
     // The tool's own measurement is what is compared with the contract.
-    assert!(
-        diff.blocking
-            .iter()
-            .any(|f| f.code == "DIMENSION_MISMATCH" && f.observed == Some(json!(["Navigator instance"])))
-    );
+    assert!(diff.blocking.iter().any(
+        |f| f.code == "DIMENSION_MISMATCH" && f.observed == Some(json!(["Navigator instance"]))
+    ));
 }
 
 #[test]

@@ -31,7 +31,8 @@ pub fn check(args: CheckArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
     write_atomic(&json_path, &json).with_context(|| format!("writing {}", json_path.display()))?;
     let markdown = check::to_markdown(diff);
     let md_path = case_dir.join(check::MD_PATH);
-    write_atomic(&md_path, markdown.as_bytes()).with_context(|| format!("writing {}", md_path.display()))?;
+    write_atomic(&md_path, markdown.as_bytes())
+        .with_context(|| format!("writing {}", md_path.display()))?;
 
     {
         let mut out = std::io::stdout().lock();
@@ -45,7 +46,12 @@ pub fn check(args: CheckArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
     }
     if !global.quiet {
         let mut err = std::io::stderr().lock();
-        let _ = summary(&mut err, styles, diff, &args.case_dir.join(check::MD_PATH).display().to_string());
+        let _ = summary(
+            &mut err,
+            styles,
+            diff,
+            &args.case_dir.join(check::MD_PATH).display().to_string(),
+        );
     }
     Ok(if outcome.bad_input {
         exit::USAGE
@@ -85,7 +91,11 @@ fn summary(out: &mut impl Write, s: &Styles, d: &Diff, md: &str) -> std::io::Res
         writeln!(out, "    {} {}", s.dim.style("->"), f.action)?;
     }
     if d.blocking.len() > SUMMARY_FINDINGS {
-        writeln!(out, "  ... and {} more", d.blocking.len() - SUMMARY_FINDINGS)?;
+        writeln!(
+            out,
+            "  ... and {} more",
+            d.blocking.len() - SUMMARY_FINDINGS
+        )?;
     }
     writeln!(out, "  diff: {md}")
 }

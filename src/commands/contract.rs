@@ -29,8 +29,11 @@ pub fn build(args: ContractBuildArgs, global: &GlobalArgs, styles: &Styles) -> R
             .iter()
             .map(|t| {
                 t.canonicalize().map_err(|e| {
-                    TracerError::usage(format!("trace {} cannot be read ({e}): check --trace", t.display()))
-                        .into()
+                    TracerError::usage(format!(
+                        "trace {} cannot be read ({e}): check --trace",
+                        t.display()
+                    ))
+                    .into()
                 })
             })
             .collect::<Result<Vec<PathBuf>>>()?
@@ -41,7 +44,8 @@ pub fn build(args: ContractBuildArgs, global: &GlobalArgs, styles: &Styles) -> R
             let path = case_dir.join(policy::RELATIVE_PATH);
             Some(PolicyEntry {
                 path: policy::RELATIVE_PATH.to_owned(),
-                sha256: hash::of_file(&path).with_context(|| format!("hashing {}", path.display()))?,
+                sha256: hash::of_file(&path)
+                    .with_context(|| format!("hashing {}", path.display()))?,
             })
         }
         None => None,
@@ -81,7 +85,11 @@ pub fn build(args: ContractBuildArgs, global: &GlobalArgs, styles: &Styles) -> R
 
     if !global.quiet {
         let count = |p: &str| contract.items.iter().filter(|i| i.priority == p).count();
-        let pending = contract.items.iter().filter(|i| !i.pending.is_empty()).count();
+        let pending = contract
+            .items
+            .iter()
+            .filter(|i| !i.pending.is_empty())
+            .count();
         let mut err = std::io::stderr().lock();
         let _ = writeln!(
             err,
@@ -96,9 +104,17 @@ pub fn build(args: ContractBuildArgs, global: &GlobalArgs, styles: &Styles) -> R
             contract.timelines.len(),
             pending
         );
-        let _ = writeln!(err, "  wrote {}", args.case_dir.join(contract::JSON_PATH).display());
+        let _ = writeln!(
+            err,
+            "  wrote {}",
+            args.case_dir.join(contract::JSON_PATH).display()
+        );
         if args.markdown {
-            let _ = writeln!(err, "  wrote {}", args.case_dir.join(contract::MD_PATH).display());
+            let _ = writeln!(
+                err,
+                "  wrote {}",
+                args.case_dir.join(contract::MD_PATH).display()
+            );
         }
     }
     Ok(exit::SUCCESS)
@@ -107,8 +123,11 @@ pub fn build(args: ContractBuildArgs, global: &GlobalArgs, styles: &Styles) -> R
 /// The case folder, which must exist.
 pub fn canonical_case_dir(dir: &Path) -> Result<PathBuf> {
     dir.canonicalize().map_err(|e| {
-        TracerError::usage(format!("case folder {} cannot be used ({e}): check --case-dir", dir.display()))
-            .into()
+        TracerError::usage(format!(
+            "case folder {} cannot be used ({e}): check --case-dir",
+            dir.display()
+        ))
+        .into()
     })
 }
 
@@ -120,9 +139,14 @@ fn discover(case_dir: &Path) -> Result<Vec<PathBuf>> {
         if !root.is_dir() {
             continue;
         }
-        for entry in walkdir::WalkDir::new(&root).sort_by_file_name().follow_links(true) {
+        for entry in walkdir::WalkDir::new(&root)
+            .sort_by_file_name()
+            .follow_links(true)
+        {
             let entry = entry.with_context(|| format!("listing {}", root.display()))?;
-            if entry.file_type().is_file() && entry.path().extension().is_some_and(|e| e == "ndjson") {
+            if entry.file_type().is_file()
+                && entry.path().extension().is_some_and(|e| e == "ndjson")
+            {
                 found.push(entry.into_path());
             }
         }
@@ -145,7 +169,10 @@ fn discover(case_dir: &Path) -> Result<Vec<PathBuf>> {
     if groups.len() > 1 {
         let mut list = String::new();
         for (id, files) in &groups {
-            let names: Vec<String> = files.iter().map(|f| raw_trace::display_path(f, case_dir)).collect();
+            let names: Vec<String> = files
+                .iter()
+                .map(|f| raw_trace::display_path(f, case_dir))
+                .collect();
             list.push_str(&format!(
                 "\n  baselineId {}: {}",
                 id.as_deref().unwrap_or("(none)"),

@@ -100,6 +100,10 @@ impl NetworkAttempt {
                 None => h.clone(),
             })
         });
-        [self.module.clone(), self.method.clone(), target].into_iter().flatten().collect::<Vec<_>>().join(" ")
+        [self.module.clone(), self.method.clone(), target]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }

@@ -116,7 +116,12 @@ impl Finding {
         self
     }
 
-    fn dimension(mut self, dimension: &str, expected: Option<Value>, observed: Option<Value>) -> Self {
+    fn dimension(
+        mut self,
+        dimension: &str,
+        expected: Option<Value>,
+        observed: Option<Value>,
+    ) -> Self {
         self.dimension = Some(dimension.to_owned());
         self.expected = expected;
         self.observed = observed;
@@ -250,7 +255,11 @@ fn family_of(version: &str) -> &str {
 /// Where a path written in the contract is on disk.
 fn resolve(case_dir: &Path, path: &str) -> PathBuf {
     let p = Path::new(path);
-    if p.is_absolute() { p.to_owned() } else { case_dir.join(p) }
+    if p.is_absolute() {
+        p.to_owned()
+    } else {
+        case_dir.join(p)
+    }
 }
 
 /// Runs the check on the case folder; `label` is the folder as the user named it, used in messages
@@ -262,7 +271,13 @@ pub fn check(case_dir: &Path, label: &str) -> Outcome {
     let audit_path = case_dir.join(audit_format::JSON_PATH);
 
     let shown = |rel: &str| format!("{label}/{rel}");
-    let contract = load_contract(&contract_path, &shown(contract::JSON_PATH), label, &mut st, &mut hashes);
+    let contract = load_contract(
+        &contract_path,
+        &shown(contract::JSON_PATH),
+        label,
+        &mut st,
+        &mut hashes,
+    );
     if let Some(c) = &contract {
         check_contract_against_disk(case_dir, c, &mut st, &mut hashes);
     }
@@ -319,7 +334,10 @@ pub fn check(case_dir: &Path, label: &str) -> Outcome {
         risks: st.risks,
         unverified,
     };
-    Outcome { diff, bad_input: st.bad_input }
+    Outcome {
+        diff,
+        bad_input: st.bad_input,
+    }
 }
 
 fn load_contract(
@@ -341,16 +359,28 @@ fn load_contract(
             return None;
         }
     };
-    let version = value.get("version").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let version = value
+        .get("version")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
     if version != contract::VERSION {
         if is_old(&version, family_of(contract::VERSION)) {
             st.block(Finding::new(
                 code::OLD_VERSION,
-                format!("{}: version `{version}`, this tracer reads `{}`", shown, contract::VERSION),
+                format!(
+                    "{}: version `{version}`, this tracer reads `{}`",
+                    shown,
+                    contract::VERSION
+                ),
                 "rebuild the contract with `tracer contract build`",
             ));
         } else {
-            st.unreadable(format!("{}: version `{version}` is not `{}`", shown, contract::VERSION));
+            st.unreadable(format!(
+                "{}: version `{version}` is not `{}`",
+                shown,
+                contract::VERSION
+            ));
         }
         return None;
     }
@@ -358,7 +388,11 @@ fn load_contract(
     let contract: Contract = match serde_json::from_value(value) {
         Ok(c) => c,
         Err(e) => {
-            st.unreadable(format!("{}: not a valid {} file ({e})", shown, contract::VERSION));
+            st.unreadable(format!(
+                "{}: not a valid {} file ({e})",
+                shown,
+                contract::VERSION
+            ));
             return None;
         }
     };
@@ -397,7 +431,11 @@ fn check_contract_against_disk(case_dir: &Path, c: &Contract, st: &mut State, ha
                     format!("trace {} changed since the contract was built", t.path),
                     rebuild,
                 )
-                .dimension("traces", Some(now.into()), Some(t.sha256.clone().into())),
+                .dimension(
+                    "traces",
+                    Some(now.into()),
+                    Some(t.sha256.clone().into()),
+                ),
             ),
             Err(e) => {
                 all_present = false;
@@ -476,7 +514,10 @@ fn check_contract_against_disk(case_dir: &Path, c: &Contract, st: &mut State, ha
     if policy_now != policy_then {
         st.block(Finding::new(
             code::STALE_CONTRACT,
-            format!("{} changed since the contract was built", policy::RELATIVE_PATH),
+            format!(
+                "{} changed since the contract was built",
+                policy::RELATIVE_PATH
+            ),
             rebuild,
         ));
     }
@@ -530,7 +571,11 @@ fn load_audit(path: &Path, shown: &str, label: &str, st: &mut State) -> Option<A
     match serde_json::from_value::<Audit>(value) {
         Ok(a) => Some(a),
         Err(e) => {
-            st.unreadable(format!("{}: not a valid {} file ({e})", shown, audit_format::VERSION));
+            st.unreadable(format!(
+                "{}: not a valid {} file ({e})",
+                shown,
+                audit_format::VERSION
+            ));
             None
         }
     }
@@ -548,27 +593,47 @@ fn check_audit_metadata(
     hashes.contract_hash.audit = a.contract_hash.clone();
     hashes.trace_source_hash.audit = a.trace_source_hash.clone();
     hashes.runtime_source_hash.audit = a.runtime_source_hash.clone();
-    let stale = |what: &str, expected: Option<&String>, observed: Option<&String>, st: &mut State| {
-        if expected != observed {
-            st.block(
-                Finding::new(
-                    code::STALE_AUDIT,
-                    format!("{what} differs between the audit and the files now"),
-                    again,
-                )
-                .dimension(
-                    what,
-                    expected.cloned().map(Value::from),
-                    observed.cloned().map(Value::from),
-                ),
-            );
-        }
-    };
+    let stale =
+        |what: &str, expected: Option<&String>, observed: Option<&String>, st: &mut State| {
+            if expected != observed {
+                st.block(
+                    Finding::new(
+                        code::STALE_AUDIT,
+                        format!("{what} differs between the audit and the files now"),
+                        again,
+                    )
+                    .dimension(
+                        what,
+                        expected.cloned().map(Value::from),
+                        observed.cloned().map(Value::from),
+                    ),
+                );
+            }
+        };
     if let Some(c) = c {
-        stale("baselineId", c.baseline_id.as_ref(), a.baseline_id.as_ref(), st);
-        stale("contractHash", hashes.contract_hash.disk.as_ref(), a.contract_hash.as_ref(), st);
-        let trace_now = hashes.trace_source_hash.disk.clone().unwrap_or_else(|| c.trace_source_hash.clone());
-        stale("traceSourceHash", Some(&trace_now), a.trace_source_hash.as_ref(), st);
+        stale(
+            "baselineId",
+            c.baseline_id.as_ref(),
+            a.baseline_id.as_ref(),
+            st,
+        );
+        stale(
+            "contractHash",
+            hashes.contract_hash.disk.as_ref(),
+            a.contract_hash.as_ref(),
+            st,
+        );
+        let trace_now = hashes
+            .trace_source_hash
+            .disk
+            .clone()
+            .unwrap_or_else(|| c.trace_source_hash.clone());
+        stale(
+            "traceSourceHash",
+            Some(&trace_now),
+            a.trace_source_hash.as_ref(),
+            st,
+        );
     }
     match &a.runtime_source_hash {
         None => st.block(Finding::new(
@@ -577,7 +642,10 @@ fn check_audit_metadata(
             "audit again with `tracer audit`; only the tool writes the audit's metadata",
         )),
         Some(recorded) if Some(recorded) != hashes.runtime_source_hash.disk.as_ref() => {
-            let changed = match (&a.runtime_sources, hash::runtime_source(&case_dir.join("result"))) {
+            let changed = match (
+                &a.runtime_sources,
+                hash::runtime_source(&case_dir.join("result")),
+            ) {
                 (Some(then), Ok((_, now))) => changed_files(then, &now),
                 _ => "some file under result/ changed".to_owned(),
             };
@@ -610,7 +678,11 @@ fn check_audit_metadata(
                     format!(
                         "the environment tried to reach the network {} time(s) while auditing{}",
                         n.max(a.transcript.len() as u64),
-                        if list.is_empty() { String::new() } else { format!(": {}", list.join("; ")) }
+                        if list.is_empty() {
+                            String::new()
+                        } else {
+                            format!(": {}", list.join("; "))
+                        }
                     ),
                     "remove the request, or make the environment send nothing in no-send mode",
                 )
@@ -623,8 +695,14 @@ fn check_audit_metadata(
 
 /// "final.js changed, lib/x.js added, old.js removed".
 fn changed_files(then: &[hash::SourceFile], now: &[hash::SourceFile]) -> String {
-    let before: HashMap<&str, &str> = then.iter().map(|f| (f.path.as_str(), f.sha256.as_str())).collect();
-    let after: HashMap<&str, &str> = now.iter().map(|f| (f.path.as_str(), f.sha256.as_str())).collect();
+    let before: HashMap<&str, &str> = then
+        .iter()
+        .map(|f| (f.path.as_str(), f.sha256.as_str()))
+        .collect();
+    let after: HashMap<&str, &str> = now
+        .iter()
+        .map(|f| (f.path.as_str(), f.sha256.as_str()))
+        .collect();
     let mut parts = Vec::new();
     for f in now {
         match before.get(f.path.as_str()) {
@@ -638,7 +716,11 @@ fn changed_files(then: &[hash::SourceFile], now: &[hash::SourceFile]) -> String 
             parts.push(format!("result/{} removed", f.path));
         }
     }
-    if parts.is_empty() { "the files are the same but the hash differs".to_owned() } else { parts.join(", ") }
+    if parts.is_empty() {
+        "the files are the same but the hash differs".to_owned()
+    } else {
+        parts.join(", ")
+    }
 }
 
 /// A value as compared across runtimes: `$object` ids only link lines within one trace, so they
@@ -661,7 +743,10 @@ fn comparable(value: &Value) -> Value {
 }
 
 fn value_set(values: &[Value]) -> HashSet<String> {
-    values.iter().map(|v| hash::canonical_json(&comparable(v))).collect()
+    values
+        .iter()
+        .map(|v| hash::canonical_json(&comparable(v)))
+        .collect()
 }
 
 /// The Node-only global an api reaches, if any.
@@ -679,9 +764,9 @@ fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> us
     let ids: HashSet<&str> = c.items.iter().map(|i| i.id.as_str()).collect();
     let mut by_id: BTreeMap<String, Vec<&Observation>> = BTreeMap::new();
     for o in &a.observations {
-        let id =
-            o.id.clone()
-                .unwrap_or_else(|| hash::item_id(&o.api, &o.access_type, &o.realm, &o.receiver, &o.phase));
+        let id = o.id.clone().unwrap_or_else(|| {
+            hash::item_id(&o.api, &o.access_type, &o.realm, &o.receiver, &o.phase)
+        });
         if ids.contains(id.as_str()) {
             by_id.entry(id).or_default().push(o);
             continue;
@@ -690,7 +775,10 @@ fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> us
         if let Some(global) = node_global(&o.api) {
             let mut f = Finding::new(
                 code::NODE_LEAK,
-                format!("the script reached the Node-only global `{global}` ({})", o.api),
+                format!(
+                    "the script reached the Node-only global `{global}` ({})",
+                    o.api
+                ),
                 "hide the Node global from the script's realm",
             )
             .on_observation(o);
@@ -744,7 +832,10 @@ fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> us
         let Some(observations) = by_id.get(&item.id) else {
             let f = Finding::new(
                 code::MISSING_OBSERVATION,
-                format!("no runtime observation of {} ({})", item.api, item.access_type),
+                format!(
+                    "no runtime observation of {} ({})",
+                    item.api, item.access_type
+                ),
                 "make the entry reach this API in audit mode, with the same phase and realm",
             )
             .on(item);
@@ -772,13 +863,22 @@ fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> us
                     Some(item.receiver.clone().into()),
                     Some(o.receiver.clone().into()),
                 );
-                if blocking_item { st.block(f) } else { st.risks.push(f) }
+                if blocking_item {
+                    st.block(f)
+                } else {
+                    st.risks.push(f)
+                }
             }
         }
         // Entry and probe must agree where both measured.
-        let probe = observations.iter().find(|o| o.source.as_deref() == Some("probe"));
+        let probe = observations
+            .iter()
+            .find(|o| o.source.as_deref() == Some("probe"));
         if let Some(probe) = probe {
-            for entry in observations.iter().filter(|o| o.source.as_deref() != Some("probe")) {
+            for entry in observations
+                .iter()
+                .filter(|o| o.source.as_deref() != Some("probe"))
+            {
                 for (dim, values) in &entry.observations {
                     if let Some(measured) = probe.observations.get(dim)
                         && value_set(values) != value_set(measured)
@@ -824,8 +924,16 @@ fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> us
                 format!("change the environment so that {dim} is what the browser showed"),
             )
             .on(item)
-            .dimension(dim, Some(Value::from(expected.clone())), Some(Value::from(seen.clone())));
-            let blocks = if dim == "args" { item.priority == "P0" } else { blocking_item };
+            .dimension(
+                dim,
+                Some(Value::from(expected.clone())),
+                Some(Value::from(seen.clone())),
+            );
+            let blocks = if dim == "args" {
+                item.priority == "P0"
+            } else {
+                blocking_item
+            };
             if blocks {
                 st.block(f);
             } else {
@@ -843,14 +951,21 @@ fn runtime_timelines(
     c: &Contract,
     entries: &[TimelineEntry],
 ) -> (Vec<(String, TimelineBuilder)>, TimelineBuilder) {
-    let family: HashMap<&str, &str> =
-        c.items.iter().filter_map(|i| i.family.as_deref().map(|f| (i.id.as_str(), f))).collect();
+    let family: HashMap<&str, &str> = c
+        .items
+        .iter()
+        .filter_map(|i| i.family.as_deref().map(|f| (i.id.as_str(), f)))
+        .collect();
     let mut order: Vec<(String, String, TimelineBuilder)> = Vec::new();
     let mut index: HashMap<&str, usize> = HashMap::new();
     let mut global = TimelineBuilder::default();
     for e in entries {
         let i = *index.entry(e.object.as_str()).or_insert_with(|| {
-            let f = family.get(e.contract_id.as_str()).copied().unwrap_or("?").to_owned();
+            let f = family
+                .get(e.contract_id.as_str())
+                .copied()
+                .unwrap_or("?")
+                .to_owned();
             order.push((f, e.object.clone(), TimelineBuilder::default()));
             order.len() - 1
         });
@@ -861,10 +976,16 @@ fn runtime_timelines(
 }
 
 fn first_difference(expected: &[Fold], observed: &[Fold]) -> String {
-    let at =
-        expected.iter().zip(observed).position(|(a, b)| a != b).unwrap_or(expected.len().min(observed.len()));
-    let show =
-        |f: Option<&Fold>| f.map_or("(end)".to_owned(), |f| format!("{}×{} ({})", f.event, f.times, f.item));
+    let at = expected
+        .iter()
+        .zip(observed)
+        .position(|(a, b)| a != b)
+        .unwrap_or(expected.len().min(observed.len()));
+    let show = |f: Option<&Fold>| {
+        f.map_or("(end)".to_owned(), |f| {
+            format!("{}×{} ({})", f.event, f.times, f.item)
+        })
+    };
     format!(
         "at folded step {}: expected {}, observed {}",
         at + 1,
@@ -874,7 +995,8 @@ fn first_difference(expected: &[Fold], observed: &[Fold]) -> String {
 }
 
 fn compare_timelines(c: &Contract, entries: &[TimelineEntry], st: &mut State) {
-    let action_raw = "let the runtime append each event when it happens; never sort or rebuild the timeline";
+    let action_raw =
+        "let the runtime append each event when it happens; never sort or rebuild the timeline";
     for pair in entries.windows(2) {
         if pair[1].sequence <= pair[0].sequence {
             st.block(Finding::new(
@@ -897,11 +1019,10 @@ fn compare_timelines(c: &Contract, entries: &[TimelineEntry], st: &mut State) {
     // compared across runtimes.
     let mut observed_by_family: HashMap<String, Vec<Timeline>> = HashMap::new();
     for (family, builder) in objects {
-        observed_by_family.entry(family.clone()).or_default().push(builder.finish(
-            family,
-            String::new(),
-            String::new(),
-        ));
+        observed_by_family
+            .entry(family.clone())
+            .or_default()
+            .push(builder.finish(family, String::new(), String::new()));
     }
     let mut used: HashMap<String, usize> = HashMap::new();
     for expected in &c.timelines {
@@ -909,7 +1030,10 @@ fn compare_timelines(c: &Contract, entries: &[TimelineEntry], st: &mut State) {
             Some(global.clone().finish("*".into(), "*".into(), String::new()))
         } else {
             let n = used.entry(expected.family.clone()).or_default();
-            let t = observed_by_family.get(&expected.family).and_then(|v| v.get(*n)).cloned();
+            let t = observed_by_family
+                .get(&expected.family)
+                .and_then(|v| v.get(*n))
+                .cloned();
             *n += 1;
             t
         };
@@ -934,7 +1058,10 @@ fn compare_timelines(c: &Contract, entries: &[TimelineEntry], st: &mut State) {
             Some(o) if o.sequence_hash != expected.sequence_hash => st.block(
                 Finding::new(
                     code::TIMELINE_MISMATCH,
-                    format!("{what} differs {}", first_difference(&expected.folded, &o.folded)),
+                    format!(
+                        "{what} differs {}",
+                        first_difference(&expected.folded, &o.folded)
+                    ),
                     action,
                 )
                 .dimension(
@@ -982,7 +1109,11 @@ fn short(value: &Option<Value>) -> String {
 /// The diff as Markdown.
 pub fn to_markdown(d: &Diff) -> String {
     let mut md = String::new();
-    let verdict = if d.matched { "**matched**" } else { "**not conformant**" };
+    let verdict = if d.matched {
+        "**matched**"
+    } else {
+        "**not conformant**"
+    };
     let _ = writeln!(md, "# Trace-runtime diff\n");
     let _ = writeln!(
         md,
@@ -994,7 +1125,10 @@ pub fn to_markdown(d: &Diff) -> String {
         "{} items (P0 {}, P1 {}, P2 {}), {} observed.\n",
         d.counts.items, d.counts.p0, d.counts.p1, d.counts.p2, d.counts.observed
     );
-    let _ = writeln!(md, "## Hashes\n\n| | contract | audit | disk now |\n|---|---|---|---|");
+    let _ = writeln!(
+        md,
+        "## Hashes\n\n| | contract | audit | disk now |\n|---|---|---|---|"
+    );
     let rows = [
         ("baselineId", &d.hashes.baseline_id),
         ("traceSourceHash", &d.hashes.trace_source_hash),
@@ -1003,7 +1137,13 @@ pub fn to_markdown(d: &Diff) -> String {
     ];
     for (name, t) in rows {
         let f = |v: &Option<String>| v.as_deref().map_or("—".to_owned(), |s| format!("`{s}`"));
-        let _ = writeln!(md, "| {name} | {} | {} | {} |", f(&t.contract), f(&t.audit), f(&t.disk));
+        let _ = writeln!(
+            md,
+            "| {name} | {} | {} | {} |",
+            f(&t.contract),
+            f(&t.audit),
+            f(&t.disk)
+        );
     }
     for (title, list) in [("Blocking", &d.blocking), ("Risks (P2)", &d.risks)] {
         let _ = writeln!(md, "\n## {title}\n");
@@ -1021,7 +1161,10 @@ pub fn to_markdown(d: &Diff) -> String {
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 f.code,
                 f.priority.as_deref().unwrap_or(""),
-                f.item.as_deref().map(|i| format!("`{i}`")).unwrap_or_default(),
+                f.item
+                    .as_deref()
+                    .map(|i| format!("`{i}`"))
+                    .unwrap_or_default(),
                 contract::cell(&format!(
                     "{} {}",
                     f.api.as_deref().unwrap_or(""),
@@ -1063,7 +1206,10 @@ mod tests {
         let a = [json!({"$object": "HTMLCanvasElement", "id": "o9"})];
         let b = [json!({"$object": "HTMLCanvasElement", "id": "o1"})];
         assert_eq!(value_set(&a), value_set(&b));
-        assert_ne!(value_set(&a), value_set(&[json!({"$object": "HTMLDivElement", "id": "o9"})]));
+        assert_ne!(
+            value_set(&a),
+            value_set(&[json!({"$object": "HTMLDivElement", "id": "o9"})])
+        );
     }
 
     #[test]
@@ -1075,7 +1221,10 @@ mod tests {
 
     #[test]
     fn changed_files_names_each_change() {
-        let f = |p: &str, h: &str| hash::SourceFile { path: p.into(), sha256: h.into() };
+        let f = |p: &str, h: &str| hash::SourceFile {
+            path: p.into(),
+            sha256: h.into(),
+        };
         let then = [f("final.js", "1"), f("old.js", "2")];
         let now = [f("final.js", "3"), f("new.js", "4")];
         assert_eq!(
@@ -1086,7 +1235,11 @@ mod tests {
 
     #[test]
     fn first_difference_points_at_the_step() {
-        let fold = |e: &str, n| Fold { item: "c-1".into(), event: e.into(), times: n };
+        let fold = |e: &str, n| Fold {
+            item: "c-1".into(),
+            event: e.into(),
+            times: n,
+        };
         let msg = first_difference(
             &[fold("open", 1), fold("send", 1)],
             &[fold("open", 1), fold("readystatechange", 2)],

@@ -57,8 +57,22 @@ pub fn applicable(access_type: &str) -> &'static [&'static str] {
             "returnValue",
             "exception",
         ],
-        "set" => &["owner", "descriptor", "setterOwner", "args", "exception", "sideEffect"],
-        "call" => &["owner", "descriptor", "args", "returnValue", "exception", "sideEffect"],
+        "set" => &[
+            "owner",
+            "descriptor",
+            "setterOwner",
+            "args",
+            "exception",
+            "sideEffect",
+        ],
+        "call" => &[
+            "owner",
+            "descriptor",
+            "args",
+            "returnValue",
+            "exception",
+            "sideEffect",
+        ],
         "construct" => &[
             "owner",
             "brand",
@@ -74,7 +88,13 @@ pub fn applicable(access_type: &str) -> &'static [&'static str] {
         ],
         "has" => &["owner", "returnValue", "exception"],
         "ownKeys" => &["keys", "ownNames", "ownSymbols", "ownKeys", "exception"],
-        "delete" => &["owner", "descriptor", "returnValue", "exception", "sideEffect"],
+        "delete" => &[
+            "owner",
+            "descriptor",
+            "returnValue",
+            "exception",
+            "sideEffect",
+        ],
         "event" => &[],
         _ => &DIMENSIONS,
     }
@@ -92,7 +112,9 @@ pub fn family_of_api(api: &str) -> Option<&'static str> {
         "fetch" | "Request" | "Response" => "fetch",
         "Worker" | "SharedWorker" => "worker",
         "MessagePort" | "MessageChannel" | "BroadcastChannel" => "messageport",
-        "MutationObserver" | "IntersectionObserver" | "ResizeObserver" | "PerformanceObserver" => "observer",
+        "MutationObserver" | "IntersectionObserver" | "ResizeObserver" | "PerformanceObserver" => {
+            "observer"
+        }
         "location" | "Location" | "history" | "History" => "navigation",
         _ => return None,
     })
@@ -193,7 +215,11 @@ impl TimelineBuilder {
         self.events += 1;
         match self.folded.last_mut() {
             Some(last) if last.item == item && last.event == event => last.times += 1,
-            _ => self.folded.push(Fold { item: item.to_owned(), event: event.to_owned(), times: 1 }),
+            _ => self.folded.push(Fold {
+                item: item.to_owned(),
+                event: event.to_owned(),
+                times: 1,
+            }),
         }
     }
 
@@ -269,7 +295,9 @@ impl Builder {
             None => {
                 let id = hash::item_id(&key[0], &key[1], &key[2], &key[3], &key[4]);
                 let stack_sample = match event.fields.get("stack") {
-                    Some(Value::Array(frames)) => frames.iter().take(STACK_SAMPLE).cloned().collect(),
+                    Some(Value::Array(frames)) => {
+                        frames.iter().take(STACK_SAMPLE).cloned().collect()
+                    }
                     _ => Vec::new(),
                 };
                 let [api, access_type, realm, receiver, phase] = key.clone();
@@ -373,8 +401,13 @@ impl Builder {
                 item.priority = if protected { "P0" } else { "P1" }.to_owned();
                 if !protected
                     && let Some((policy, _)) = &policy
-                    && let Some(rule) =
-                        policy.lowered(&item.api, &item.access_type, &item.realm, &item.receiver, &item.phase)
+                    && let Some(rule) = policy.lowered(
+                        &item.api,
+                        &item.access_type,
+                        &item.realm,
+                        &item.receiver,
+                        &item.phase,
+                    )
                 {
                     item.priority = "P2".to_owned();
                     item.lowered_by = Some(rule.reason.clone());
@@ -382,8 +415,11 @@ impl Builder {
                 item
             })
             .collect();
-        let mut timelines: Vec<Timeline> =
-            self.timelines.into_iter().map(|t| t.builder.finish(t.family, t.object, t.source)).collect();
+        let mut timelines: Vec<Timeline> = self
+            .timelines
+            .into_iter()
+            .map(|t| t.builder.finish(t.family, t.object, t.source))
+            .collect();
         if self.global.events > 0 {
             timelines.push(self.global.finish(
                 "*".into(),
@@ -399,7 +435,11 @@ impl Builder {
             traces: summary
                 .files
                 .iter()
-                .map(|f| TraceEntry { path: f.display.clone(), sha256: f.sha256.clone(), lines: f.lines })
+                .map(|f| TraceEntry {
+                    path: f.display.clone(),
+                    sha256: f.sha256.clone(),
+                    lines: f.lines,
+                })
                 .collect(),
             policy: policy.map(|(_, entry)| entry),
             generated_by: format!("tracer {}", env!("CARGO_PKG_VERSION")),
@@ -437,11 +477,18 @@ pub fn to_markdown(c: &Contract) -> String {
     let mut md = String::new();
     let _ = writeln!(md, "# Trace-runtime contract\n");
     let _ = writeln!(md, "- version: `{}`", c.version);
-    let _ = writeln!(md, "- baselineId: `{}`", c.baseline_id.as_deref().unwrap_or("none"));
+    let _ = writeln!(
+        md,
+        "- baselineId: `{}`",
+        c.baseline_id.as_deref().unwrap_or("none")
+    );
     let _ = writeln!(md, "- traceSourceHash: `{}`", c.trace_source_hash);
     let _ = writeln!(md, "- contractHash: `{}`", c.contract_hash);
     let _ = writeln!(md, "- generatedBy: {}", c.generated_by);
-    let _ = writeln!(md, "\n## Traces\n\n| path | lines | sha256 |\n|---|---|---|");
+    let _ = writeln!(
+        md,
+        "\n## Traces\n\n| path | lines | sha256 |\n|---|---|---|"
+    );
     for t in &c.traces {
         let _ = writeln!(md, "| {} | {} | `{}` |", cell(&t.path), t.lines, t.sha256);
     }
@@ -449,9 +496,15 @@ pub fn to_markdown(c: &Contract) -> String {
     let mut by_family: BTreeMap<&str, usize> = BTreeMap::new();
     for item in &c.items {
         *by_priority.entry(&item.priority).or_default() += 1;
-        *by_family.entry(item.family.as_deref().unwrap_or("(stateless)")).or_default() += 1;
+        *by_family
+            .entry(item.family.as_deref().unwrap_or("(stateless)"))
+            .or_default() += 1;
     }
-    let _ = writeln!(md, "\n## Counts\n\n{} items.\n\n| priority | items |\n|---|---|", c.items.len());
+    let _ = writeln!(
+        md,
+        "\n## Counts\n\n{} items.\n\n| priority | items |\n|---|---|",
+        c.items.len()
+    );
     for (p, n) in &by_priority {
         let _ = writeln!(md, "| {p} | {n} |");
     }
@@ -509,7 +562,13 @@ pub fn to_markdown(c: &Contract) -> String {
         let folded: Vec<String> = t
             .folded
             .iter()
-            .map(|f| if f.times > 1 { format!("{}×{}", f.event, f.times) } else { f.event.clone() })
+            .map(|f| {
+                if f.times > 1 {
+                    format!("{}×{}", f.event, f.times)
+                } else {
+                    f.event.clone()
+                }
+            })
             .collect();
         let _ = writeln!(
             md,
@@ -563,10 +622,17 @@ mod tests {
     fn one_item_per_key_every_value_and_pending_dimensions() {
         let dir = tempfile::tempdir().unwrap();
         let c = build(dir.path(), TRACE);
-        assert_eq!(c.items.len(), 4, "init and writer phases are distinct items");
+        assert_eq!(
+            c.items.len(),
+            4,
+            "init and writer phases are distinct items"
+        );
         let ua = &c.items[0];
         assert_eq!(ua.count, 2);
-        assert_eq!(ua.expected["returnValue"], [Value::from("UA1"), Value::from("UA2")]);
+        assert_eq!(
+            ua.expected["returnValue"],
+            [Value::from("UA1"), Value::from("UA2")]
+        );
         assert_eq!(ua.expected["exception"], [Value::Null], "null is evidence");
         assert!(ua.pending.contains(&"descriptor".to_owned()));
         assert!(!ua.pending.contains(&"exception".to_owned()));
@@ -583,12 +649,19 @@ mod tests {
         assert_eq!(c.timelines.len(), 2);
         let xhr = &c.timelines[0];
         assert_eq!((xhr.object.as_str(), xhr.events), ("xhr#1", 3));
-        assert_eq!(xhr.folded.iter().map(|f| f.times).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(
+            xhr.folded.iter().map(|f| f.times).collect::<Vec<_>>(),
+            [1, 2]
+        );
         let mut tb = TimelineBuilder::default();
         tb.push(&c.items[2].id, "open");
         tb.push(&c.items[3].id, "readystatechange");
         tb.push(&c.items[3].id, "readystatechange");
-        assert_eq!(tb.finish("xhr".into(), "x".into(), String::new()).sequence_hash, xhr.sequence_hash);
+        assert_eq!(
+            tb.finish("xhr".into(), "x".into(), String::new())
+                .sequence_hash,
+            xhr.sequence_hash
+        );
         assert_eq!(c.timelines[1].object, "*");
     }
 
@@ -617,7 +690,10 @@ mod tests {
             Ok(())
         })
         .unwrap();
-        let entry = PolicyEntry { path: "p".into(), sha256: "s".into() };
+        let entry = PolicyEntry {
+            path: "p".into(),
+            sha256: "s".into(),
+        };
         let c = builder.finish(&summary, None, Some((&policy, entry)));
         assert_eq!(c.items[0].priority, "P2");
         assert_eq!(c.items[2].priority, "P0");

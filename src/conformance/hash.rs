@@ -154,7 +154,10 @@ pub fn runtime_source(dir: &Path) -> Result<(String, Vec<SourceFile>)> {
         hasher.update(bytes.len().to_string().as_bytes());
         hasher.update(b"\0");
         hasher.update(&bytes);
-        files.push(SourceFile { path: name, sha256: of_bytes(&bytes) });
+        files.push(SourceFile {
+            path: name,
+            sha256: of_bytes(&bytes),
+        });
     }
     Ok((hasher.finish(), files))
 }
@@ -175,7 +178,10 @@ mod tests {
     #[test]
     fn canonical_json_sorts_keys_at_every_depth() {
         let v = json!({"b": 1, "a": {"d": [1, {"z": 0, "y": null}], "c": "x"}});
-        assert_eq!(canonical_json(&v), r#"{"a":{"c":"x","d":[1,{"y":null,"z":0}]},"b":1}"#);
+        assert_eq!(
+            canonical_json(&v),
+            r#"{"a":{"c":"x","d":[1,{"y":null,"z":0}]},"b":1}"#
+        );
     }
 
     #[test]
@@ -183,7 +189,10 @@ mod tests {
         let a = json!({"version": "v", "contractHash": "sha256:old", "items": []});
         let b = json!({"version": "v", "items": []});
         assert_eq!(contract(&a), contract(&b));
-        assert_ne!(contract(&a), contract(&json!({"version": "w", "items": []})));
+        assert_ne!(
+            contract(&a),
+            contract(&json!({"version": "w", "items": []}))
+        );
     }
 
     #[test]
@@ -197,8 +206,14 @@ mod tests {
     #[test]
     fn item_ids_are_stable_and_distinct() {
         let a = item_id("navigator.userAgent", "get", "main", "Navigator", "init");
-        assert_eq!(a, item_id("navigator.userAgent", "get", "main", "Navigator", "init"));
-        assert_ne!(a, item_id("navigator.userAgent", "get", "main", "Navigator", "writer"));
+        assert_eq!(
+            a,
+            item_id("navigator.userAgent", "get", "main", "Navigator", "init")
+        );
+        assert_ne!(
+            a,
+            item_id("navigator.userAgent", "get", "main", "Navigator", "writer")
+        );
         assert!(a.starts_with("c-") && a.len() == 14);
     }
 
@@ -209,7 +224,10 @@ mod tests {
         std::fs::write(dir.path().join("final.js"), "a").unwrap();
         std::fs::write(dir.path().join("lib/x.js"), "b").unwrap();
         let (h1, files) = runtime_source(dir.path()).unwrap();
-        assert_eq!(files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(), ["final.js", "lib/x.js"]);
+        assert_eq!(
+            files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
+            ["final.js", "lib/x.js"]
+        );
         std::fs::write(dir.path().join("lib/x.js"), "c").unwrap();
         let (h2, _) = runtime_source(dir.path()).unwrap();
         assert_ne!(h1, h2);

@@ -33,7 +33,14 @@ pub struct Selector {
 }
 
 impl Selector {
-    pub fn matches(&self, api: &str, access_type: &str, realm: &str, receiver: &str, phase: &str) -> bool {
+    pub fn matches(
+        &self,
+        api: &str,
+        access_type: &str,
+        realm: &str,
+        receiver: &str,
+        phase: &str,
+    ) -> bool {
         let api_ok = match self.api.strip_suffix('*') {
             Some(prefix) => api.starts_with(prefix),
             None => api == self.api,
@@ -113,7 +120,9 @@ impl Policy {
         receiver: &str,
         phase: &str,
     ) -> Option<&Lower> {
-        self.lower.iter().find(|l| l.select.matches(api, access_type, realm, receiver, phase))
+        self.lower
+            .iter()
+            .find(|l| l.select.matches(api, access_type, realm, receiver, phase))
     }
 
     pub fn class_of(
@@ -124,7 +133,9 @@ impl Policy {
         receiver: &str,
         phase: &str,
     ) -> Option<&Classify> {
-        self.classify.iter().find(|c| c.select.matches(api, access_type, realm, receiver, phase))
+        self.classify
+            .iter()
+            .find(|c| c.select.matches(api, access_type, realm, receiver, phase))
     }
 }
 
@@ -134,7 +145,10 @@ mod tests {
 
     #[test]
     fn selectors_match_exactly_or_by_prefix() {
-        let exact = Selector { api: "performance.now".into(), ..Selector::default() };
+        let exact = Selector {
+            api: "performance.now".into(),
+            ..Selector::default()
+        };
         assert!(exact.matches("performance.now", "call", "main", "Performance", "init"));
         assert!(!exact.matches("performance.nowX", "call", "main", "Performance", "init"));
         let prefix = Selector {

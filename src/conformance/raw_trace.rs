@@ -106,13 +106,20 @@ pub fn display_path(path: &Path, base: &Path) -> String {
         .filter(|c| !matches!(c, std::path::Component::CurDir))
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
-    if relative.is_absolute() { relative.display().to_string() } else { parts.join("/") }
+    if relative.is_absolute() {
+        relative.display().to_string()
+    } else {
+        parts.join("/")
+    }
 }
 
 impl Shard {
     fn open(path: &Path, display: String) -> Result<Shard> {
-        let file = File::open(path)
-            .map_err(|e| bad(format!("cannot read trace {display}: {e}; check the path given to --trace")))?;
+        let file = File::open(path).map_err(|e| {
+            bad(format!(
+                "cannot read trace {display}: {e}; check the path given to --trace"
+            ))
+        })?;
         Ok(Shard {
             path: path.to_owned(),
             display,
@@ -263,7 +270,10 @@ impl Shard {
                 )));
             }
             None => {
-                return Err(bad(format!("{}: missing field `type` (expected \"access\")", at())));
+                return Err(bad(format!(
+                    "{}: missing field `type` (expected \"access\")",
+                    at()
+                )));
             }
         }
         let seq = match map.remove("seq") {
@@ -280,9 +290,11 @@ impl Shard {
         let mut key = |name: &str| -> Result<String> {
             match map.remove(name) {
                 Some(Value::String(s)) => Ok(s),
-                Some(other) => {
-                    Err(bad(format!("{}: `{name}` must be a string, found {}", at(), kind_of(&other))))
-                }
+                Some(other) => Err(bad(format!(
+                    "{}: `{name}` must be a string, found {}",
+                    at(),
+                    kind_of(&other)
+                ))),
                 None => Err(bad(format!(
                     "{}: missing field `{name}`; every access line names api, accessType, realm, receiver and phase",
                     at()
@@ -303,7 +315,11 @@ impl Shard {
                 .collect::<Option<Vec<_>>>()
                 .ok_or_else(|| bad(format!("{}: `tags` must be an array of strings", at())))?,
             Some(other) => {
-                return Err(bad(format!("{}: `tags` must be an array, found {}", at(), kind_of(other))));
+                return Err(bad(format!(
+                    "{}: `tags` must be an array, found {}",
+                    at(),
+                    kind_of(other)
+                )));
             }
         };
         let state = match map.get("state") {
@@ -316,10 +332,18 @@ impl Shard {
                         .map(str::to_owned)
                         .ok_or_else(|| bad(format!("{}: `state.{name}` must be a string", at())))
                 };
-                Some(State { family: field("family")?, object: field("object")?, event: field("event")? })
+                Some(State {
+                    family: field("family")?,
+                    object: field("object")?,
+                    event: field("event")?,
+                })
             }
             Some(other) => {
-                return Err(bad(format!("{}: `state` must be an object, found {}", at(), kind_of(other))));
+                return Err(bad(format!(
+                    "{}: `state` must be an object, found {}",
+                    at(),
+                    kind_of(other)
+                )));
             }
         };
         Ok(Event {
@@ -385,7 +409,11 @@ impl Capture {
                 .iter()
                 .zip(&headers)
                 .map(|(s, h)| {
-                    format!("  {} (baselineId {})", s.display, h.baseline_id.as_deref().unwrap_or("none"))
+                    format!(
+                        "  {} (baselineId {})",
+                        s.display,
+                        h.baseline_id.as_deref().unwrap_or("none")
+                    )
                 })
                 .collect();
             return Err(bad(format!(
@@ -400,7 +428,12 @@ impl Capture {
         }
         let mut order: Vec<usize> = (0..shards.len()).collect();
         order.sort_by(|&a, &b| {
-            let key = |i: usize| (firsts[i].as_ref().map_or(u64::MAX, |e| e.seq), shards[i].display.clone());
+            let key = |i: usize| {
+                (
+                    firsts[i].as_ref().map_or(u64::MAX, |e| e.seq),
+                    shards[i].display.clone(),
+                )
+            };
             key(a).cmp(&key(b))
         });
         let mut slots: Vec<Option<(Shard, Option<Event>)>> =
@@ -408,7 +441,9 @@ impl Capture {
         let mut shards = Vec::with_capacity(slots.len());
         let mut heads = Vec::with_capacity(slots.len());
         for (new_index, old) in order.into_iter().enumerate() {
-            let (shard, mut head) = slots[old].take().unwrap_or_else(|| unreachable!("each index once"));
+            let (shard, mut head) = slots[old]
+                .take()
+                .unwrap_or_else(|| unreachable!("each index once"));
             if let Some(event) = head.as_mut() {
                 event.file = new_index;
             }
@@ -420,11 +455,20 @@ impl Capture {
             .name("trace-hash".into())
             .spawn(move || -> std::io::Result<Digests> {
                 let whole = hash::trace_source(&files)?;
-                let each = files.iter().map(|f| hash::of_file(f)).collect::<std::io::Result<Vec<_>>>()?;
+                let each = files
+                    .iter()
+                    .map(|f| hash::of_file(f))
+                    .collect::<std::io::Result<Vec<_>>>()?;
                 Ok((whole, each))
             })
             .context("starting the hashing thread")?;
-        Ok(Capture { shards, heads, baseline_id, hashing: Some(hashing), events: 0 })
+        Ok(Capture {
+            shards,
+            heads,
+            baseline_id,
+            hashing: Some(hashing),
+            events: 0,
+        })
     }
 
     pub fn baseline_id(&self) -> Option<&str> {
@@ -469,7 +513,10 @@ impl Capture {
     /// Ends the read: every line must have been consumed. Returns the files with their digests
     /// and line counts, and `traceSourceHash`.
     pub fn finish(mut self) -> Result<Summary> {
-        let handle = self.hashing.take().context("the capture was already finished")?;
+        let handle = self
+            .hashing
+            .take()
+            .context("the capture was already finished")?;
         let (whole, each) = handle
             .join()
             .map_err(|_| anyhow::anyhow!("the hashing thread panicked"))?
@@ -485,7 +532,12 @@ impl Capture {
                 lines: s.line,
             })
             .collect();
-        Ok(Summary { baseline_id: self.baseline_id, files, trace_source_hash: whole, events: self.events })
+        Ok(Summary {
+            baseline_id: self.baseline_id,
+            files,
+            trace_source_hash: whole,
+            events: self.events,
+        })
     }
 }
 
@@ -539,7 +591,11 @@ mod tests {
     #[test]
     fn bom_crlf_blank_lines_and_a_complete_unterminated_last_line_are_accepted() {
         let dir = tempfile::tempdir().unwrap();
-        let text = format!("\u{FEFF}{HEADER}\r\n{}\r\n\r\n   \n{}", access(1), access(2));
+        let text = format!(
+            "\u{FEFF}{HEADER}\r\n{}\r\n\r\n   \n{}",
+            access(1),
+            access(2)
+        );
         let path = write(dir.path(), "t.ndjson", text.as_bytes());
         assert_eq!(seqs(&[path], dir.path()).unwrap(), [1, 2]);
     }
@@ -547,7 +603,11 @@ mod tests {
     #[test]
     fn malformed_line_names_file_and_line() {
         let dir = tempfile::tempdir().unwrap();
-        let text = format!("{HEADER}\n{}\n{{\"type\":\"access\",\n{}\n", access(1), access(3));
+        let text = format!(
+            "{HEADER}\n{}\n{{\"type\":\"access\",\n{}\n",
+            access(1),
+            access(3)
+        );
         let path = write(dir.path(), "t.ndjson", text.as_bytes());
         let (code, msg) = error_of(seqs(&[path], dir.path()));
         assert_eq!(code, 2);
@@ -578,10 +638,18 @@ mod tests {
     #[test]
     fn missing_or_foreign_header_is_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let none = write(dir.path(), "a.ndjson", format!("{}\n", access(1)).as_bytes());
+        let none = write(
+            dir.path(),
+            "a.ndjson",
+            format!("{}\n", access(1)).as_bytes(),
+        );
         let (_, msg) = error_of(seqs(&[none], dir.path()));
         assert!(msg.contains("a.ndjson:1: no header"), "{msg}");
-        let other = write(dir.path(), "b.ndjson", b"{\"type\":\"header\",\"schema\":\"tracer-trace/v0\"}\n");
+        let other = write(
+            dir.path(),
+            "b.ndjson",
+            b"{\"type\":\"header\",\"schema\":\"tracer-trace/v0\"}\n",
+        );
         let (_, msg) = error_of(seqs(&[other], dir.path()));
         assert!(msg.contains("schema `tracer-trace/v0`"), "{msg}");
         let empty = write(dir.path(), "c.ndjson", b"");
@@ -601,9 +669,20 @@ mod tests {
     #[test]
     fn shards_merge_in_seq_order_whatever_the_argument_order() {
         let dir = tempfile::tempdir().unwrap();
-        let a = write(dir.path(), "a.ndjson", format!("{HEADER}\n{}\n{}\n", access(2), access(4)).as_bytes());
-        let b = write(dir.path(), "b.ndjson", format!("{HEADER}\n{}\n{}\n", access(1), access(3)).as_bytes());
-        assert_eq!(seqs(&[a.clone(), b.clone()], dir.path()).unwrap(), [1, 2, 3, 4]);
+        let a = write(
+            dir.path(),
+            "a.ndjson",
+            format!("{HEADER}\n{}\n{}\n", access(2), access(4)).as_bytes(),
+        );
+        let b = write(
+            dir.path(),
+            "b.ndjson",
+            format!("{HEADER}\n{}\n{}\n", access(1), access(3)).as_bytes(),
+        );
+        assert_eq!(
+            seqs(&[a.clone(), b.clone()], dir.path()).unwrap(),
+            [1, 2, 3, 4]
+        );
         let mut names = Vec::new();
         let summary = read_capture(&[a.clone(), b.clone()], dir.path(), |_, n| {
             names = n.to_vec();
@@ -611,26 +690,48 @@ mod tests {
         })
         .unwrap();
         assert_eq!(names, ["b.ndjson", "a.ndjson"]);
-        assert_eq!(summary.trace_source_hash, hash::trace_source(&[b, a]).unwrap());
+        assert_eq!(
+            summary.trace_source_hash,
+            hash::trace_source(&[b, a]).unwrap()
+        );
         assert_eq!(summary.files[0].lines, 3);
     }
 
     #[test]
     fn shared_seq_across_shards_is_named() {
         let dir = tempfile::tempdir().unwrap();
-        let a = write(dir.path(), "a.ndjson", format!("{HEADER}\n{}\n", access(7)).as_bytes());
-        let b = write(dir.path(), "b.ndjson", format!("{HEADER}\n{}\n", access(7)).as_bytes());
+        let a = write(
+            dir.path(),
+            "a.ndjson",
+            format!("{HEADER}\n{}\n", access(7)).as_bytes(),
+        );
+        let b = write(
+            dir.path(),
+            "b.ndjson",
+            format!("{HEADER}\n{}\n", access(7)).as_bytes(),
+        );
         let (code, msg) = error_of(seqs(&[a, b], dir.path()));
         assert_eq!(code, 2);
-        assert!(msg.contains("seq 7 appears in a.ndjson:2 and in b.ndjson:2"), "{msg}");
+        assert!(
+            msg.contains("seq 7 appears in a.ndjson:2 and in b.ndjson:2"),
+            "{msg}"
+        );
     }
 
     #[test]
     fn shards_of_different_baselines_are_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let a = write(dir.path(), "a.ndjson", format!("{HEADER}\n{}\n", access(1)).as_bytes());
+        let a = write(
+            dir.path(),
+            "a.ndjson",
+            format!("{HEADER}\n{}\n", access(1)).as_bytes(),
+        );
         let other = HEADER.replace("b1", "b2");
-        let b = write(dir.path(), "b.ndjson", format!("{other}\n{}\n", access(2)).as_bytes());
+        let b = write(
+            dir.path(),
+            "b.ndjson",
+            format!("{other}\n{}\n", access(2)).as_bytes(),
+        );
         let (_, msg) = error_of(seqs(&[a, b], dir.path()));
         assert!(msg.contains("b.ndjson (baselineId b2)"), "{msg}");
     }
@@ -639,7 +740,11 @@ mod tests {
     fn absent_and_null_stay_distinct() {
         let dir = tempfile::tempdir().unwrap();
         let line = r#"{"type":"access","seq":1,"api":"a","accessType":"get","realm":"main","receiver":"R","phase":"p","exception":null,"extra":1}"#;
-        let path = write(dir.path(), "t.ndjson", format!("{HEADER}\n{line}\n").as_bytes());
+        let path = write(
+            dir.path(),
+            "t.ndjson",
+            format!("{HEADER}\n{line}\n").as_bytes(),
+        );
         read_capture(&[path], dir.path(), |e, _| {
             assert_eq!(e.fields.get("exception"), Some(&Value::Null));
             assert_eq!(e.fields.get("owner"), None);
