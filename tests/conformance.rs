@@ -292,6 +292,14 @@ fn contract_has_one_item_per_key_every_value_and_pending_dimensions() {
     assert_eq!(events, ["open", "send", "readystatechange"]);
     assert_eq!(timelines[0]["folded"][2]["times"], 2);
     assert_eq!(timelines[1]["object"], "*");
+    // traceSourceHash is the sha256 of the trace bytes, computed here independently.
+    let bytes = std::fs::read(case.path("trace/current.ndjson")).unwrap();
+    let digest = format!("sha256:{}", hex::encode(Sha256::digest(&bytes)));
+    assert_eq!(c["traceSourceHash"], digest.as_str());
+    assert_eq!(
+        c["traces"],
+        json!([{"path": "trace/current.ndjson", "sha256": digest, "lines": 10}])
+    );
 }
 
 #[test]
