@@ -54,6 +54,11 @@ pub enum Command {
     Evidence(SessionArgs),
     /// List the recorded sessions, newest first.
     List(ListArgs),
+    /// Build the trace-runtime contract from a raw browser trace.
+    #[command(subcommand)]
+    Contract(ContractCommand),
+    /// Compare the audit with the contract, from files alone; exit 0 matched, 3 not conformant.
+    Check(CheckArgs),
 }
 
 /// Where the session files live: shared by every command that reads or writes them.
@@ -145,4 +150,55 @@ pub struct ListArgs {
 
     #[command(flatten)]
     pub store: StoreArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ContractCommand {
+    /// Write case/notes/trace-runtime-contract.json (and .md with --markdown) from a raw trace.
+    Build(ContractBuildArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ContractBuildArgs {
+    /// The case folder (holds trace/, ruyi-trace/logs/, notes/, result/, tmp/).
+    #[arg(long, value_name = "DIR", default_value = "case")]
+    pub case_dir: PathBuf,
+
+    /// A tracer-trace/v1 file; give it several times for the shards of one capture. Without it,
+    /// the *.ndjson files under CASE/ruyi-trace/logs/ and CASE/trace/ are used if they are one
+    /// capture.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Vec<PathBuf>,
+
+    /// The baseline the trace must have been recorded against (its header's baselineId).
+    #[arg(long, value_name = "ID")]
+    pub baseline_id: Option<String>,
+
+    /// Also write case/notes/trace-runtime-contract.md.
+    #[arg(long)]
+    pub markdown: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    /// A summary on stderr.
+    Human,
+    /// The diff as JSON on stdout (for CI), and the summary on stderr.
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The case folder (holds notes/, result/, tmp/).
+    #[arg(long, value_name = "DIR", default_value = "case")]
+    pub case_dir: PathBuf,
+
+    /// Print the Markdown diff on stdout (it is always written to
+    /// case/notes/trace-runtime-diff.md).
+    #[arg(long, conflicts_with = "format")]
+    pub markdown: bool,
+
+    /// What to print: a human summary, or the diff JSON on stdout.
+    #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
+    pub format: CheckFormat,
 }

@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod conformance;
 pub mod error;
 pub mod exit;
 pub mod inspector;
@@ -42,6 +43,10 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Show(args) => commands::show::show(args),
         Command::Evidence(args) => commands::show::evidence(args),
         Command::List(args) => commands::list::list(args, &styles),
+        Command::Contract(cli::ContractCommand::Build(args)) => {
+            commands::contract::build(args, &cli.global, &styles)
+        }
+        Command::Check(args) => commands::check::check(args, &cli.global, &styles),
     };
     match result {
         Ok(code) => ExitCode::from(code),

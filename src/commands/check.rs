@@ -1,0 +1,101 @@
+//! `tracer check`: run the check on a case folder, write `case/notes/trace-runtime-diff.json` and
+//! `.md` atomically, print the summary (stderr) or the diff (stdout), and return 0 matched, 3 not
+//! conformant, 2 when an input was unreadable or of an unknown version.
+
+use std::io::Write;
+
+use anyhow::{Context, Result};
+
+use crate::cli::{CheckArgs, CheckFormat, GlobalArgs};
+use crate::commands::contract::canonical_case_dir;
+use crate::conformance::check::{self, Diff};
+use crate::exit;
+use crate::output::human::Styles;
+use crate::output::store::write_atomic;
+
+/// How many blocking findings the human summary lists before pointing at the Markdown.
+const SUMMARY_FINDINGS: usize = 12;
+
+pub fn check(args: CheckArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
+    let case_dir = canonical_case_dir(&args.case_dir)?;
+    let label = args.case_dir.display().to_string();
+    let label = label.trim_end_matches('/');
+    let outcome = check::check(&case_dir, if label.is_empty() { "." } else { label });
+    let diff = &outcome.diff;
+
+    let notes = case_dir.join("notes");
+    std::fs::create_dir_all(&notes).with_context(|| format!("creating {}", notes.display()))?;
+    let json_path = case_dir.join(check::JSON_PATH);
+    let mut json = serde_json::to_vec_pretty(&serde_json::to_value(diff)?)?;
+    json.push(b'\n');
+    write_atomic(&json_path, &json).with_context(|| format!("writing {}", json_path.display()))?;
+    let markdown = check::to_markdown(diff);
+    let md_path = case_dir.join(check::MD_PATH);
+    write_atomic(&md_path, markdown.as_bytes())
+        .with_context(|| format!("writing {}", md_path.display()))?;
+
+    {
+        let mut out = std::io::stdout().lock();
+        // A closed stdout (`| head`) is not an error.
+        if args.format == CheckFormat::Json {
+            let _ = out.write_all(&json);
+        } else if args.markdown {
+            let _ = out.write_all(markdown.as_bytes());
+        }
+        let _ = out.flush();
+    }
+    if !global.quiet {
+        let mut err = std::io::stderr().lock();
+        let _ = summary(
+            &mut err,
+            styles,
+            diff,
+            &args.case_dir.join(check::MD_PATH).display().to_string(),
+        );
+    }
+    Ok(if outcome.bad_input {
+        exit::USAGE
+    } else if diff.matched {
+        exit::SUCCESS
+    } else {
+        exit::NOT_CONFORMANT
+    })
+}
+
+fn summary(out: &mut impl Write, s: &Styles, d: &Diff, md: &str) -> std::io::Result<()> {
+    if d.matched {
+        write!(out, "{}", s.success.style("matched"))?;
+    } else {
+        write!(out, "{}", s.error.style("not conformant"))?;
+    }
+    writeln!(
+        out,
+        ": {} blocking, {} risks, {} unverified pending dimensions; {} of {} items observed (P0 {}, P1 {}, P2 {})",
+        d.counts.blocking,
+        d.counts.risks,
+        d.counts.unverified,
+        d.counts.observed,
+        d.counts.items,
+        d.counts.p0,
+        d.counts.p1,
+        d.counts.p2
+    )?;
+    for f in d.blocking.iter().take(SUMMARY_FINDINGS) {
+        let what = match (&f.api, &f.dimension) {
+            (Some(api), Some(dim)) => format!(" {api} [{dim}]"),
+            (Some(api), None) => format!(" {api}"),
+            (None, Some(dim)) => format!(" [{dim}]"),
+            (None, None) => String::new(),
+        };
+        writeln!(out, "  {}{what}: {}", s.error.style(&f.code), f.message)?;
+        writeln!(out, "    {} {}", s.dim.style("->"), f.action)?;
+    }
+    if d.blocking.len() > SUMMARY_FINDINGS {
+        writeln!(
+            out,
+            "  ... and {} more",
+            d.blocking.len() - SUMMARY_FINDINGS
+        )?;
+    }
+    writeln!(out, "  diff: {md}")
+}

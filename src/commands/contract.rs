@@ -1,0 +1,190 @@
+//! `tracer contract build`: choose the trace files (given, or discovered as one capture), stream
+//! them into the contract builder, and write `case/notes/trace-runtime-contract.json` (and `.md`)
+//! atomically. Nothing is written when the input is refused.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::cli::{ContractBuildArgs, GlobalArgs};
+use crate::conformance::contract::{self, Builder, PolicyEntry};
+use crate::conformance::hash;
+use crate::conformance::policy::{self, Policy};
+use crate::conformance::raw_trace::{self, Capture};
+use crate::error::TracerError;
+use crate::exit;
+use crate::output::human::Styles;
+use crate::output::store::write_atomic;
+
+/// Where discovery looks, relative to the case folder.
+const DISCOVERY_DIRS: [&str; 2] = ["ruyi-trace/logs", "trace"];
+
+pub fn build(args: ContractBuildArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
+    let case_dir = canonical_case_dir(&args.case_dir)?;
+    let paths = if args.trace.is_empty() {
+        discover(&case_dir)?
+    } else {
+        args.trace
+            .iter()
+            .map(|t| {
+                t.canonicalize().map_err(|e| {
+                    TracerError::usage(format!(
+                        "trace {} cannot be read ({e}): check --trace",
+                        t.display()
+                    ))
+                    .into()
+                })
+            })
+            .collect::<Result<Vec<PathBuf>>>()?
+    };
+    let policy = Policy::load(&case_dir)?;
+    let policy_entry = match &policy {
+        Some(_) => {
+            let path = case_dir.join(policy::RELATIVE_PATH);
+            Some(PolicyEntry {
+                path: policy::RELATIVE_PATH.to_owned(),
+                sha256: hash::of_file(&path)
+                    .with_context(|| format!("hashing {}", path.display()))?,
+            })
+        }
+        None => None,
+    };
+
+    let mut capture = Capture::open(&paths, &case_dir)?;
+    let baseline_id = match (capture.baseline_id(), args.baseline_id.as_deref()) {
+        (Some(header), Some(given)) if header != given => {
+            return Err(TracerError::usage(format!(
+                "--baseline-id {given} does not match the trace's baselineId {header} ({}): \
+                 pick the trace recorded against {given}, or drop --baseline-id",
+                capture.file_names().join(", ")
+            ))
+            .into());
+        }
+        (Some(header), _) => Some(header.to_owned()),
+        (None, given) => given.map(str::to_owned),
+    };
+    let names = capture.file_names();
+    let mut builder = Builder::new();
+    while let Some(event) = capture.next_event()? {
+        builder.add(&event, &names);
+    }
+    let summary = capture.finish()?;
+    let contract = builder.finish(&summary, baseline_id, policy.as_ref().zip(policy_entry));
+
+    let notes = case_dir.join("notes");
+    std::fs::create_dir_all(&notes).with_context(|| format!("creating {}", notes.display()))?;
+    let json_path = case_dir.join(contract::JSON_PATH);
+    write_atomic(&json_path, &contract::to_json_bytes(&contract))
+        .with_context(|| format!("writing {}", json_path.display()))?;
+    let md_path = case_dir.join(contract::MD_PATH);
+    if args.markdown {
+        write_atomic(&md_path, contract::to_markdown(&contract).as_bytes())
+            .with_context(|| format!("writing {}", md_path.display()))?;
+    }
+
+    if !global.quiet {
+        let count = |p: &str| contract.items.iter().filter(|i| i.priority == p).count();
+        let pending = contract
+            .items
+            .iter()
+            .filter(|i| !i.pending.is_empty())
+            .count();
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(
+            err,
+            "{} {} items (P0 {}, P1 {}, P2 {}) from {} events in {} file(s); {} timelines; {} items with pending dimensions",
+            styles.success.style("contract:"),
+            contract.items.len(),
+            count("P0"),
+            count("P1"),
+            count("P2"),
+            summary.events,
+            summary.files.len(),
+            contract.timelines.len(),
+            pending
+        );
+        let _ = writeln!(
+            err,
+            "  wrote {}",
+            args.case_dir.join(contract::JSON_PATH).display()
+        );
+        if args.markdown {
+            let _ = writeln!(
+                err,
+                "  wrote {}",
+                args.case_dir.join(contract::MD_PATH).display()
+            );
+        }
+    }
+    Ok(exit::SUCCESS)
+}
+
+/// The case folder, which must exist.
+pub fn canonical_case_dir(dir: &Path) -> Result<PathBuf> {
+    dir.canonicalize().map_err(|e| {
+        TracerError::usage(format!(
+            "case folder {} cannot be used ({e}): check --case-dir",
+            dir.display()
+        ))
+        .into()
+    })
+}
+
+/// The `*.ndjson` files under the discovery folders, when they are one capture.
+fn discover(case_dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    for dir in DISCOVERY_DIRS {
+        let root = case_dir.join(dir);
+        if !root.is_dir() {
+            continue;
+        }
+        for entry in walkdir::WalkDir::new(&root)
+            .sort_by_file_name()
+            .follow_links(true)
+        {
+            let entry = entry.with_context(|| format!("listing {}", root.display()))?;
+            if entry.file_type().is_file()
+                && entry.path().extension().is_some_and(|e| e == "ndjson")
+            {
+                found.push(entry.into_path());
+            }
+        }
+    }
+    if found.is_empty() {
+        return Err(TracerError::usage(format!(
+            "no trace found: no *.ndjson under {0}/ruyi-trace/logs/ or {0}/trace/; pass --trace FILE",
+            case_dir.display()
+        ))
+        .into());
+    }
+    let mut groups: Vec<(Option<String>, Vec<PathBuf>)> = Vec::new();
+    for path in found {
+        let header = raw_trace::read_header(&path, raw_trace::display_path(&path, case_dir))?;
+        match groups.iter_mut().find(|(id, _)| *id == header.baseline_id) {
+            Some((_, files)) => files.push(path),
+            None => groups.push((header.baseline_id, vec![path])),
+        }
+    }
+    if groups.len() > 1 {
+        let mut list = String::new();
+        for (id, files) in &groups {
+            let names: Vec<String> = files
+                .iter()
+                .map(|f| raw_trace::display_path(f, case_dir))
+                .collect();
+            list.push_str(&format!(
+                "\n  baselineId {}: {}",
+                id.as_deref().unwrap_or("(none)"),
+                names.join(", ")
+            ));
+        }
+        return Err(TracerError::usage(format!(
+            "several captures found, none is chosen:{list}\nselect one with --trace (give it several times for shards)"
+        ))
+        .into());
+    }
+    // One baseline: the files are taken as shards of one capture; the reader refuses them, naming
+    // the colliding seq, if they have no single global order.
+    Ok(groups.pop().map(|(_, files)| files).unwrap_or_default())
+}

@@ -1,0 +1,109 @@
+//! The audit file format (`case-runtime-audit/v3`, `case/tmp/node-trace-runtime-audit.json`) as
+//! serde types, so that the check can read it. Writing an audit (running the entry under the
+//! inspector with the network guard) is the `tracer audit` runner's job, which is not part of this
+//! module. Every field is optional here on purpose: a missing trusted field is a finding of the
+//! check, not a parse error.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::conformance::hash::SourceFile;
+
+pub const VERSION: &str = "case-runtime-audit/v3";
+/// Where the audit lives, relative to the case folder.
+pub const JSON_PATH: &str = "tmp/node-trace-runtime-audit.json";
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Audit {
+    pub probe_version: Option<String>,
+    pub baseline_id: Option<String>,
+    pub contract_hash: Option<String>,
+    pub trace_source_hash: Option<String>,
+    pub runtime_source_hash: Option<String>,
+    /// The files behind `runtimeSourceHash` with their digests (additive), so the check can name
+    /// which file under `case/result/` changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime_sources: Option<Vec<SourceFile>>,
+    /// Counted by the tool's own network guard.
+    pub network_attempts: Option<u64>,
+    /// What the guard blocked, in order.
+    #[serde(default)]
+    pub transcript: Vec<NetworkAttempt>,
+    pub entry: Option<String>,
+    pub runtime: Option<String>,
+    pub runtime_version: Option<String>,
+    pub exit_code: Option<i64>,
+    pub generated_at: Option<String>,
+    /// Appended by the runtime as each stateful event happens; `sequence` strictly increasing.
+    #[serde(default)]
+    pub timeline: Vec<TimelineEntry>,
+    #[serde(default)]
+    pub observations: Vec<Observation>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TimelineEntry {
+    pub contract_id: String,
+    pub sequence: u64,
+    pub object: String,
+    pub event: String,
+}
+
+/// What the runtime observed for one contract item (or for a host API the contract lacks).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Observation {
+    /// The contract item; absent for a host API the trace never recorded.
+    #[serde(default)]
+    pub id: Option<String>,
+    pub api: String,
+    pub access_type: String,
+    pub realm: String,
+    pub receiver: String,
+    pub phase: String,
+    /// `entry` (the entry's raw observations, the default) or `probe` (the tool's own
+    /// measurement in the live runtime). Additive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Every distinct value seen per dimension.
+    #[serde(default)]
+    pub observations: BTreeMap<String, Vec<Value>>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NetworkAttempt {
+    /// `net`, `tls`, `http`, `https`, `fetch`, `dgram`, `dns`, `socket`, `urllib`, `requests`.
+    #[serde(default)]
+    pub module: Option<String>,
+    #[serde(default)]
+    pub method: Option<String>,
+    #[serde(default)]
+    pub url: Option<String>,
+    #[serde(default)]
+    pub host: Option<String>,
+    #[serde(default)]
+    pub port: Option<u16>,
+    #[serde(default)]
+    pub body_digest: Option<String>,
+}
+
+impl NetworkAttempt {
+    pub fn describe(&self) -> String {
+        let target = self.url.clone().or_else(|| {
+            self.host.as_ref().map(|h| match self.port {
+                Some(p) => format!("{h}:{p}"),
+                None => h.clone(),
+            })
+        });
+        [self.module.clone(), self.method.clone(), target]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}

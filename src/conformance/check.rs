@@ -1,0 +1,1249 @@
+//! The check: from the contract, the audit and the files on disk now, computes the diff
+//! (`trace-runtime-diff/v1`): blocking findings with stable codes, P2 risks, unverified pending
+//! dimensions, and `matched`, which exists nowhere else. It recomputes every hash from disk and
+//! trusts none written in a file. It reads files and returns a [`Diff`]; writing the diff and
+//! choosing the exit code is the command's job.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::conformance::audit_format::{self, Audit, Observation, TimelineEntry};
+use crate::conformance::contract::{self, Contract, Fold, Item, Timeline, TimelineBuilder};
+use crate::conformance::hash;
+use crate::conformance::policy::{self, Class, Policy};
+use crate::conformance::raw_trace;
+
+pub const VERSION: &str = "trace-runtime-diff/v1";
+pub const JSON_PATH: &str = "notes/trace-runtime-diff.json";
+pub const MD_PATH: &str = "notes/trace-runtime-diff.md";
+
+/// Globals only Node has: a script that reaches one has found a Node leak.
+pub const NODE_GLOBALS: &[&str] = &[
+    "process",
+    "Buffer",
+    "require",
+    "global",
+    "module",
+    "exports",
+    "__dirname",
+    "__filename",
+    "setImmediate",
+    "clearImmediate",
+];
+
+/// The stable codes of the diff. Each is documented in `docs/conformance.md`.
+pub mod code {
+    pub const MISSING_CONTRACT: &str = "MISSING_CONTRACT";
+    pub const MISSING_AUDIT: &str = "MISSING_AUDIT";
+    pub const UNREADABLE_INPUT: &str = "UNREADABLE_INPUT";
+    pub const OLD_VERSION: &str = "OLD_VERSION";
+    pub const STALE_CONTRACT: &str = "STALE_CONTRACT";
+    pub const STALE_AUDIT: &str = "STALE_AUDIT";
+    pub const MISSING_METADATA: &str = "MISSING_METADATA";
+    pub const NETWORK_ATTEMPTED: &str = "NETWORK_ATTEMPTED";
+    pub const TIMELINE_NOT_RAW: &str = "TIMELINE_NOT_RAW";
+    pub const TIMELINE_MISMATCH: &str = "TIMELINE_MISMATCH";
+    pub const NO_GLOBAL_ORDER: &str = "NO_GLOBAL_ORDER";
+    pub const MISSING_OBSERVATION: &str = "MISSING_OBSERVATION";
+    pub const DIMENSION_MISMATCH: &str = "DIMENSION_MISMATCH";
+    pub const OBSERVATION_CONTRADICTED: &str = "OBSERVATION_CONTRADICTED";
+    pub const UNCLASSIFIED_HOST_API: &str = "UNCLASSIFIED_HOST_API";
+    pub const NODE_LEAK: &str = "NODE_LEAK";
+    pub const DYNAMIC_BRANCH: &str = "DYNAMIC_BRANCH";
+}
+
+/// One finding: blocking, or a risk when listed under `risks`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    pub code: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub item: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub realm: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receiver: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dimension: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<Value>,
+    pub message: String,
+    pub action: String,
+}
+
+impl Finding {
+    fn new(code: &str, message: impl Into<String>, action: impl Into<String>) -> Self {
+        Finding {
+            code: code.to_owned(),
+            message: message.into(),
+            action: action.into(),
+            ..Finding::default()
+        }
+    }
+
+    fn on(mut self, item: &Item) -> Self {
+        self.priority = Some(item.priority.clone());
+        self.item = Some(item.id.clone());
+        self.api = Some(item.api.clone());
+        self.access_type = Some(item.access_type.clone());
+        self.realm = Some(item.realm.clone());
+        self.receiver = Some(item.receiver.clone());
+        self.phase = Some(item.phase.clone());
+        self
+    }
+
+    fn on_observation(mut self, o: &Observation) -> Self {
+        self.item = o.id.clone();
+        self.api = Some(o.api.clone());
+        self.access_type = Some(o.access_type.clone());
+        self.realm = Some(o.realm.clone());
+        self.receiver = Some(o.receiver.clone());
+        self.phase = Some(o.phase.clone());
+        self
+    }
+
+    fn dimension(
+        mut self,
+        dimension: &str,
+        expected: Option<Value>,
+        observed: Option<Value>,
+    ) -> Self {
+        self.dimension = Some(dimension.to_owned());
+        self.expected = expected;
+        self.observed = observed;
+        self
+    }
+}
+
+/// One hash or id as the contract has it, as the audit has it, and as computed from disk now.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Triple {
+    pub contract: Option<String>,
+    pub audit: Option<String>,
+    pub disk: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hashes {
+    pub baseline_id: Triple,
+    pub trace_source_hash: Triple,
+    pub contract_hash: Triple,
+    pub runtime_source_hash: Triple,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Counts {
+    pub items: usize,
+    pub p0: usize,
+    pub p1: usize,
+    pub p2: usize,
+    pub observed: usize,
+    pub blocking: usize,
+    pub risks: usize,
+    /// Pending dimensions over all items: listed, never counted as matched.
+    pub unverified: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Unverified {
+    pub item: String,
+    pub priority: String,
+    pub api: String,
+    pub access_type: String,
+    pub dimensions: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Diff {
+    pub version: String,
+    pub generated_by: String,
+    /// True only when there is no blocking finding. Computed here and nowhere else.
+    pub matched: bool,
+    pub counts: Counts,
+    pub hashes: Hashes,
+    pub blocking: Vec<Finding>,
+    pub risks: Vec<Finding>,
+    pub unverified: Vec<Unverified>,
+}
+
+/// The diff, and whether an input was unreadable or of an unknown version (exit 2 rather than 3).
+pub struct Outcome {
+    pub diff: Diff,
+    pub bad_input: bool,
+}
+
+#[derive(Default)]
+struct State {
+    blocking: Vec<Finding>,
+    risks: Vec<Finding>,
+    bad_input: bool,
+}
+
+impl State {
+    fn block(&mut self, finding: Finding) {
+        self.blocking.push(finding);
+    }
+
+    fn unreadable(&mut self, message: String) {
+        self.bad_input = true;
+        self.block(Finding::new(
+            code::UNREADABLE_INPUT,
+            message,
+            "fix or regenerate the file (rebuild the contract, or audit again)",
+        ));
+    }
+}
+
+/// A JSON input file as the check found it.
+enum Read {
+    Missing,
+    /// Unreadable or not JSON: already reported as `UNREADABLE_INPUT`.
+    Unreadable,
+    Value(Value),
+}
+
+fn read_value(path: &Path, shown: &str, state: &mut State) -> Read {
+    let text = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Read::Missing,
+        Err(e) => {
+            state.unreadable(format!("{}: cannot read: {e}", shown));
+            return Read::Unreadable;
+        }
+    };
+    match serde_json::from_slice::<Value>(&text) {
+        Ok(value) => Read::Value(value),
+        Err(e) => {
+            state.unreadable(format!(
+                "{}:{}:{}: not valid JSON ({e}); was it left half-written?",
+                shown,
+                e.line(),
+                e.column()
+            ));
+            Read::Unreadable
+        }
+    }
+}
+
+/// Whether a version string is one of the old versions `v1`/`v2` of `family`.
+fn is_old(version: &str, family: &str) -> bool {
+    version == format!("{family}/v1") || version == format!("{family}/v2")
+}
+
+fn family_of(version: &str) -> &str {
+    version.rsplit_once('/').map_or(version, |(f, _)| f)
+}
+
+/// Where a path written in the contract is on disk.
+fn resolve(case_dir: &Path, path: &str) -> PathBuf {
+    let p = Path::new(path);
+    if p.is_absolute() {
+        p.to_owned()
+    } else {
+        case_dir.join(p)
+    }
+}
+
+/// Runs the check on the case folder; `label` is the folder as the user named it, used in messages
+/// so that the diff does not depend on where the case lives.
+pub fn check(case_dir: &Path, label: &str) -> Outcome {
+    let mut st = State::default();
+    let mut hashes = Hashes::default();
+    let contract_path = case_dir.join(contract::JSON_PATH);
+    let audit_path = case_dir.join(audit_format::JSON_PATH);
+
+    let shown = |rel: &str| format!("{label}/{rel}");
+    let contract = load_contract(
+        &contract_path,
+        &shown(contract::JSON_PATH),
+        label,
+        &mut st,
+        &mut hashes,
+    );
+    if let Some(c) = &contract {
+        check_contract_against_disk(case_dir, c, &mut st, &mut hashes);
+    }
+    let policy = match Policy::load(case_dir) {
+        Ok(p) => p.unwrap_or_default(),
+        Err(e) => {
+            st.unreadable(format!("{e:#}"));
+            Policy::default()
+        }
+    };
+    let audit = load_audit(&audit_path, &shown(audit_format::JSON_PATH), label, &mut st);
+    match hash::runtime_source(&case_dir.join("result")) {
+        Ok((h, _)) => hashes.runtime_source_hash.disk = Some(h),
+        Err(e) => st.unreadable(format!("{e:#}")),
+    }
+    if let Some(a) = &audit {
+        check_audit_metadata(case_dir, contract.as_ref(), a, &mut st, &mut hashes);
+    }
+    let mut counts = Counts::default();
+    let mut unverified = Vec::new();
+    if let Some(c) = &contract {
+        counts.items = c.items.len();
+        for item in &c.items {
+            match item.priority.as_str() {
+                "P0" => counts.p0 += 1,
+                "P1" => counts.p1 += 1,
+                _ => counts.p2 += 1,
+            }
+            if !item.pending.is_empty() {
+                counts.unverified += item.pending.len();
+                unverified.push(Unverified {
+                    item: item.id.clone(),
+                    priority: item.priority.clone(),
+                    api: item.api.clone(),
+                    access_type: item.access_type.clone(),
+                    dimensions: item.pending.clone(),
+                });
+            }
+        }
+    }
+    if let (Some(c), Some(a)) = (&contract, &audit) {
+        counts.observed = compare_items(c, a, &policy, &mut st);
+        compare_timelines(c, &a.timeline, &mut st);
+    }
+    counts.blocking = st.blocking.len();
+    counts.risks = st.risks.len();
+    let diff = Diff {
+        version: VERSION.to_owned(),
+        generated_by: format!("tracer {}", env!("CARGO_PKG_VERSION")),
+        matched: st.blocking.is_empty(),
+        counts,
+        hashes,
+        blocking: st.blocking,
+        risks: st.risks,
+        unverified,
+    };
+    Outcome {
+        diff,
+        bad_input: st.bad_input,
+    }
+}
+
+fn load_contract(
+    path: &Path,
+    shown: &str,
+    label: &str,
+    st: &mut State,
+    hashes: &mut Hashes,
+) -> Option<Contract> {
+    let value = match read_value(path, shown, st) {
+        Read::Value(value) => value,
+        Read::Unreadable => return None,
+        Read::Missing => {
+            st.block(Finding::new(
+                code::MISSING_CONTRACT,
+                format!("no contract at {}", shown),
+                format!("build it: `tracer contract build --case-dir {label}`"),
+            ));
+            return None;
+        }
+    };
+    let version = value
+        .get("version")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    if version != contract::VERSION {
+        if is_old(&version, family_of(contract::VERSION)) {
+            st.block(Finding::new(
+                code::OLD_VERSION,
+                format!(
+                    "{}: version `{version}`, this tracer reads `{}`",
+                    shown,
+                    contract::VERSION
+                ),
+                "rebuild the contract with `tracer contract build`",
+            ));
+        } else {
+            st.unreadable(format!(
+                "{}: version `{version}` is not `{}`",
+                shown,
+                contract::VERSION
+            ));
+        }
+        return None;
+    }
+    let recomputed = hash::contract(&value);
+    let contract: Contract = match serde_json::from_value(value) {
+        Ok(c) => c,
+        Err(e) => {
+            st.unreadable(format!(
+                "{}: not a valid {} file ({e})",
+                shown,
+                contract::VERSION
+            ));
+            return None;
+        }
+    };
+    hashes.contract_hash.contract = Some(contract.contract_hash.clone());
+    hashes.contract_hash.disk = Some(recomputed.clone());
+    hashes.baseline_id.contract = contract.baseline_id.clone();
+    hashes.trace_source_hash.contract = Some(contract.trace_source_hash.clone());
+    if recomputed != contract.contract_hash {
+        st.block(
+            Finding::new(
+                code::STALE_CONTRACT,
+                "the contract's contractHash does not match its content: it was edited after it was built",
+                "rebuild the contract with `tracer contract build`; never edit it by hand",
+            )
+            .dimension(
+                "contractHash",
+                Some(recomputed.into()),
+                Some(contract.contract_hash.clone().into()),
+            ),
+        );
+    }
+    Some(contract)
+}
+
+fn check_contract_against_disk(case_dir: &Path, c: &Contract, st: &mut State, hashes: &mut Hashes) {
+    let rebuild = "rebuild the contract with `tracer contract build`, then audit again";
+    let mut files = Vec::new();
+    let mut all_present = true;
+    for t in &c.traces {
+        let path = resolve(case_dir, &t.path);
+        match hash::of_file(&path) {
+            Ok(now) if now == t.sha256 => {}
+            Ok(now) => st.block(
+                Finding::new(
+                    code::STALE_CONTRACT,
+                    format!("trace {} changed since the contract was built", t.path),
+                    rebuild,
+                )
+                .dimension(
+                    "traces",
+                    Some(now.into()),
+                    Some(t.sha256.clone().into()),
+                ),
+            ),
+            Err(e) => {
+                all_present = false;
+                st.block(Finding::new(
+                    code::STALE_CONTRACT,
+                    format!("trace {} cannot be read now ({e})", t.path),
+                    rebuild,
+                ));
+            }
+        }
+        files.push(path);
+    }
+    if all_present {
+        match hash::trace_source(&files) {
+            Ok(now) => {
+                if now != c.trace_source_hash {
+                    st.block(
+                        Finding::new(
+                            code::STALE_CONTRACT,
+                            "traceSourceHash of the trace files on disk differs from the contract's",
+                            rebuild,
+                        )
+                        .dimension(
+                            "traceSourceHash",
+                            Some(now.clone().into()),
+                            Some(c.trace_source_hash.clone().into()),
+                        ),
+                    );
+                }
+                hashes.trace_source_hash.disk = Some(now);
+            }
+            Err(e) => st.unreadable(format!("hashing the trace files: {e}")),
+        }
+        if files.len() > 1 {
+            // Shards must still form one capture with one global order.
+            let mut baseline = None;
+            match raw_trace::read_capture(&files, case_dir, |_, _| Ok(())) {
+                Ok(summary) => baseline = Some(summary.baseline_id),
+                Err(e) => st.block(Finding::new(
+                    code::NO_GLOBAL_ORDER,
+                    format!("the contract's traces have no single global order: {e:#}"),
+                    "give the shards of one capture to `tracer contract build --trace`",
+                )),
+            }
+            if let Some(b) = baseline {
+                hashes.baseline_id.disk = b;
+            }
+        } else if let Some(first) = files.first() {
+            match raw_trace::read_header(first, c.traces[0].path.clone()) {
+                Ok(h) => hashes.baseline_id.disk = h.baseline_id,
+                Err(e) => st.unreadable(format!("{e:#}")),
+            }
+        }
+    }
+    // A baseline given with --baseline-id to a header-less trace stays the contract's.
+    if hashes.baseline_id.disk.is_none() {
+        hashes.baseline_id.disk = c.baseline_id.clone();
+    }
+    if hashes.baseline_id.disk != c.baseline_id {
+        st.block(
+            Finding::new(
+                code::STALE_CONTRACT,
+                "the trace on disk has another baselineId than the contract",
+                rebuild,
+            )
+            .dimension(
+                "baselineId",
+                hashes.baseline_id.disk.clone().map(Value::from),
+                c.baseline_id.clone().map(Value::from),
+            ),
+        );
+    }
+    let policy_path = case_dir.join(policy::RELATIVE_PATH);
+    let policy_now = hash::of_file(&policy_path).ok();
+    let policy_then = c.policy.as_ref().map(|p| p.sha256.clone());
+    if policy_now != policy_then {
+        st.block(Finding::new(
+            code::STALE_CONTRACT,
+            format!(
+                "{} changed since the contract was built",
+                policy::RELATIVE_PATH
+            ),
+            rebuild,
+        ));
+    }
+}
+
+fn load_audit(path: &Path, shown: &str, label: &str, st: &mut State) -> Option<Audit> {
+    let value = match read_value(path, shown, st) {
+        Read::Value(value) => value,
+        Read::Unreadable => return None,
+        Read::Missing => {
+            st.block(Finding::new(
+                code::MISSING_AUDIT,
+                format!("no audit at {}", shown),
+                format!(
+                    "audit the environment: `tracer audit --case-dir {label} --entry {label}/result/final.js`"
+                ),
+            ));
+            return None;
+        }
+    };
+    match value.get("probeVersion") {
+        None | Some(Value::Null) => st.block(Finding::new(
+            code::MISSING_METADATA,
+            format!("{}: no probeVersion", shown),
+            "audit again with `tracer audit`; only the tool writes the audit's metadata",
+        )),
+        Some(v) => {
+            let version = v.as_str().unwrap_or_default();
+            if version != audit_format::VERSION {
+                if is_old(version, family_of(audit_format::VERSION)) {
+                    st.block(Finding::new(
+                        code::OLD_VERSION,
+                        format!(
+                            "{}: probeVersion `{version}`, this tracer reads `{}`",
+                            shown,
+                            audit_format::VERSION
+                        ),
+                        "audit again with `tracer audit`",
+                    ));
+                } else {
+                    st.unreadable(format!(
+                        "{}: probeVersion `{version}` is not `{}`",
+                        shown,
+                        audit_format::VERSION
+                    ));
+                }
+                return None;
+            }
+        }
+    }
+    match serde_json::from_value::<Audit>(value) {
+        Ok(a) => Some(a),
+        Err(e) => {
+            st.unreadable(format!(
+                "{}: not a valid {} file ({e})",
+                shown,
+                audit_format::VERSION
+            ));
+            None
+        }
+    }
+}
+
+fn check_audit_metadata(
+    case_dir: &Path,
+    c: Option<&Contract>,
+    a: &Audit,
+    st: &mut State,
+    hashes: &mut Hashes,
+) {
+    let again = "audit again with `tracer audit`: the audit was made against other files";
+    hashes.baseline_id.audit = a.baseline_id.clone();
+    hashes.contract_hash.audit = a.contract_hash.clone();
+    hashes.trace_source_hash.audit = a.trace_source_hash.clone();
+    hashes.runtime_source_hash.audit = a.runtime_source_hash.clone();
+    let stale =
+        |what: &str, expected: Option<&String>, observed: Option<&String>, st: &mut State| {
+            if expected != observed {
+                st.block(
+                    Finding::new(
+                        code::STALE_AUDIT,
+                        format!("{what} differs between the audit and the files now"),
+                        again,
+                    )
+                    .dimension(
+                        what,
+                        expected.cloned().map(Value::from),
+                        observed.cloned().map(Value::from),
+                    ),
+                );
+            }
+        };
+    if let Some(c) = c {
+        stale(
+            "baselineId",
+            c.baseline_id.as_ref(),
+            a.baseline_id.as_ref(),
+            st,
+        );
+        stale(
+            "contractHash",
+            hashes.contract_hash.disk.as_ref(),
+            a.contract_hash.as_ref(),
+            st,
+        );
+        let trace_now = hashes
+            .trace_source_hash
+            .disk
+            .clone()
+            .unwrap_or_else(|| c.trace_source_hash.clone());
+        stale(
+            "traceSourceHash",
+            Some(&trace_now),
+            a.trace_source_hash.as_ref(),
+            st,
+        );
+    }
+    match &a.runtime_source_hash {
+        None => st.block(Finding::new(
+            code::MISSING_METADATA,
+            "the audit has no runtimeSourceHash",
+            "audit again with `tracer audit`; only the tool writes the audit's metadata",
+        )),
+        Some(recorded) if Some(recorded) != hashes.runtime_source_hash.disk.as_ref() => {
+            let changed = match (
+                &a.runtime_sources,
+                hash::runtime_source(&case_dir.join("result")),
+            ) {
+                (Some(then), Ok((_, now))) => changed_files(then, &now),
+                _ => "some file under result/ changed".to_owned(),
+            };
+            st.block(
+                Finding::new(
+                    code::STALE_AUDIT,
+                    format!("case/result/ changed since the audit: {changed}"),
+                    again,
+                )
+                .dimension(
+                    "runtimeSourceHash",
+                    hashes.runtime_source_hash.disk.clone().map(Value::from),
+                    Some(recorded.clone().into()),
+                ),
+            );
+        }
+        Some(_) => {}
+    }
+    match a.network_attempts {
+        None => st.block(Finding::new(
+            code::MISSING_METADATA,
+            "the audit has no networkAttempts",
+            "audit again with `tracer audit`; only the tool's network guard counts attempts",
+        )),
+        Some(n) if n > 0 || !a.transcript.is_empty() => {
+            let list: Vec<String> = a.transcript.iter().map(|t| t.describe()).collect();
+            st.block(
+                Finding::new(
+                    code::NETWORK_ATTEMPTED,
+                    format!(
+                        "the environment tried to reach the network {} time(s) while auditing{}",
+                        n.max(a.transcript.len() as u64),
+                        if list.is_empty() {
+                            String::new()
+                        } else {
+                            format!(": {}", list.join("; "))
+                        }
+                    ),
+                    "remove the request, or make the environment send nothing in no-send mode",
+                )
+                .dimension("networkAttempts", Some(0.into()), Some(n.into())),
+            );
+        }
+        Some(_) => {}
+    }
+}
+
+/// "final.js changed, lib/x.js added, old.js removed".
+fn changed_files(then: &[hash::SourceFile], now: &[hash::SourceFile]) -> String {
+    let before: HashMap<&str, &str> = then
+        .iter()
+        .map(|f| (f.path.as_str(), f.sha256.as_str()))
+        .collect();
+    let after: HashMap<&str, &str> = now
+        .iter()
+        .map(|f| (f.path.as_str(), f.sha256.as_str()))
+        .collect();
+    let mut parts = Vec::new();
+    for f in now {
+        match before.get(f.path.as_str()) {
+            None => parts.push(format!("result/{} added", f.path)),
+            Some(h) if *h != f.sha256 => parts.push(format!("result/{} changed", f.path)),
+            Some(_) => {}
+        }
+    }
+    for f in then {
+        if !after.contains_key(f.path.as_str()) {
+            parts.push(format!("result/{} removed", f.path));
+        }
+    }
+    if parts.is_empty() {
+        "the files are the same but the hash differs".to_owned()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// A value as compared across runtimes: `$object` ids only link lines within one trace, so they
+/// are dropped, at any depth.
+fn comparable(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut out = serde_json::Map::new();
+            for (k, v) in map {
+                if k == "id" && map.contains_key("$object") {
+                    continue;
+                }
+                out.insert(k.clone(), comparable(v));
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(comparable).collect()),
+        other => other.clone(),
+    }
+}
+
+fn value_set(values: &[Value]) -> HashSet<String> {
+    values
+        .iter()
+        .map(|v| hash::canonical_json(&comparable(v)))
+        .collect()
+}
+
+/// The Node-only global an api reaches, if any.
+fn node_global(api: &str) -> Option<&'static str> {
+    let mut parts = api.split('.');
+    let mut head = parts.next().unwrap_or_default();
+    if matches!(head, "window" | "self" | "globalThis") {
+        head = parts.next().unwrap_or_default();
+    }
+    NODE_GLOBALS.iter().copied().find(|g| *g == head)
+}
+
+/// Compares every item with its observations; returns how many items were observed.
+fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> usize {
+    let ids: HashSet<&str> = c.items.iter().map(|i| i.id.as_str()).collect();
+    let mut by_id: BTreeMap<String, Vec<&Observation>> = BTreeMap::new();
+    for o in &a.observations {
+        let id = o.id.clone().unwrap_or_else(|| {
+            hash::item_id(&o.api, &o.access_type, &o.realm, &o.receiver, &o.phase)
+        });
+        if ids.contains(id.as_str()) {
+            by_id.entry(id).or_default().push(o);
+            continue;
+        }
+        // A host API the trace never recorded.
+        if let Some(global) = node_global(&o.api) {
+            let mut f = Finding::new(
+                code::NODE_LEAK,
+                format!(
+                    "the script reached the Node-only global `{global}` ({})",
+                    o.api
+                ),
+                "hide the Node global from the script's realm",
+            )
+            .on_observation(o);
+            f.priority = Some("P1".into());
+            st.block(f);
+            continue;
+        }
+        match policy.class_of(&o.api, &o.access_type, &o.realm, &o.receiver, &o.phase) {
+            Some(rule) if rule.class == Class::NodeLeak => {
+                let mut f = Finding::new(
+                    code::NODE_LEAK,
+                    format!("{} is classified as a Node leak: {}", o.api, rule.reason),
+                    "hide it from the script's realm",
+                )
+                .on_observation(o);
+                f.priority = Some("P1".into());
+                st.block(f);
+            }
+            Some(rule) => {
+                let mut f = Finding::new(
+                    code::DYNAMIC_BRANCH,
+                    format!(
+                        "{} was not in the trace; classified as a new dynamic branch: {}",
+                        o.api, rule.reason
+                    ),
+                    "record a trace that takes this branch to verify it",
+                )
+                .on_observation(o);
+                f.priority = Some("P2".into());
+                st.risks.push(f);
+            }
+            None => st.block(
+                Finding::new(
+                    code::UNCLASSIFIED_HOST_API,
+                    format!(
+                        "the runtime reached {} ({}), which the trace never recorded",
+                        o.api, o.access_type
+                    ),
+                    format!(
+                        "remove the access, or classify it in {} as `dynamic-branch` or `node-leak`",
+                        policy::RELATIVE_PATH
+                    ),
+                )
+                .on_observation(o),
+            ),
+        }
+    }
+    let mut observed = 0;
+    for item in &c.items {
+        let blocking_item = item.priority != "P2";
+        let Some(observations) = by_id.get(&item.id) else {
+            let f = Finding::new(
+                code::MISSING_OBSERVATION,
+                format!(
+                    "no runtime observation of {} ({})",
+                    item.api, item.access_type
+                ),
+                "make the entry reach this API in audit mode, with the same phase and realm",
+            )
+            .on(item);
+            if blocking_item {
+                st.block(f)
+            } else {
+                st.risks.push(f)
+            }
+            continue;
+        };
+        observed += 1;
+        for o in observations {
+            if o.receiver != item.receiver {
+                let f = Finding::new(
+                    code::DIMENSION_MISMATCH,
+                    format!(
+                        "{}: the receiver is {} in the runtime, {} in the trace",
+                        item.api, o.receiver, item.receiver
+                    ),
+                    "make the API reachable on the same receiver as in the browser",
+                )
+                .on(item)
+                .dimension(
+                    "receiver",
+                    Some(item.receiver.clone().into()),
+                    Some(o.receiver.clone().into()),
+                );
+                if blocking_item {
+                    st.block(f)
+                } else {
+                    st.risks.push(f)
+                }
+            }
+        }
+        // Entry and probe must agree where both measured.
+        let probe = observations
+            .iter()
+            .find(|o| o.source.as_deref() == Some("probe"));
+        if let Some(probe) = probe {
+            for entry in observations
+                .iter()
+                .filter(|o| o.source.as_deref() != Some("probe"))
+            {
+                for (dim, values) in &entry.observations {
+                    if let Some(measured) = probe.observations.get(dim)
+                        && value_set(values) != value_set(measured)
+                    {
+                        st.block(
+                            Finding::new(
+                                code::OBSERVATION_CONTRADICTED,
+                                format!("{}: the entry reports a {dim} that the tool's own measurement contradicts", item.api),
+                                "report what the runtime does; observations copied from the contract do not pass",
+                            )
+                            .on(item)
+                            .dimension(dim, Some(Value::from(measured.clone())), Some(Value::from(values.clone()))),
+                        );
+                    }
+                }
+            }
+        }
+        for (dim, expected) in &item.expected {
+            let seen = probe
+                .and_then(|p| p.observations.get(dim))
+                .or_else(|| observations.iter().find_map(|o| o.observations.get(dim)));
+            let Some(seen) = seen else {
+                let f = Finding::new(
+                    code::MISSING_OBSERVATION,
+                    format!("{}: {dim} was not observed in the runtime", item.api),
+                    "make the audit measure this dimension",
+                )
+                .on(item)
+                .dimension(dim, Some(Value::from(expected.clone())), None);
+                if blocking_item {
+                    st.block(f)
+                } else {
+                    st.risks.push(f)
+                }
+                continue;
+            };
+            if value_set(expected) == value_set(seen) {
+                continue;
+            }
+            let f = Finding::new(
+                code::DIMENSION_MISMATCH,
+                format!("{}: {dim} differs from the browser", item.api),
+                format!("change the environment so that {dim} is what the browser showed"),
+            )
+            .on(item)
+            .dimension(
+                dim,
+                Some(Value::from(expected.clone())),
+                Some(Value::from(seen.clone())),
+            );
+            let blocks = if dim == "args" {
+                item.priority == "P0"
+            } else {
+                blocking_item
+            };
+            if blocks {
+                st.block(f);
+            } else {
+                let mut f = f;
+                f.priority = Some("P2".into());
+                st.risks.push(f);
+            }
+        }
+    }
+    observed
+}
+
+/// Per-object runtime timelines in order of their first event, and the global one.
+fn runtime_timelines(
+    c: &Contract,
+    entries: &[TimelineEntry],
+) -> (Vec<(String, TimelineBuilder)>, TimelineBuilder) {
+    let family: HashMap<&str, &str> = c
+        .items
+        .iter()
+        .filter_map(|i| i.family.as_deref().map(|f| (i.id.as_str(), f)))
+        .collect();
+    let mut order: Vec<(String, String, TimelineBuilder)> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut global = TimelineBuilder::default();
+    for e in entries {
+        let i = *index.entry(e.object.as_str()).or_insert_with(|| {
+            let f = family
+                .get(e.contract_id.as_str())
+                .copied()
+                .unwrap_or("?")
+                .to_owned();
+            order.push((f, e.object.clone(), TimelineBuilder::default()));
+            order.len() - 1
+        });
+        order[i].2.push(&e.contract_id, &e.event);
+        global.push(&e.contract_id, &e.event);
+    }
+    (order.into_iter().map(|(f, _, b)| (f, b)).collect(), global)
+}
+
+fn first_difference(expected: &[Fold], observed: &[Fold]) -> String {
+    let at = expected
+        .iter()
+        .zip(observed)
+        .position(|(a, b)| a != b)
+        .unwrap_or(expected.len().min(observed.len()));
+    let show = |f: Option<&Fold>| {
+        f.map_or("(end)".to_owned(), |f| {
+            format!("{}×{} ({})", f.event, f.times, f.item)
+        })
+    };
+    format!(
+        "at folded step {}: expected {}, observed {}",
+        at + 1,
+        show(expected.get(at)),
+        show(observed.get(at))
+    )
+}
+
+fn compare_timelines(c: &Contract, entries: &[TimelineEntry], st: &mut State) {
+    let action_raw =
+        "let the runtime append each event when it happens; never sort or rebuild the timeline";
+    for pair in entries.windows(2) {
+        if pair[1].sequence <= pair[0].sequence {
+            st.block(Finding::new(
+                code::TIMELINE_NOT_RAW,
+                format!(
+                    "the audit's timeline is not a raw runtime timeline: sequence {} follows {}",
+                    pair[1].sequence, pair[0].sequence
+                ),
+                action_raw,
+            ));
+            return;
+        }
+    }
+    if c.timelines.is_empty() && entries.is_empty() {
+        return;
+    }
+    let (objects, global) = runtime_timelines(c, entries);
+    let action = "make the environment fire the stateful events in the browser's order";
+    // Objects are paired by family and order of first appearance: object ids are never
+    // compared across runtimes.
+    let mut observed_by_family: HashMap<String, Vec<Timeline>> = HashMap::new();
+    for (family, builder) in objects {
+        observed_by_family
+            .entry(family.clone())
+            .or_default()
+            .push(builder.finish(family, String::new(), String::new()));
+    }
+    let mut used: HashMap<String, usize> = HashMap::new();
+    for expected in &c.timelines {
+        let observed = if expected.object == "*" {
+            Some(global.clone().finish("*".into(), "*".into(), String::new()))
+        } else {
+            let n = used.entry(expected.family.clone()).or_default();
+            let t = observed_by_family
+                .get(&expected.family)
+                .and_then(|v| v.get(*n))
+                .cloned();
+            *n += 1;
+            t
+        };
+        let what = if expected.object == "*" {
+            "the global timeline of stateful events".to_owned()
+        } else {
+            format!("the {} timeline of {}", expected.family, expected.object)
+        };
+        match observed {
+            None => st.block(
+                Finding::new(
+                    code::TIMELINE_MISMATCH,
+                    format!("{what}: no such object in the runtime timeline"),
+                    action,
+                )
+                .dimension(
+                    "timeline",
+                    Some(serde_json::to_value(&expected.folded).unwrap_or_default()),
+                    None,
+                ),
+            ),
+            Some(o) if o.sequence_hash != expected.sequence_hash => st.block(
+                Finding::new(
+                    code::TIMELINE_MISMATCH,
+                    format!(
+                        "{what} differs {}",
+                        first_difference(&expected.folded, &o.folded)
+                    ),
+                    action,
+                )
+                .dimension(
+                    "timeline",
+                    Some(serde_json::to_value(&expected.folded).unwrap_or_default()),
+                    Some(serde_json::to_value(&o.folded).unwrap_or_default()),
+                ),
+            ),
+            Some(_) => {}
+        }
+    }
+    for (family, list) in &observed_by_family {
+        let n = used.get(family).copied().unwrap_or(0);
+        for extra in list.iter().skip(n) {
+            st.block(
+                Finding::new(
+                    code::TIMELINE_MISMATCH,
+                    format!("a {family} object in the runtime has no counterpart in the trace"),
+                    action,
+                )
+                .dimension(
+                    "timeline",
+                    None,
+                    Some(serde_json::to_value(&extra.folded).unwrap_or_default()),
+                ),
+            );
+        }
+    }
+}
+
+fn short(value: &Option<Value>) -> String {
+    match value {
+        None => "(none)".to_owned(),
+        Some(v) => {
+            let s = hash::canonical_json(v);
+            if s.chars().count() > 120 {
+                format!("{}…", s.chars().take(120).collect::<String>())
+            } else {
+                s
+            }
+        }
+    }
+}
+
+/// The diff as Markdown.
+pub fn to_markdown(d: &Diff) -> String {
+    let mut md = String::new();
+    let verdict = if d.matched {
+        "**matched**"
+    } else {
+        "**not conformant**"
+    };
+    let _ = writeln!(md, "# Trace-runtime diff\n");
+    let _ = writeln!(
+        md,
+        "Verdict: {verdict} ({} blocking, {} risks, {} unverified pending dimensions)\n",
+        d.counts.blocking, d.counts.risks, d.counts.unverified
+    );
+    let _ = writeln!(
+        md,
+        "{} items (P0 {}, P1 {}, P2 {}), {} observed.\n",
+        d.counts.items, d.counts.p0, d.counts.p1, d.counts.p2, d.counts.observed
+    );
+    let _ = writeln!(
+        md,
+        "## Hashes\n\n| | contract | audit | disk now |\n|---|---|---|---|"
+    );
+    let rows = [
+        ("baselineId", &d.hashes.baseline_id),
+        ("traceSourceHash", &d.hashes.trace_source_hash),
+        ("contractHash", &d.hashes.contract_hash),
+        ("runtimeSourceHash", &d.hashes.runtime_source_hash),
+    ];
+    for (name, t) in rows {
+        let f = |v: &Option<String>| v.as_deref().map_or("—".to_owned(), |s| format!("`{s}`"));
+        let _ = writeln!(
+            md,
+            "| {name} | {} | {} | {} |",
+            f(&t.contract),
+            f(&t.audit),
+            f(&t.disk)
+        );
+    }
+    for (title, list) in [("Blocking", &d.blocking), ("Risks (P2)", &d.risks)] {
+        let _ = writeln!(md, "\n## {title}\n");
+        if list.is_empty() {
+            let _ = writeln!(md, "None.");
+            continue;
+        }
+        let _ = writeln!(
+            md,
+            "| code | priority | item | api | dimension | expected | observed | message | what to do |\n|---|---|---|---|---|---|---|---|---|"
+        );
+        for f in list {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                f.code,
+                f.priority.as_deref().unwrap_or(""),
+                f.item
+                    .as_deref()
+                    .map(|i| format!("`{i}`"))
+                    .unwrap_or_default(),
+                contract::cell(&format!(
+                    "{} {}",
+                    f.api.as_deref().unwrap_or(""),
+                    f.access_type.as_deref().unwrap_or("")
+                )),
+                f.dimension.as_deref().unwrap_or(""),
+                contract::cell(&short(&f.expected)),
+                contract::cell(&short(&f.observed)),
+                contract::cell(&f.message),
+                contract::cell(&f.action)
+            );
+        }
+    }
+    let _ = writeln!(md, "\n## Unverified (pending dimensions)\n");
+    if d.unverified.is_empty() {
+        let _ = writeln!(md, "None.");
+    }
+    for u in &d.unverified {
+        let _ = writeln!(
+            md,
+            "- `{}` {} `{}` {}: {}",
+            u.item,
+            u.priority,
+            contract::cell(&u.api),
+            u.access_type,
+            u.dimensions.join(", ")
+        );
+    }
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn object_ids_are_not_compared() {
+        let a = [json!({"$object": "HTMLCanvasElement", "id": "o9"})];
+        let b = [json!({"$object": "HTMLCanvasElement", "id": "o1"})];
+        assert_eq!(value_set(&a), value_set(&b));
+        assert_ne!(
+            value_set(&a),
+            value_set(&[json!({"$object": "HTMLDivElement", "id": "o9"})])
+        );
+    }
+
+    #[test]
+    fn node_globals_are_found_through_window_too() {
+        assert_eq!(node_global("process.env"), Some("process"));
+        assert_eq!(node_global("globalThis.Buffer"), Some("Buffer"));
+        assert_eq!(node_global("navigator.userAgent"), None);
+    }
+
+    #[test]
+    fn changed_files_names_each_change() {
+        let f = |p: &str, h: &str| hash::SourceFile {
+            path: p.into(),
+            sha256: h.into(),
+        };
+        let then = [f("final.js", "1"), f("old.js", "2")];
+        let now = [f("final.js", "3"), f("new.js", "4")];
+        assert_eq!(
+            changed_files(&then, &now),
+            "result/final.js changed, result/new.js added, result/old.js removed"
+        );
+    }
+
+    #[test]
+    fn first_difference_points_at_the_step() {
+        let fold = |e: &str, n| Fold {
+            item: "c-1".into(),
+            event: e.into(),
+            times: n,
+        };
+        let msg = first_difference(
+            &[fold("open", 1), fold("send", 1)],
+            &[fold("open", 1), fold("readystatechange", 2)],
+        );
+        assert!(msg.contains("step 2: expected send×1"), "{msg}");
+    }
+}

@@ -1,0 +1,701 @@
+//! The contract (`trace-runtime-contract/v3`): its serde types, the streaming builder that turns
+//! the events of one capture into items and raw timelines, and its Markdown rendering. It never
+//! reads files itself (the reader does) and never compares anything with a runtime (the check
+//! does).
+//!
+//! Determinism: items are in first-seen (`seq`) order, values in first-seen order, timelines by
+//! their first event with the global one last, and JSON objects have sorted keys, so the same
+//! trace always gives the same bytes.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::conformance::hash::{self, Hasher};
+use crate::conformance::policy::Policy;
+use crate::conformance::raw_trace::{Event, Summary};
+
+pub const VERSION: &str = "trace-runtime-contract/v3";
+/// Where the contract lives, relative to the case folder.
+pub const JSON_PATH: &str = "notes/trace-runtime-contract.json";
+pub const MD_PATH: &str = "notes/trace-runtime-contract.md";
+
+/// Every dimension of an item, in the spec's order.
+pub const DIMENSIONS: [&str; 16] = [
+    "owner",
+    "descriptor",
+    "getterOwner",
+    "setterOwner",
+    "brand",
+    "constructorName",
+    "instanceOf",
+    "keys",
+    "ownNames",
+    "ownSymbols",
+    "ownKeys",
+    "prototypeChain",
+    "args",
+    "returnValue",
+    "exception",
+    "sideEffect",
+];
+
+/// The dimensions that apply to an access type: those without evidence are `pending`. The spec
+/// does not list them; this table is our reading of which fields describe each kind of access.
+pub fn applicable(access_type: &str) -> &'static [&'static str] {
+    match access_type {
+        "get" => &[
+            "owner",
+            "descriptor",
+            "getterOwner",
+            "brand",
+            "constructorName",
+            "instanceOf",
+            "prototypeChain",
+            "returnValue",
+            "exception",
+        ],
+        "set" => &[
+            "owner",
+            "descriptor",
+            "setterOwner",
+            "args",
+            "exception",
+            "sideEffect",
+        ],
+        "call" => &[
+            "owner",
+            "descriptor",
+            "args",
+            "returnValue",
+            "exception",
+            "sideEffect",
+        ],
+        "construct" => &[
+            "owner",
+            "brand",
+            "constructorName",
+            "instanceOf",
+            "prototypeChain",
+            "keys",
+            "ownNames",
+            "ownSymbols",
+            "ownKeys",
+            "args",
+            "exception",
+        ],
+        "has" => &["owner", "returnValue", "exception"],
+        "ownKeys" => &["keys", "ownNames", "ownSymbols", "ownKeys", "exception"],
+        "delete" => &[
+            "owner",
+            "descriptor",
+            "returnValue",
+            "exception",
+            "sideEffect",
+        ],
+        "event" => &[],
+        _ => &DIMENSIONS,
+    }
+}
+
+/// The stateful family an api belongs to by its interface, when the trace line has no `state`.
+pub fn family_of_api(api: &str) -> Option<&'static str> {
+    let mut parts = api.split('.');
+    let mut head = parts.next().unwrap_or_default();
+    if matches!(head, "window" | "self" | "globalThis") {
+        head = parts.next().unwrap_or_default();
+    }
+    Some(match head {
+        "XMLHttpRequest" | "XMLHttpRequestEventTarget" | "XMLHttpRequestUpload" => "xhr",
+        "fetch" | "Request" | "Response" => "fetch",
+        "Worker" | "SharedWorker" => "worker",
+        "MessagePort" | "MessageChannel" | "BroadcastChannel" => "messageport",
+        "MutationObserver" | "IntersectionObserver" | "ResizeObserver" | "PerformanceObserver" => {
+            "observer"
+        }
+        "location" | "Location" | "history" | "History" => "navigation",
+        _ => return None,
+    })
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Contract {
+    pub version: String,
+    pub baseline_id: Option<String>,
+    pub trace_source_hash: String,
+    pub contract_hash: String,
+    pub traces: Vec<TraceEntry>,
+    /// The policy file the priorities were computed with, when there was one (additive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<PolicyEntry>,
+    pub generated_by: String,
+    pub items: Vec<Item>,
+    pub timelines: Vec<Timeline>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TraceEntry {
+    /// Relative to the case folder when inside it, `/`-separated.
+    pub path: String,
+    pub sha256: String,
+    pub lines: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyEntry {
+    pub path: String,
+    pub sha256: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Item {
+    pub id: String,
+    pub api: String,
+    pub access_type: String,
+    pub realm: String,
+    pub receiver: String,
+    pub phase: String,
+    pub priority: String,
+    /// The stateful family (`xhr`, `fetch`, ...) or absent (additive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<String>,
+    /// Why a policy lowered the item to P2 (additive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lowered_by: Option<String>,
+    pub tags: Vec<String>,
+    pub count: u64,
+    pub first_seq: u64,
+    pub last_seq: u64,
+    pub navs: Vec<u64>,
+    pub expected: BTreeMap<String, Vec<Value>>,
+    pub pending: Vec<String>,
+    pub stack_sample: Vec<Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Timeline {
+    pub family: String,
+    pub object: String,
+    pub folded: Vec<Fold>,
+    pub sequence_hash: String,
+    /// Unfolded length (additive).
+    pub events: u64,
+    pub source: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fold {
+    pub item: String,
+    pub event: String,
+    pub times: u64,
+}
+
+/// Builds a folded timeline and its hash from events given in raw order. `sequenceHash` is the
+/// sha256 over, for each event, `item id` TAB `event` LF, in order, unfolded.
+#[derive(Clone, Default)]
+pub struct TimelineBuilder {
+    folded: Vec<Fold>,
+    hasher: Hasher,
+    events: u64,
+}
+
+impl TimelineBuilder {
+    pub fn push(&mut self, item: &str, event: &str) {
+        self.hasher.update(item.as_bytes());
+        self.hasher.update(b"\t");
+        self.hasher.update(event.as_bytes());
+        self.hasher.update(b"\n");
+        self.events += 1;
+        match self.folded.last_mut() {
+            Some(last) if last.item == item && last.event == event => last.times += 1,
+            _ => self.folded.push(Fold {
+                item: item.to_owned(),
+                event: event.to_owned(),
+                times: 1,
+            }),
+        }
+    }
+
+    pub fn finish(self, family: String, object: String, source: String) -> Timeline {
+        Timeline {
+            family,
+            object,
+            folded: self.folded,
+            sequence_hash: self.hasher.finish(),
+            events: self.events,
+            source,
+        }
+    }
+}
+
+struct ItemAcc {
+    item: Item,
+    seen: Vec<HashSet<String>>,
+    values: Vec<Vec<Value>>,
+    tags: BTreeSet<String>,
+    navs: BTreeSet<u64>,
+}
+
+struct TimelineAcc {
+    family: String,
+    object: String,
+    source: String,
+    builder: TimelineBuilder,
+}
+
+/// The streaming builder: memory grows with the distinct items, values and timeline events.
+pub struct Builder {
+    items: Vec<ItemAcc>,
+    index: HashMap<[String; 5], usize>,
+    timelines: Vec<TimelineAcc>,
+    timeline_index: HashMap<(String, String), usize>,
+    global: TimelineBuilder,
+    global_source: Option<String>,
+}
+
+/// How many stack frames an item keeps as its sample.
+const STACK_SAMPLE: usize = 5;
+
+impl Default for Builder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Builder {
+    pub fn new() -> Self {
+        Builder {
+            items: Vec::new(),
+            index: HashMap::new(),
+            timelines: Vec::new(),
+            timeline_index: HashMap::new(),
+            global: TimelineBuilder::default(),
+            global_source: None,
+        }
+    }
+
+    /// Adds one event; events must come in global `seq` order (the reader guarantees it).
+    pub fn add(&mut self, event: &Event, file_names: &[String]) {
+        let key = [
+            event.api.clone(),
+            event.access_type.clone(),
+            event.realm.clone(),
+            event.receiver.clone(),
+            event.phase.clone(),
+        ];
+        let index = match self.index.get(&key) {
+            Some(&i) => i,
+            None => {
+                let id = hash::item_id(&key[0], &key[1], &key[2], &key[3], &key[4]);
+                let stack_sample = match event.fields.get("stack") {
+                    Some(Value::Array(frames)) => {
+                        frames.iter().take(STACK_SAMPLE).cloned().collect()
+                    }
+                    _ => Vec::new(),
+                };
+                let [api, access_type, realm, receiver, phase] = key.clone();
+                self.items.push(ItemAcc {
+                    item: Item {
+                        id,
+                        api,
+                        access_type,
+                        realm,
+                        receiver,
+                        phase,
+                        priority: String::new(),
+                        family: None,
+                        lowered_by: None,
+                        tags: Vec::new(),
+                        count: 0,
+                        first_seq: event.seq,
+                        last_seq: event.seq,
+                        navs: Vec::new(),
+                        expected: BTreeMap::new(),
+                        pending: Vec::new(),
+                        stack_sample,
+                    },
+                    seen: vec![HashSet::new(); DIMENSIONS.len()],
+                    values: vec![Vec::new(); DIMENSIONS.len()],
+                    tags: BTreeSet::new(),
+                    navs: BTreeSet::new(),
+                });
+                self.index.insert(key, self.items.len() - 1);
+                self.items.len() - 1
+            }
+        };
+        let acc = &mut self.items[index];
+        acc.item.count += 1;
+        acc.item.last_seq = event.seq;
+        if let Some(nav) = event.nav {
+            acc.navs.insert(nav);
+        }
+        acc.tags.extend(event.tags.iter().cloned());
+        for (d, dim) in DIMENSIONS.iter().enumerate() {
+            if let Some(value) = event.fields.get(*dim)
+                && acc.seen[d].insert(hash::canonical_json(value))
+            {
+                acc.values[d].push(value.clone());
+            }
+        }
+        if let Some(state) = &event.state {
+            if acc.item.family.is_none() {
+                acc.item.family = Some(state.family.clone());
+            }
+            let source = file_names.get(event.file).cloned().unwrap_or_default();
+            let id = acc.item.id.clone();
+            let tkey = (state.family.clone(), state.object.clone());
+            let t = match self.timeline_index.get(&tkey) {
+                Some(&t) => t,
+                None => {
+                    self.timelines.push(TimelineAcc {
+                        family: state.family.clone(),
+                        object: state.object.clone(),
+                        source: source.clone(),
+                        builder: TimelineBuilder::default(),
+                    });
+                    self.timeline_index.insert(tkey, self.timelines.len() - 1);
+                    self.timelines.len() - 1
+                }
+            };
+            self.timelines[t].builder.push(&id, &state.event);
+            self.global.push(&id, &state.event);
+            self.global_source.get_or_insert(source);
+        }
+    }
+
+    /// The finished contract, with its `contractHash`.
+    pub fn finish(
+        self,
+        summary: &Summary,
+        baseline_id: Option<String>,
+        policy: Option<(&Policy, PolicyEntry)>,
+    ) -> Contract {
+        let items = self
+            .items
+            .into_iter()
+            .map(|acc| {
+                let mut item = acc.item;
+                item.tags = acc.tags.into_iter().collect();
+                item.navs = acc.navs.into_iter().collect();
+                if item.family.is_none() {
+                    item.family = family_of_api(&item.api).map(str::to_owned);
+                }
+                for (d, values) in acc.values.into_iter().enumerate() {
+                    if !values.is_empty() {
+                        item.expected.insert(DIMENSIONS[d].to_owned(), values);
+                    }
+                }
+                item.pending = applicable(&item.access_type)
+                    .iter()
+                    .filter(|dim| !item.expected.contains_key(**dim))
+                    .map(|dim| (*dim).to_owned())
+                    .collect();
+                let protected = !item.tags.is_empty() || item.family.is_some();
+                item.priority = if protected { "P0" } else { "P1" }.to_owned();
+                if !protected
+                    && let Some((policy, _)) = &policy
+                    && let Some(rule) = policy.lowered(
+                        &item.api,
+                        &item.access_type,
+                        &item.realm,
+                        &item.receiver,
+                        &item.phase,
+                    )
+                {
+                    item.priority = "P2".to_owned();
+                    item.lowered_by = Some(rule.reason.clone());
+                }
+                item
+            })
+            .collect();
+        let mut timelines: Vec<Timeline> = self
+            .timelines
+            .into_iter()
+            .map(|t| t.builder.finish(t.family, t.object, t.source))
+            .collect();
+        if self.global.events > 0 {
+            timelines.push(self.global.finish(
+                "*".into(),
+                "*".into(),
+                self.global_source.unwrap_or_default(),
+            ));
+        }
+        let mut contract = Contract {
+            version: VERSION.to_owned(),
+            baseline_id,
+            trace_source_hash: summary.trace_source_hash.clone(),
+            contract_hash: String::new(),
+            traces: summary
+                .files
+                .iter()
+                .map(|f| TraceEntry {
+                    path: f.display.clone(),
+                    sha256: f.sha256.clone(),
+                    lines: f.lines,
+                })
+                .collect(),
+            policy: policy.map(|(_, entry)| entry),
+            generated_by: format!("tracer {}", env!("CARGO_PKG_VERSION")),
+            items,
+            timelines,
+        };
+        contract.contract_hash = compute_hash(&contract);
+        contract
+    }
+}
+
+/// `contractHash` of a contract as typed.
+pub fn compute_hash(contract: &Contract) -> String {
+    hash::contract(&serde_json::to_value(contract).unwrap_or(Value::Null))
+}
+
+/// The contract's JSON bytes as written to disk: sorted keys, two-space indent, final newline.
+pub fn to_json_bytes(contract: &Contract) -> Vec<u8> {
+    // `serde_json::Value` keeps object keys sorted (no `preserve_order`), so going through it
+    // gives the same bytes for the same contract.
+    let value = serde_json::to_value(contract).unwrap_or(Value::Null);
+    let mut bytes = serde_json::to_vec_pretty(&value).unwrap_or_default();
+    bytes.push(b'\n');
+    bytes
+}
+
+/// Escapes text for a Markdown table cell.
+pub fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+/// The contract as Markdown: counts by priority and family, the items, the pending dimensions,
+/// the timelines.
+pub fn to_markdown(c: &Contract) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "# Trace-runtime contract\n");
+    let _ = writeln!(md, "- version: `{}`", c.version);
+    let _ = writeln!(
+        md,
+        "- baselineId: `{}`",
+        c.baseline_id.as_deref().unwrap_or("none")
+    );
+    let _ = writeln!(md, "- traceSourceHash: `{}`", c.trace_source_hash);
+    let _ = writeln!(md, "- contractHash: `{}`", c.contract_hash);
+    let _ = writeln!(md, "- generatedBy: {}", c.generated_by);
+    let _ = writeln!(
+        md,
+        "\n## Traces\n\n| path | lines | sha256 |\n|---|---|---|"
+    );
+    for t in &c.traces {
+        let _ = writeln!(md, "| {} | {} | `{}` |", cell(&t.path), t.lines, t.sha256);
+    }
+    let mut by_priority: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut by_family: BTreeMap<&str, usize> = BTreeMap::new();
+    for item in &c.items {
+        *by_priority.entry(&item.priority).or_default() += 1;
+        *by_family
+            .entry(item.family.as_deref().unwrap_or("(stateless)"))
+            .or_default() += 1;
+    }
+    let _ = writeln!(
+        md,
+        "\n## Counts\n\n{} items.\n\n| priority | items |\n|---|---|",
+        c.items.len()
+    );
+    for (p, n) in &by_priority {
+        let _ = writeln!(md, "| {p} | {n} |");
+    }
+    let _ = writeln!(md, "\n| family | items |\n|---|---|");
+    for (f, n) in &by_family {
+        let _ = writeln!(md, "| {f} | {n} |");
+    }
+    let _ = writeln!(
+        md,
+        "\n## Items\n\n| id | priority | api | accessType | realm | receiver | phase | count | tags | expected | pending |\n|---|---|---|---|---|---|---|---|---|---|---|"
+    );
+    for i in &c.items {
+        let expected: Vec<&str> = i.expected.keys().map(String::as_str).collect();
+        let _ = writeln!(
+            md,
+            "| `{}` | {} | `{}` | {} | {} | {} | {} | {} | {} | {} | {} |",
+            i.id,
+            i.priority,
+            cell(&i.api),
+            cell(&i.access_type),
+            cell(&i.realm),
+            cell(&i.receiver),
+            cell(&i.phase),
+            i.count,
+            cell(&i.tags.join(", ")),
+            expected.join(", "),
+            i.pending.join(", ")
+        );
+    }
+    let pending: Vec<&Item> = c.items.iter().filter(|i| !i.pending.is_empty()).collect();
+    let _ = writeln!(
+        md,
+        "\n## Pending dimensions\n\nAwaiting a same-baseline sample; never filled with a default, never counted as matched.\n"
+    );
+    if pending.is_empty() {
+        let _ = writeln!(md, "None.");
+    }
+    for i in pending {
+        let _ = writeln!(
+            md,
+            "- `{}` `{}` {} ({}, {}): {}",
+            i.id,
+            cell(&i.api),
+            i.access_type,
+            i.realm,
+            i.phase,
+            i.pending.join(", ")
+        );
+    }
+    let _ = writeln!(md, "\n## Timelines\n");
+    if c.timelines.is_empty() {
+        let _ = writeln!(md, "None.");
+    }
+    for t in &c.timelines {
+        let folded: Vec<String> = t
+            .folded
+            .iter()
+            .map(|f| {
+                if f.times > 1 {
+                    format!("{}×{}", f.event, f.times)
+                } else {
+                    f.event.clone()
+                }
+            })
+            .collect();
+        let _ = writeln!(
+            md,
+            "- {} `{}` ({} events, `{}`): {}",
+            t.family,
+            cell(&t.object),
+            t.events,
+            t.sequence_hash,
+            folded.join(" → ")
+        );
+    }
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conformance::raw_trace::read_capture;
+    use std::path::Path;
+
+    const TRACE: &str = concat!(
+        r#"{"type":"header","schema":"tracer-trace/v1","baselineId":"b1"}"#,
+        "\n",
+        r#"{"type":"access","seq":1,"nav":0,"api":"navigator.userAgent","accessType":"get","realm":"main","receiver":"Navigator","phase":"init","owner":"Navigator.prototype","returnValue":"UA1"}"#,
+        "\n",
+        r#"{"type":"access","seq":2,"nav":0,"api":"navigator.userAgent","accessType":"get","realm":"main","receiver":"Navigator","phase":"init","owner":"Navigator.prototype","returnValue":"UA2","exception":null}"#,
+        "\n",
+        r#"{"type":"access","seq":3,"nav":1,"api":"navigator.userAgent","accessType":"get","realm":"main","receiver":"Navigator","phase":"writer","returnValue":"UA1"}"#,
+        "\n",
+        r#"{"type":"access","seq":4,"api":"XMLHttpRequest.prototype.open","accessType":"call","realm":"main","receiver":"XMLHttpRequest","phase":"init","state":{"family":"xhr","object":"xhr#1","event":"open"}}"#,
+        "\n",
+        r#"{"type":"access","seq":5,"api":"XMLHttpRequest.event:readystatechange","accessType":"event","realm":"main","receiver":"XMLHttpRequest","phase":"init","state":{"family":"xhr","object":"xhr#1","event":"readystatechange"}}"#,
+        "\n",
+        r#"{"type":"access","seq":6,"api":"XMLHttpRequest.event:readystatechange","accessType":"event","realm":"main","receiver":"XMLHttpRequest","phase":"init","state":{"family":"xhr","object":"xhr#1","event":"readystatechange"}}"#,
+        "\n",
+    );
+
+    fn build(dir: &Path, text: &str) -> Contract {
+        let path = dir.join("t.ndjson");
+        std::fs::write(&path, text).unwrap();
+        let mut builder = Builder::new();
+        let summary = read_capture(&[path], dir, |e, names| {
+            builder.add(e, names);
+            Ok(())
+        })
+        .unwrap();
+        builder.finish(&summary, summary.baseline_id.clone(), None)
+    }
+
+    #[test]
+    fn one_item_per_key_every_value_and_pending_dimensions() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = build(dir.path(), TRACE);
+        assert_eq!(
+            c.items.len(),
+            4,
+            "init and writer phases are distinct items"
+        );
+        let ua = &c.items[0];
+        assert_eq!(ua.count, 2);
+        assert_eq!(
+            ua.expected["returnValue"],
+            [Value::from("UA1"), Value::from("UA2")]
+        );
+        assert_eq!(ua.expected["exception"], [Value::Null], "null is evidence");
+        assert!(ua.pending.contains(&"descriptor".to_owned()));
+        assert!(!ua.pending.contains(&"exception".to_owned()));
+        assert!(!ua.expected.contains_key("descriptor"), "never defaulted");
+        assert_eq!(ua.priority, "P1");
+        assert_eq!(c.items[1].navs, [1]);
+        assert_eq!(c.items[2].priority, "P0", "stateful");
+    }
+
+    #[test]
+    fn timelines_are_folded_with_a_hash_of_the_unfolded_sequence() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = build(dir.path(), TRACE);
+        assert_eq!(c.timelines.len(), 2);
+        let xhr = &c.timelines[0];
+        assert_eq!((xhr.object.as_str(), xhr.events), ("xhr#1", 3));
+        assert_eq!(
+            xhr.folded.iter().map(|f| f.times).collect::<Vec<_>>(),
+            [1, 2]
+        );
+        let mut tb = TimelineBuilder::default();
+        tb.push(&c.items[2].id, "open");
+        tb.push(&c.items[3].id, "readystatechange");
+        tb.push(&c.items[3].id, "readystatechange");
+        assert_eq!(
+            tb.finish("xhr".into(), "x".into(), String::new())
+                .sequence_hash,
+            xhr.sequence_hash
+        );
+        assert_eq!(c.timelines[1].object, "*");
+    }
+
+    #[test]
+    fn same_trace_same_bytes_and_hash_checks_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = to_json_bytes(&build(dir.path(), TRACE));
+        let b = to_json_bytes(&build(dir.path(), TRACE));
+        assert_eq!(a, b);
+        let value: Value = serde_json::from_slice(&a).unwrap();
+        assert_eq!(value["contractHash"], Value::from(hash::contract(&value)));
+    }
+
+    #[test]
+    fn policy_lowers_only_untagged_stateless_items() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.ndjson");
+        std::fs::write(&path, TRACE).unwrap();
+        let policy: Policy = serde_json::from_str(
+            r#"{"version":"trace-runtime-policy/v1","lower":[{"api":"navigator.*","reason":"noise"},{"api":"XMLHttpRequest*","reason":"no"}]}"#,
+        )
+        .unwrap();
+        let mut builder = Builder::new();
+        let summary = read_capture(&[path], dir.path(), |e, n| {
+            builder.add(e, n);
+            Ok(())
+        })
+        .unwrap();
+        let entry = PolicyEntry {
+            path: "p".into(),
+            sha256: "s".into(),
+        };
+        let c = builder.finish(&summary, None, Some((&policy, entry)));
+        assert_eq!(c.items[0].priority, "P2");
+        assert_eq!(c.items[2].priority, "P0");
+    }
+}

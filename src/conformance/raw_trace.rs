@@ -1,0 +1,756 @@
+//! The reader for raw traces (`tracer-trace/v1` NDJSON): one or several shard files of one
+//! capture, read as a stream and merged in global `seq` order. It owns the header checks, the `seq`
+//! rules and the errors for bad input (each naming `file:line`, the reason and what to do); it
+//! builds nothing from the events.
+//!
+//! Tolerated, and documented in `docs/conformance.md`: a UTF-8 byte-order mark before the header,
+//! CRLF line endings, empty or blank lines anywhere after the header (skipped, still counted as
+//! lines), and a last line without a newline when it is a complete JSON object. Refused with exit
+//! code 2: a missing or foreign header, a second header, a line that is not UTF-8 or not a JSON
+//! object, a truncated last line, a key field that is missing or not a string, a `seq` that is not
+//! strictly increasing within a file or that two shards share, and shards of different
+//! `baselineId`s.
+//!
+//! Memory: one buffered line and one pending event per shard, whatever the size of the files. The
+//! bytes of the files are hashed on a second thread while this one parses.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+
+use anyhow::{Context, Result};
+use serde_json::{Map, Value};
+
+use crate::conformance::hash;
+use crate::error::TracerError;
+
+/// The only raw-trace schema this reader accepts.
+pub const SCHEMA: &str = "tracer-trace/v1";
+
+/// A state event's place in a stateful family's timeline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct State {
+    pub family: String,
+    pub object: String,
+    pub event: String,
+}
+
+/// One `access` line, with the fields the contract keys on taken out and every other field kept
+/// as it was written (absent stays absent, `null` stays `null`).
+#[derive(Debug, Clone)]
+pub struct Event {
+    /// Index of the shard in merge order (see [`Capture::files`]).
+    pub file: usize,
+    /// 1-based line number in that shard.
+    pub line: u64,
+    pub seq: u64,
+    pub api: String,
+    pub access_type: String,
+    pub realm: String,
+    pub receiver: String,
+    pub phase: String,
+    pub nav: Option<u64>,
+    pub tags: Vec<String>,
+    pub state: Option<State>,
+    /// Every other field of the line (`owner`, `descriptor`, `stack`, unknown fields, ...).
+    pub fields: Map<String, Value>,
+}
+
+/// One file of the capture, as the contract lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceFile {
+    pub path: PathBuf,
+    /// The path as written in the contract and in messages: relative to the case folder when
+    /// inside it, with `/` separators.
+    pub display: String,
+    pub sha256: String,
+    /// Physical lines, the header and blank lines included.
+    pub lines: u64,
+}
+
+/// What the capture was, once every line has been read.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub baseline_id: Option<String>,
+    pub files: Vec<TraceFile>,
+    pub trace_source_hash: String,
+    pub events: u64,
+}
+
+/// The header of one file.
+#[derive(Debug, Clone)]
+pub struct Header {
+    pub baseline_id: Option<String>,
+}
+
+struct Shard {
+    path: PathBuf,
+    display: String,
+    reader: BufReader<File>,
+    buf: Vec<u8>,
+    line: u64,
+    last_seq: Option<u64>,
+    done: bool,
+}
+
+fn bad(message: String) -> anyhow::Error {
+    TracerError::usage(message).into()
+}
+
+/// The name of `path` as the user sees it: relative to `base` when inside it, `/`-separated.
+pub fn display_path(path: &Path, base: &Path) -> String {
+    let relative = path.strip_prefix(base).unwrap_or(path);
+    let parts: Vec<String> = relative
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if relative.is_absolute() {
+        relative.display().to_string()
+    } else {
+        parts.join("/")
+    }
+}
+
+impl Shard {
+    fn open(path: &Path, display: String) -> Result<Shard> {
+        let file = File::open(path).map_err(|e| {
+            bad(format!(
+                "cannot read trace {display}: {e}; check the path given to --trace"
+            ))
+        })?;
+        Ok(Shard {
+            path: path.to_owned(),
+            display,
+            reader: BufReader::with_capacity(256 * 1024, file),
+            buf: Vec::with_capacity(4096),
+            line: 0,
+            last_seq: None,
+            done: false,
+        })
+    }
+
+    /// The next physical line as text, without its line ending; `None` at the end of the file.
+    /// The flag says whether the line ended with a newline.
+    fn next_line(&mut self) -> Result<Option<(String, bool)>> {
+        self.buf.clear();
+        let n = self
+            .reader
+            .read_until(b'\n', &mut self.buf)
+            .with_context(|| format!("reading trace {}", self.display))?;
+        if n == 0 {
+            return Ok(None);
+        }
+        self.line += 1;
+        let terminated = self.buf.last() == Some(&b'\n');
+        let mut bytes: &[u8] = &self.buf;
+        if terminated {
+            bytes = &bytes[..bytes.len() - 1];
+        }
+        if bytes.last() == Some(&b'\r') {
+            bytes = &bytes[..bytes.len() - 1];
+        }
+        if self.line == 1 && bytes.starts_with(b"\xEF\xBB\xBF") {
+            bytes = &bytes[3..];
+        }
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            bad(format!(
+                "{}:{}: not UTF-8 (invalid byte at column {}); a tracer-trace/v1 file is UTF-8 text: re-export the trace",
+                self.display,
+                self.line,
+                e.valid_up_to() + 1
+            ))
+        })?;
+        Ok(Some((text.to_owned(), terminated)))
+    }
+
+    fn parse_object(&self, text: &str, terminated: bool) -> Result<Map<String, Value>> {
+        match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) => Ok(map),
+            Ok(other) => Err(bad(format!(
+                "{}:{}: expected one JSON object per line, found {}; every line of a tracer-trace/v1 file is an object",
+                self.display,
+                self.line,
+                kind_of(&other)
+            ))),
+            Err(e) if !terminated => Err(bad(format!(
+                "{}:{}: truncated last line (no newline at the end, and not a complete JSON object: {e}); \
+                 the recorder may still be writing, or the file was cut: record again or remove the partial line",
+                self.display, self.line
+            ))),
+            Err(e) => Err(bad(format!(
+                "{}:{}: malformed JSON at column {} ({e}); fix or remove the line and build again",
+                self.display,
+                self.line,
+                e.column()
+            ))),
+        }
+    }
+
+    fn read_header(&mut self) -> Result<Header> {
+        let Some((text, terminated)) = self.next_line()? else {
+            return Err(bad(format!(
+                "{}: empty file, no {SCHEMA} header; a trace starts with a header line",
+                self.display
+            )));
+        };
+        let map = self.parse_object(&text, terminated)?;
+        let kind = map.get("type").and_then(Value::as_str);
+        let schema = map.get("schema").and_then(Value::as_str);
+        if kind != Some("header") || schema != Some(SCHEMA) {
+            let found = match (kind, schema) {
+                (Some("header"), Some(other)) => format!("a header of schema `{other}`"),
+                (Some("header"), None) => "a header without `schema`".to_owned(),
+                _ => "no header".to_owned(),
+            };
+            return Err(bad(format!(
+                "{}:1: {found}; line 1 must be {{\"type\":\"header\",\"schema\":\"{SCHEMA}\",...}}: \
+                 record with a {SCHEMA} recorder or convert the file",
+                self.display
+            )));
+        }
+        let baseline_id = match map.get("baselineId") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(id)) => Some(id.clone()),
+            Some(other) => {
+                return Err(bad(format!(
+                    "{}:1: `baselineId` must be a string, found {}",
+                    self.display,
+                    kind_of(other)
+                )));
+            }
+        };
+        Ok(Header { baseline_id })
+    }
+
+    /// The next access event of this shard, blank lines skipped.
+    fn next_event(&mut self, file: usize) -> Result<Option<Event>> {
+        if self.done {
+            return Ok(None);
+        }
+        loop {
+            let Some((text, terminated)) = self.next_line()? else {
+                self.done = true;
+                return Ok(None);
+            };
+            if text.trim().is_empty() {
+                continue;
+            }
+            let map = self.parse_object(&text, terminated)?;
+            let event = self.event_of(map, file)?;
+            if let Some(last) = self.last_seq
+                && event.seq <= last
+            {
+                return Err(bad(format!(
+                    "{}:{}: seq {} after seq {last}; seq must be strictly increasing within a file \
+                     (a trace rebuilt by sorting or concatenated from two runs is refused): record again",
+                    self.display, self.line, event.seq
+                )));
+            }
+            self.last_seq = Some(event.seq);
+            return Ok(Some(event));
+        }
+    }
+
+    fn event_of(&self, mut map: Map<String, Value>, file: usize) -> Result<Event> {
+        let at = || format!("{}:{}", self.display, self.line);
+        match map.remove("type") {
+            Some(Value::String(t)) if t == "access" => {}
+            Some(Value::String(t)) if t == "header" => {
+                return Err(bad(format!(
+                    "{}: a second header; only line 1 is a header (were two files concatenated? give them as shards with --trace)",
+                    at()
+                )));
+            }
+            Some(other) => {
+                return Err(bad(format!(
+                    "{}: line kind {other} is not part of {SCHEMA} (expected \"access\")",
+                    at()
+                )));
+            }
+            None => {
+                return Err(bad(format!(
+                    "{}: missing field `type` (expected \"access\")",
+                    at()
+                )));
+            }
+        }
+        let seq = match map.remove("seq") {
+            Some(Value::Number(n)) if n.as_u64().is_some() => n.as_u64().unwrap_or_default(),
+            Some(other) => {
+                return Err(bad(format!(
+                    "{}: `seq` must be an unsigned integer, found {}",
+                    at(),
+                    kind_of(&other)
+                )));
+            }
+            None => return Err(bad(format!("{}: missing field `seq`", at()))),
+        };
+        let mut key = |name: &str| -> Result<String> {
+            match map.remove(name) {
+                Some(Value::String(s)) => Ok(s),
+                Some(other) => Err(bad(format!(
+                    "{}: `{name}` must be a string, found {}",
+                    at(),
+                    kind_of(&other)
+                ))),
+                None => Err(bad(format!(
+                    "{}: missing field `{name}`; every access line names api, accessType, realm, receiver and phase",
+                    at()
+                ))),
+            }
+        };
+        let api = key("api")?;
+        let access_type = key("accessType")?;
+        let realm = key("realm")?;
+        let receiver = key("receiver")?;
+        let phase = key("phase")?;
+        let nav = map.get("nav").and_then(Value::as_u64);
+        let tags = match map.get("tags") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|t| t.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| bad(format!("{}: `tags` must be an array of strings", at())))?,
+            Some(other) => {
+                return Err(bad(format!(
+                    "{}: `tags` must be an array, found {}",
+                    at(),
+                    kind_of(other)
+                )));
+            }
+        };
+        let state = match map.get("state") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(state)) => {
+                let field = |name: &str| {
+                    state
+                        .get(name)
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                        .ok_or_else(|| bad(format!("{}: `state.{name}` must be a string", at())))
+                };
+                Some(State {
+                    family: field("family")?,
+                    object: field("object")?,
+                    event: field("event")?,
+                })
+            }
+            Some(other) => {
+                return Err(bad(format!(
+                    "{}: `state` must be an object, found {}",
+                    at(),
+                    kind_of(other)
+                )));
+            }
+        };
+        Ok(Event {
+            file,
+            line: self.line,
+            seq,
+            api,
+            access_type,
+            realm,
+            receiver,
+            phase,
+            nav,
+            tags,
+            state,
+            fields: map,
+        })
+    }
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Reads only the header of a trace file (used by discovery to group files into captures).
+pub fn read_header(path: &Path, display: String) -> Result<Header> {
+    Shard::open(path, display)?.read_header()
+}
+
+/// `traceSourceHash` and the sha256 of each file, in merge order.
+type Digests = (String, Vec<String>);
+
+/// The shards of one capture, merged into one stream in `seq` order.
+pub struct Capture {
+    shards: Vec<Shard>,
+    heads: Vec<Option<Event>>,
+    baseline_id: Option<String>,
+    hashing: Option<JoinHandle<std::io::Result<Digests>>>,
+    events: u64,
+}
+
+impl Capture {
+    /// Opens every file, checks the headers and that all share one `baselineId`, and orders the
+    /// shards by their first `seq` (files with no event last, by path): that is the merge order in
+    /// which `traceSourceHash` is computed.
+    pub fn open(paths: &[PathBuf], case_dir: &Path) -> Result<Capture> {
+        let mut shards = Vec::with_capacity(paths.len());
+        let mut headers = Vec::with_capacity(paths.len());
+        for path in paths {
+            let mut shard = Shard::open(path, display_path(path, case_dir))?;
+            headers.push(shard.read_header()?);
+            shards.push(shard);
+        }
+        let baseline_id = headers.first().and_then(|h| h.baseline_id.clone());
+        if headers.iter().any(|h| h.baseline_id != baseline_id) {
+            let list: Vec<String> = shards
+                .iter()
+                .zip(&headers)
+                .map(|(s, h)| {
+                    format!(
+                        "  {} (baselineId {})",
+                        s.display,
+                        h.baseline_id.as_deref().unwrap_or("none")
+                    )
+                })
+                .collect();
+            return Err(bad(format!(
+                "these files are not shards of one capture (their baselineIds differ):\n{}\n\
+                 give the files of one capture with --trace",
+                list.join("\n")
+            )));
+        }
+        let mut firsts = Vec::with_capacity(shards.len());
+        for (i, shard) in shards.iter_mut().enumerate() {
+            firsts.push(shard.next_event(i)?);
+        }
+        let mut order: Vec<usize> = (0..shards.len()).collect();
+        order.sort_by(|&a, &b| {
+            let key = |i: usize| {
+                (
+                    firsts[i].as_ref().map_or(u64::MAX, |e| e.seq),
+                    shards[i].display.clone(),
+                )
+            };
+            key(a).cmp(&key(b))
+        });
+        let mut slots: Vec<Option<(Shard, Option<Event>)>> =
+            shards.into_iter().zip(firsts).map(Some).collect();
+        let mut shards = Vec::with_capacity(slots.len());
+        let mut heads = Vec::with_capacity(slots.len());
+        for (new_index, old) in order.into_iter().enumerate() {
+            let (shard, mut head) = slots[old]
+                .take()
+                .unwrap_or_else(|| unreachable!("each index once"));
+            if let Some(event) = head.as_mut() {
+                event.file = new_index;
+            }
+            shards.push(shard);
+            heads.push(head);
+        }
+        let files: Vec<PathBuf> = shards.iter().map(|s| s.path.clone()).collect();
+        let hashing = std::thread::Builder::new()
+            .name("trace-hash".into())
+            .spawn(move || -> std::io::Result<Digests> {
+                let whole = hash::trace_source(&files)?;
+                let each = files
+                    .iter()
+                    .map(|f| hash::of_file(f))
+                    .collect::<std::io::Result<Vec<_>>>()?;
+                Ok((whole, each))
+            })
+            .context("starting the hashing thread")?;
+        Ok(Capture {
+            shards,
+            heads,
+            baseline_id,
+            hashing: Some(hashing),
+            events: 0,
+        })
+    }
+
+    pub fn baseline_id(&self) -> Option<&str> {
+        self.baseline_id.as_deref()
+    }
+
+    /// The shards' display paths, in merge order (`Event::file` indexes this).
+    pub fn file_names(&self) -> Vec<String> {
+        self.shards.iter().map(|s| s.display.clone()).collect()
+    }
+
+    /// The next event in global `seq` order; refuses a `seq` that two shards share.
+    pub fn next_event(&mut self) -> Result<Option<Event>> {
+        let mut best: Option<usize> = None;
+        for (i, head) in self.heads.iter().enumerate() {
+            let Some(event) = head else { continue };
+            match best {
+                None => best = Some(i),
+                Some(b) => {
+                    let current = self.heads[b].as_ref().map_or(u64::MAX, |e| e.seq);
+                    if event.seq == current {
+                        let other = self.heads[b].as_ref().map_or(0, |e| e.line);
+                        return Err(bad(format!(
+                            "seq {} appears in {}:{other} and in {}:{}; shards of one capture never share a seq, \
+                             so these files have no single global order: give the files of one capture with --trace",
+                            event.seq, self.shards[b].display, self.shards[i].display, event.line
+                        )));
+                    }
+                    if event.seq < current {
+                        best = Some(i);
+                    }
+                }
+            }
+        }
+        let Some(i) = best else { return Ok(None) };
+        let next = self.shards[i].next_event(i)?;
+        let event = std::mem::replace(&mut self.heads[i], next);
+        self.events += 1;
+        Ok(event)
+    }
+
+    /// Ends the read: every line must have been consumed. Returns the files with their digests
+    /// and line counts, and `traceSourceHash`.
+    pub fn finish(mut self) -> Result<Summary> {
+        let handle = self
+            .hashing
+            .take()
+            .context("the capture was already finished")?;
+        let (whole, each) = handle
+            .join()
+            .map_err(|_| anyhow::anyhow!("the hashing thread panicked"))?
+            .context("hashing the trace files")?;
+        let files = self
+            .shards
+            .iter()
+            .zip(each)
+            .map(|(s, sha256)| TraceFile {
+                path: s.path.clone(),
+                display: s.display.clone(),
+                sha256,
+                lines: s.line,
+            })
+            .collect();
+        Ok(Summary {
+            baseline_id: self.baseline_id,
+            files,
+            trace_source_hash: whole,
+            events: self.events,
+        })
+    }
+}
+
+/// Reads a whole capture, calling `each` for every event in global `seq` order.
+pub fn read_capture(
+    paths: &[PathBuf],
+    case_dir: &Path,
+    mut each: impl FnMut(&Event, &[String]) -> Result<()>,
+) -> Result<Summary> {
+    let mut capture = Capture::open(paths, case_dir)?;
+    let names = capture.file_names();
+    while let Some(event) = capture.next_event()? {
+        each(&event, &names)?;
+    }
+    capture.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::exit_code_of;
+
+    const HEADER: &str = r#"{"type":"header","schema":"tracer-trace/v1","baselineId":"b1"}"#;
+
+    fn access(seq: u64) -> String {
+        format!(
+            r#"{{"type":"access","seq":{seq},"api":"navigator.userAgent","accessType":"get","realm":"main","receiver":"Navigator","phase":"init"}}"#
+        )
+    }
+
+    fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    fn seqs(paths: &[PathBuf], dir: &Path) -> Result<Vec<u64>> {
+        let mut out = Vec::new();
+        read_capture(paths, dir, |e, _| {
+            out.push(e.seq);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    fn error_of(result: Result<Vec<u64>>) -> (u8, String) {
+        let err = result.expect_err("should be refused");
+        (exit_code_of(&err), err.to_string())
+    }
+
+    #[test]
+    fn bom_crlf_blank_lines_and_a_complete_unterminated_last_line_are_accepted() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = format!(
+            "\u{FEFF}{HEADER}\r\n{}\r\n\r\n   \n{}",
+            access(1),
+            access(2)
+        );
+        let path = write(dir.path(), "t.ndjson", text.as_bytes());
+        assert_eq!(seqs(&[path], dir.path()).unwrap(), [1, 2]);
+    }
+
+    #[test]
+    fn malformed_line_names_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = format!(
+            "{HEADER}\n{}\n{{\"type\":\"access\",\n{}\n",
+            access(1),
+            access(3)
+        );
+        let path = write(dir.path(), "t.ndjson", text.as_bytes());
+        let (code, msg) = error_of(seqs(&[path], dir.path()));
+        assert_eq!(code, 2);
+        assert!(msg.starts_with("t.ndjson:3: malformed JSON"), "{msg}");
+    }
+
+    #[test]
+    fn truncated_last_line_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = format!("{HEADER}\n{}\n{{\"type\":\"acc", access(1));
+        let path = write(dir.path(), "t.ndjson", text.as_bytes());
+        let (code, msg) = error_of(seqs(&[path], dir.path()));
+        assert_eq!(code, 2);
+        assert!(msg.contains("t.ndjson:3: truncated last line"), "{msg}");
+    }
+
+    #[test]
+    fn non_utf8_is_refused_with_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut bytes = format!("{HEADER}\n").into_bytes();
+        bytes.extend_from_slice(b"{\"type\":\"access\",\"api\":\"\xff\"}\n");
+        let path = write(dir.path(), "t.ndjson", &bytes);
+        let (code, msg) = error_of(seqs(&[path], dir.path()));
+        assert_eq!(code, 2);
+        assert!(msg.contains("t.ndjson:2: not UTF-8"), "{msg}");
+    }
+
+    #[test]
+    fn missing_or_foreign_header_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let none = write(
+            dir.path(),
+            "a.ndjson",
+            format!("{}\n", access(1)).as_bytes(),
+        );
+        let (_, msg) = error_of(seqs(&[none], dir.path()));
+        assert!(msg.contains("a.ndjson:1: no header"), "{msg}");
+        let other = write(
+            dir.path(),
+            "b.ndjson",
+            b"{\"type\":\"header\",\"schema\":\"tracer-trace/v0\"}\n",
+        );
+        let (_, msg) = error_of(seqs(&[other], dir.path()));
+        assert!(msg.contains("schema `tracer-trace/v0`"), "{msg}");
+        let empty = write(dir.path(), "c.ndjson", b"");
+        let (_, msg) = error_of(seqs(&[empty], dir.path()));
+        assert!(msg.contains("c.ndjson: empty file"), "{msg}");
+    }
+
+    #[test]
+    fn seq_must_increase_within_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = format!("{HEADER}\n{}\n{}\n", access(5), access(5));
+        let path = write(dir.path(), "t.ndjson", text.as_bytes());
+        let (_, msg) = error_of(seqs(&[path], dir.path()));
+        assert!(msg.contains("t.ndjson:3: seq 5 after seq 5"), "{msg}");
+    }
+
+    #[test]
+    fn shards_merge_in_seq_order_whatever_the_argument_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = write(
+            dir.path(),
+            "a.ndjson",
+            format!("{HEADER}\n{}\n{}\n", access(2), access(4)).as_bytes(),
+        );
+        let b = write(
+            dir.path(),
+            "b.ndjson",
+            format!("{HEADER}\n{}\n{}\n", access(1), access(3)).as_bytes(),
+        );
+        assert_eq!(
+            seqs(&[a.clone(), b.clone()], dir.path()).unwrap(),
+            [1, 2, 3, 4]
+        );
+        let mut names = Vec::new();
+        let summary = read_capture(&[a.clone(), b.clone()], dir.path(), |_, n| {
+            names = n.to_vec();
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(names, ["b.ndjson", "a.ndjson"]);
+        assert_eq!(
+            summary.trace_source_hash,
+            hash::trace_source(&[b, a]).unwrap()
+        );
+        assert_eq!(summary.files[0].lines, 3);
+    }
+
+    #[test]
+    fn shared_seq_across_shards_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = write(
+            dir.path(),
+            "a.ndjson",
+            format!("{HEADER}\n{}\n", access(7)).as_bytes(),
+        );
+        let b = write(
+            dir.path(),
+            "b.ndjson",
+            format!("{HEADER}\n{}\n", access(7)).as_bytes(),
+        );
+        let (code, msg) = error_of(seqs(&[a, b], dir.path()));
+        assert_eq!(code, 2);
+        assert!(
+            msg.contains("seq 7 appears in a.ndjson:2 and in b.ndjson:2"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn shards_of_different_baselines_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = write(
+            dir.path(),
+            "a.ndjson",
+            format!("{HEADER}\n{}\n", access(1)).as_bytes(),
+        );
+        let other = HEADER.replace("b1", "b2");
+        let b = write(
+            dir.path(),
+            "b.ndjson",
+            format!("{other}\n{}\n", access(2)).as_bytes(),
+        );
+        let (_, msg) = error_of(seqs(&[a, b], dir.path()));
+        assert!(msg.contains("b.ndjson (baselineId b2)"), "{msg}");
+    }
+
+    #[test]
+    fn absent_and_null_stay_distinct() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = r#"{"type":"access","seq":1,"api":"a","accessType":"get","realm":"main","receiver":"R","phase":"p","exception":null,"extra":1}"#;
+        let path = write(
+            dir.path(),
+            "t.ndjson",
+            format!("{HEADER}\n{line}\n").as_bytes(),
+        );
+        read_capture(&[path], dir.path(), |e, _| {
+            assert_eq!(e.fields.get("exception"), Some(&Value::Null));
+            assert_eq!(e.fields.get("owner"), None);
+            assert_eq!(e.fields.get("extra"), Some(&Value::from(1)));
+            Ok(())
+        })
+        .unwrap();
+    }
+}
