@@ -346,7 +346,6 @@ fn a_non_zero_exit_code_without_exit_is_a_failure_with_the_stderr_tail() {
 }
 
 #[test]
-#[ignore = "engine bug: a capped stderr tail is not marked as cut (issue: 'cap every string field … and mark what was cut')"]
 fn a_capped_stderr_tail_is_marked() {
     let out = Tracer::new()
         .fixture("stderr_flood.js")
@@ -363,7 +362,6 @@ fn a_capped_stderr_tail_is_marked() {
 }
 
 #[test]
-#[ignore = "engine bug: --max-events below 22 keeps more events than asked (e.g. 15 keeps 18)"]
 fn a_small_max_events_is_still_a_maximum() {
     for max in [15u64, 20] {
         let out = Tracer::new()

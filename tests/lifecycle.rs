@@ -137,7 +137,6 @@ fn a_worker_that_logs_and_throws_is_traced_and_tagged() {
 }
 
 #[test]
-#[ignore = "engine bug: a worker's uncaught error is an exception event with no `worker` tag and no position"]
 fn a_workers_uncaught_error_is_tagged_and_positioned() {
     let out = Tracer::new()
         .fixture("worker.js")
