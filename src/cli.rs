@@ -57,6 +57,8 @@ pub enum Command {
     /// Build the trace-runtime contract from a raw browser trace.
     #[command(subcommand)]
     Contract(ContractCommand),
+    /// Run the case's environment entry in audit-only, no-send mode, write the audit, then check.
+    Audit(AuditArgs),
     /// Compare the audit with the contract, from files alone; exit 0 matched, 3 not conformant.
     Check(CheckArgs),
 }
@@ -201,4 +203,39 @@ pub struct CheckArgs {
     /// What to print: a human summary, or the diff JSON on stdout.
     #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
     pub format: CheckFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// The case folder (holds notes/, result/, tmp/).
+    #[arg(long, value_name = "DIR", default_value = "case")]
+    pub case_dir: PathBuf,
+
+    /// The environment entry to audit: a `.js`/`.mjs`/`.cjs` file (run with Node under the
+    /// inspector) or a `.py` file (run with python3).
+    #[arg(long, value_name = "FILE")]
+    pub entry: PathBuf,
+
+    /// Also write the audit as Markdown (case/tmp/node-trace-runtime-audit.md).
+    #[arg(long)]
+    pub markdown: bool,
+
+    /// What the check prints at the end: a human summary, or the diff JSON on stdout.
+    #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
+    pub format: CheckFormat,
+
+    /// Stop the entry after this many seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120.0)]
+    pub timeout: f64,
+
+    /// The Node executable to use.
+    #[arg(long, value_name = "PATH", env = "TRACER_NODE")]
+    pub node: Option<PathBuf>,
+
+    /// The folder the entry must be inside (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub store: StoreArgs,
 }

@@ -46,6 +46,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Contract(cli::ContractCommand::Build(args)) => {
             commands::contract::build(args, &cli.global, &styles)
         }
+        Command::Audit(args) => commands::audit::audit(args, &cli.global, &styles),
         Command::Check(args) => commands::check::check(args, &cli.global, &styles),
     };
     match result {

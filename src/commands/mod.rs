@@ -1,5 +1,6 @@
 //! One function per subcommand. Each returns the exit code to use, or an error that knows its own.
 
+pub mod audit;
 pub mod check;
 pub mod contract;
 pub mod list;

@@ -92,7 +92,30 @@ fn plan(args: &RunArgs) -> Result<Plan> {
     })
 }
 
+/// What another command adds to a run (the audit: its environment variables).
+#[derive(Debug, Default)]
+pub struct Extras {
+    /// Set in the program's environment, after `TRACER_SESSION`.
+    pub env: Vec<(String, String)>,
+}
+
+/// A finished run: the exit code `tracer run` would return, and the session as written.
+pub struct Report {
+    pub code: u8,
+    pub session: Session,
+}
+
 pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
+    traced(args, &Extras::default(), global, styles).map(|report| report.code)
+}
+
+/// Runs and traces the program, writes the session, prints the summary; the report says how it went.
+pub fn traced(
+    args: RunArgs,
+    extras: &Extras,
+    global: &GlobalArgs,
+    styles: &Styles,
+) -> Result<Report> {
     let plan = plan(&args)?;
     if args.timeout.is_some_and(|t| !(t > 0.0 && t.is_finite())) {
         return Err(TracerError::usage("--timeout must be a positive number of seconds").into());
@@ -144,7 +167,7 @@ pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
     };
     let fan_out = output::fan_out(stream, sinks);
 
-    let outcome = trace(&plan, &args, &id, &events, clock, &stop);
+    let outcome = trace(&plan, &args, extras, &id, &events, clock, &stop);
     let (run, error) = match outcome {
         Ok(run) => (run, None),
         Err((run, error)) => (run, Some(error)),
@@ -212,7 +235,7 @@ pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
     if let Some(error) = error {
         return Err(error);
     }
-    Ok(match (session.status, run.ending) {
+    let code = match (session.status, run.ending) {
         (Status::Timeout, _) => exit::TIMEOUT,
         (Status::Stopped, Some(Ending::Signalled(signal))) => exit::for_signal(signal),
         _ if args.exit_code == ExitCodeMode::Child => match (session.exit_code, run.status) {
@@ -222,7 +245,8 @@ pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
         },
         (Status::Failed, _) => exit::PROGRAM_FAILED,
         _ => exit::SUCCESS,
-    })
+    };
+    Ok(Report { code, session })
 }
 
 /// What the traced run produced, whether or not it ended cleanly.
@@ -241,6 +265,7 @@ struct RunResult {
 fn trace(
     plan: &Plan,
     args: &RunArgs,
+    extras: &Extras,
     id: &str,
     events: &SyncSender<Event>,
     clock: Clock,
@@ -254,6 +279,7 @@ fn trace(
         args: &args.args,
         cwd: &plan.cwd,
         session_id: id,
+        env: &extras.env,
         inherit_stdin: !stdin_is_terminal,
     };
     let mut child = match launch::spawn(&launch) {

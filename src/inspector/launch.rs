@@ -20,6 +20,8 @@ pub struct Launch<'a> {
     pub args: &'a [OsString],
     pub cwd: &'a Path,
     pub session_id: &'a str,
+    /// More environment variables for the program.
+    pub env: &'a [(String, String)],
     /// Pass the tracer's stdin straight to the child (false: a pipe the caller feeds).
     pub inherit_stdin: bool,
 }
@@ -103,6 +105,7 @@ pub fn spawn(launch: &Launch<'_>) -> Result<Child, TracerError> {
         .args(launch.args)
         .current_dir(launch.cwd)
         .env("TRACER_SESSION", launch.session_id)
+        .envs(launch.env.iter().map(|(k, v)| (k, v)))
         .stdin(if launch.inherit_stdin {
             Stdio::inherit()
         } else {

@@ -1,0 +1,307 @@
+//! `tracer audit`: runs the case's environment entry in audit-only, no-send mode — Node through the
+//! same engine as `tracer run` (so a session, events and evidence are written too), Python with
+//! python3 — merges the entry's raw observations under metadata only the tool computes, writes
+//! `case/tmp/node-trace-runtime-audit.json` (and `.md`), and ends by running the check, so one
+//! command gives the verdict.
+//!
+//! Trusted fields (`contractHash`, `traceSourceHash`, `runtimeSourceHash`, `networkAttempts`,
+//! `probeVersion`, `exitCode`, …) are computed here from the files and the run, never copied from
+//! what the entry wrote.
+
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use serde_json::Value;
+
+use crate::cli::{AuditArgs, CheckArgs, ExitCodeMode, GlobalArgs, RunArgs};
+use crate::commands::contract::canonical_case_dir;
+use crate::commands::{check, run};
+use crate::conformance::audit_format::{self, Audit, Observation, TimelineEntry};
+use crate::conformance::hash;
+use crate::error::TracerError;
+use crate::exit;
+use crate::inspector::launch;
+use crate::output::human::Styles;
+use crate::output::store::write_atomic;
+
+/// The contract, relative to the case folder.
+const CONTRACT_PATH: &str = "notes/trace-runtime-contract.json";
+/// Where the entry may write its raw observations, relative to the case folder.
+const RAW_OBSERVATIONS_PATH: &str = "tmp/entry-trace-audit.json";
+
+/// How the entry ran.
+struct EntryRun {
+    runtime: &'static str,
+    runtime_version: Option<String>,
+    exit_code: Option<i64>,
+}
+
+pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
+    let case_dir = canonical_case_dir(&args.case_dir)?;
+    let contract_path = case_dir.join(CONTRACT_PATH);
+    if !contract_path.is_file() {
+        return Err(TracerError::usage(format!(
+            "no contract at {}: run `tracer contract build --case-dir {}` first",
+            contract_path.display(),
+            args.case_dir.display()
+        ))
+        .into());
+    }
+    let contract: Value = crate::output::store::read_json(&contract_path)?;
+    let entry = args.entry.canonicalize().map_err(|_| {
+        TracerError::usage(format!(
+            "entry {} not found: give the environment's entry file (final.js or final.py)",
+            args.entry.display()
+        ))
+    })?;
+    let tmp = case_dir.join("tmp");
+    std::fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    let raw_path = case_dir.join(RAW_OBSERVATIONS_PATH);
+    // Observations left by an earlier run must never pass for this run's.
+    let _ = std::fs::remove_file(&raw_path);
+
+    let env = vec![
+        ("WEB_JS_ENV_PATCHER_AUDIT_ONLY".to_owned(), "1".to_owned()),
+        ("WEB_JS_ENV_PATCHER_NO_NETWORK".to_owned(), "1".to_owned()),
+        (
+            "WEB_JS_ENV_PATCHER_NETWORK_MODE".to_owned(),
+            "no-send".to_owned(),
+        ),
+        (
+            "WEB_JS_ENV_PATCHER_TRACE_CONTRACT".to_owned(),
+            contract_path.display().to_string(),
+        ),
+        (
+            "WEB_JS_ENV_PATCHER_TRACE_AUDIT_OUT".to_owned(),
+            raw_path.display().to_string(),
+        ),
+    ];
+    let entry_run = match entry.extension().and_then(|e| e.to_str()) {
+        Some("js" | "mjs" | "cjs") => run_node(&args, &entry, env, global, styles)?,
+        Some("py") => run_python(&args, &entry, &env)?,
+        _ => {
+            return Err(TracerError::usage(format!(
+                "entry {} is neither JavaScript (.js, .mjs, .cjs) nor Python (.py)",
+                args.entry.display()
+            ))
+            .into());
+        }
+    };
+
+    let mut audit = Audit {
+        probe_version: Some(audit_format::VERSION.to_owned()),
+        baseline_id: contract
+            .get("baselineId")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        contract_hash: Some(hash::contract(&contract)),
+        trace_source_hash: trace_source_hash(&case_dir, &contract),
+        entry: Some(relative(&case_dir, &entry)),
+        runtime: Some(entry_run.runtime.to_owned()),
+        runtime_version: entry_run.runtime_version,
+        exit_code: entry_run.exit_code,
+        generated_at: Some(
+            humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
+        ),
+        // No guard is installed by this build: the count is unknown, and the check says so.
+        network_attempts: None,
+        ..Audit::default()
+    };
+    let (runtime_hash, files) = hash::runtime_source(&case_dir.join("result"))?;
+    audit.runtime_source_hash = Some(runtime_hash);
+    audit.runtime_sources = Some(files);
+    if raw_path.is_file() {
+        let (timeline, observations) = read_raw_observations(&raw_path)?;
+        audit.timeline = timeline;
+        audit.observations = observations;
+    }
+
+    let audit_path = case_dir.join(audit_format::JSON_PATH);
+    let mut json = serde_json::to_vec_pretty(&audit)?;
+    json.push(b'\n');
+    write_atomic(&audit_path, &json)
+        .with_context(|| format!("writing {}", audit_path.display()))?;
+    if args.markdown {
+        let md_path = audit_path.with_extension("md");
+        write_atomic(&md_path, to_markdown(&audit).as_bytes())
+            .with_context(|| format!("writing {}", md_path.display()))?;
+    }
+    if !global.quiet {
+        eprintln!(
+            "audit: {}",
+            args.case_dir.join(audit_format::JSON_PATH).display()
+        );
+    }
+    let check_args = CheckArgs {
+        case_dir: args.case_dir.clone(),
+        markdown: false,
+        format: args.format,
+    };
+    check::check(check_args, global, styles)
+}
+
+fn run_node(
+    args: &AuditArgs,
+    entry: &Path,
+    env: Vec<(String, String)>,
+    global: &GlobalArgs,
+    styles: &Styles,
+) -> Result<EntryRun> {
+    let run_args = RunArgs {
+        target: entry.to_owned(),
+        args: vec![OsString::from("--audit-only")],
+        ndjson: false,
+        timeout: Some(args.timeout),
+        attach_timeout: 15.0,
+        store: args.store.clone(),
+        keep: 20,
+        max_events: 10_000,
+        node: args.node.clone(),
+        workspace: args.workspace.clone(),
+        cwd: None,
+        exit_code: ExitCodeMode::Tracer,
+    };
+    let report = run::traced(run_args, &run::Extras { env }, global, styles)?;
+    if report.code == exit::TIMEOUT {
+        return Err(TracerError::cannot_trace(format!(
+            "the entry did not finish within --timeout {}s",
+            args.timeout
+        ))
+        .into());
+    }
+    Ok(EntryRun {
+        runtime: "node",
+        runtime_version: report.session.capabilities.node_version.clone(),
+        exit_code: report.session.exit_code.map(i64::from),
+    })
+}
+
+fn run_python(args: &AuditArgs, entry: &Path, env: &[(String, String)]) -> Result<EntryRun> {
+    let python = Path::new("python3");
+    let version = Command::new(python)
+        .arg("--version")
+        .output()
+        .map_err(|e| {
+            TracerError::cannot_trace(format!(
+                "python3 not found ({e}): install Python 3 to audit a .py entry"
+            ))
+        })?;
+    let version = String::from_utf8_lossy(&version.stdout)
+        .trim()
+        .trim_start_matches("Python ")
+        .to_owned();
+    let mut child = Command::new(python)
+        .arg(entry)
+        .arg("--audit-only")
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| TracerError::cannot_trace(format!("could not start python3: {e}")))?;
+    let pgid = child.id();
+    let status = launch::wait_for(&mut child, Duration::from_secs_f64(args.timeout))?;
+    // Nothing the entry started outlives the audit.
+    launch::stop_group(pgid, libc::SIGTERM, Duration::from_secs(2));
+    let Some(status) = status else {
+        let _ = child.wait();
+        return Err(TracerError::cannot_trace(format!(
+            "the entry did not finish within --timeout {}s",
+            args.timeout
+        ))
+        .into());
+    };
+    Ok(EntryRun {
+        runtime: "python",
+        runtime_version: Some(version),
+        exit_code: status.code().map(i64::from),
+    })
+}
+
+/// `traceSourceHash` recomputed from the trace files the contract names, as they are on disk now.
+fn trace_source_hash(case_dir: &Path, contract: &Value) -> Option<String> {
+    let files: Vec<PathBuf> = contract
+        .get("traces")?
+        .as_array()?
+        .iter()
+        .filter_map(|t| t.get("path").and_then(Value::as_str))
+        .map(|p| case_dir.join(p))
+        .collect();
+    hash::trace_source(&files).ok()
+}
+
+/// The entry's raw observations (`timeline`, `observations`); anything else it wrote is ignored, and
+/// trusted fields it may have written are never taken.
+fn read_raw_observations(path: &Path) -> Result<(Vec<TimelineEntry>, Vec<Observation>)> {
+    let raw: Value = crate::output::store::read_json(path)?;
+    let field = |name: &str| raw.get(name).cloned().unwrap_or(Value::Array(Vec::new()));
+    let timeline: Vec<TimelineEntry> = serde_json::from_value(field("timeline")).map_err(|e| {
+        TracerError::usage(format!(
+            "{}: `timeline` is not a list of {{contractId, sequence, object, event}}: {e}",
+            path.display()
+        ))
+    })?;
+    let mut observations: Vec<Observation> = serde_json::from_value(field("observations"))
+        .map_err(|e| {
+            TracerError::usage(format!(
+                "{}: `observations` is not a list of observations: {e}",
+                path.display()
+            ))
+        })?;
+    for observation in &mut observations {
+        observation.source.get_or_insert_with(|| "entry".to_owned());
+    }
+    Ok((timeline, observations))
+}
+
+fn relative(base: &Path, path: &Path) -> String {
+    path.strip_prefix(base)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+fn to_markdown(audit: &Audit) -> String {
+    let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "—".to_owned());
+    let mut md = String::from("# Trace-runtime audit\n\n| field | value |\n|---|---|\n");
+    for (name, value) in [
+        ("probeVersion", show(&audit.probe_version)),
+        ("baselineId", show(&audit.baseline_id)),
+        ("entry", show(&audit.entry)),
+        (
+            "runtime",
+            format!("{} {}", show(&audit.runtime), show(&audit.runtime_version)),
+        ),
+        (
+            "exitCode",
+            audit.exit_code.map_or("—".to_owned(), |c| c.to_string()),
+        ),
+        ("contractHash", show(&audit.contract_hash)),
+        ("traceSourceHash", show(&audit.trace_source_hash)),
+        ("runtimeSourceHash", show(&audit.runtime_source_hash)),
+        (
+            "networkAttempts",
+            audit
+                .network_attempts
+                .map_or("not measured (no guard)".to_owned(), |n| n.to_string()),
+        ),
+        ("generatedAt", show(&audit.generated_at)),
+    ] {
+        md.push_str(&format!("| {name} | {value} |\n"));
+    }
+    md.push_str(&format!(
+        "\n{} observations, {} timeline events.\n",
+        audit.observations.len(),
+        audit.timeline.len()
+    ));
+    if !audit.transcript.is_empty() {
+        md.push_str("\n## Blocked network attempts\n\n");
+        for attempt in &audit.transcript {
+            md.push_str(&format!("- {}\n", attempt.describe()));
+        }
+    }
+    md
+}
