@@ -47,12 +47,18 @@ pub fn fan_out(events: Receiver<Event>, mut sinks: Sinks) -> JoinHandle<EventLog
             };
             event.id = next_id;
             next_id += 1;
-            let json = serde_json::to_string(&event).unwrap_or_default();
-            if let Some(stdout) = sinks.stdout.as_mut() {
-                stdout.line(&json);
-            }
-            if let Some(file) = sinks.events_file.as_mut() {
-                file.line(&json, matches!(event.kind, Kind::Exception | Kind::Exit));
+            let always = matches!(event.kind, Kind::Exception | Kind::Exit);
+            let to_stdout = sinks.stdout.as_ref().is_some_and(|s| s.wants());
+            let to_file = sinks.events_file.as_ref().is_some_and(|f| f.wants(always));
+            // Past the file's cap and with no live reader, an event is only kept in the log.
+            if to_stdout || to_file {
+                let json = serde_json::to_string(&event).unwrap_or_default();
+                if let Some(stdout) = sinks.stdout.as_mut().filter(|_| to_stdout) {
+                    stdout.line(&json);
+                }
+                if let Some(file) = sinks.events_file.as_mut().filter(|_| to_file) {
+                    file.line(&json, always);
+                }
             }
             sinks.log.push(event);
         }

@@ -16,6 +16,11 @@ impl StdoutStream {
         }
     }
 
+    /// Whether anyone still reads the stream.
+    pub fn wants(&self) -> bool {
+        self.out.is_some()
+    }
+
     /// Writes one line; after the reader went away it silently stops.
     pub fn line(&mut self, json: &str) {
         if let Some(out) = self.out.as_mut() {
@@ -54,8 +59,13 @@ impl EventsFile {
         }
     }
 
+    /// Whether an event (an exception or the exit when `always`) would be written.
+    pub fn wants(&self, always: bool) -> bool {
+        self.file.is_some() && (always || self.written < self.limit)
+    }
+
     pub fn line(&mut self, json: &str, always: bool) {
-        if self.written >= self.limit && !always {
+        if !self.wants(always) {
             return;
         }
         if let Some(file) = self.file.as_mut() {
