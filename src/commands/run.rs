@@ -288,6 +288,8 @@ fn trace(
     };
     let pgid = child.id();
     result.pid = Some(pgid);
+    // Kills the group if the tracer itself is killed; says goodbye when this function returns.
+    let _watchdog = launch::Watchdog::start(pgid).ok();
     if let Some(stdin) = child.stdin.take() {
         forward_stdin(stdin);
     }

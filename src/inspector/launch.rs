@@ -225,3 +225,66 @@ mod tests {
         );
     }
 }
+
+/// A forked guardian that outlives the tracer: if the tracer dies without saying goodbye (SIGKILL,
+/// a crash), it kills the program's whole process group, so descendants do not outlive the run
+/// either. `PR_SET_PDEATHSIG` alone reaches only the direct child.
+pub struct Watchdog {
+    goodbye: Option<std::os::fd::OwnedFd>,
+}
+
+impl Watchdog {
+    /// Forks the guardian for the process group `pgid`.
+    pub fn start(pgid: u32) -> io::Result<Watchdog> {
+        use std::os::fd::FromRawFd;
+        let mut fds = [0 as libc::c_int; 2];
+        // SAFETY: pipe2 fills two descriptors we then own.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let [read_end, write_end] = fds;
+        // SAFETY: after fork the child only calls async-signal-safe functions (dup2, syscall,
+        // setpgid, signal, read, kill, _exit) and touches no memory shared with other threads.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if pid == 0 {
+            // SAFETY: see above; this branch never returns.
+            unsafe {
+                libc::dup2(read_end, 0);
+                // Hold nothing of the tracer's: an inherited inspector socket would keep Node
+                // waiting for a debugger that is gone.
+                libc::syscall(libc::SYS_close_range, 1u32, u32::MAX, 0u32);
+                libc::setpgid(0, 0);
+                libc::signal(libc::SIGINT, libc::SIG_IGN);
+                libc::signal(libc::SIGTERM, libc::SIG_IGN);
+                let mut byte = 0u8;
+                let n = loop {
+                    let n = libc::read(0, (&raw mut byte).cast(), 1);
+                    if n >= 0 || *libc::__errno_location() != libc::EINTR {
+                        break n;
+                    }
+                };
+                if n <= 0 {
+                    libc::kill(-(pgid as libc::pid_t), libc::SIGKILL);
+                }
+                libc::_exit(0);
+            }
+        }
+        // SAFETY: the read end is ours to close; the write end is ours to own.
+        unsafe { libc::close(read_end) };
+        Ok(Watchdog {
+            goodbye: Some(unsafe { std::os::fd::OwnedFd::from_raw_fd(write_end) }),
+        })
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        if let Some(fd) = self.goodbye.take() {
+            let file = std::fs::File::from(fd);
+            let _ = io::Write::write_all(&mut &file, b"d");
+        }
+    }
+}
