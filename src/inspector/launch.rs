@@ -202,30 +202,6 @@ pub fn wait_for(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn strips_every_inspect_flag_and_keeps_the_rest() {
-        assert_eq!(strip_inspect_options("--inspect"), "");
-        assert_eq!(
-            strip_inspect_options(
-                "--max-old-space-size=100 --inspect=0.0.0.0:9229 --inspect-brk --trace-warnings"
-            ),
-            "--max-old-space-size=100 --trace-warnings"
-        );
-        assert_eq!(
-            strip_inspect_options("--inspect-port 0.0.0.0:1 --no-warnings"),
-            "--no-warnings"
-        );
-        assert_eq!(
-            strip_inspect_options("--inspect-publish-uid=http --debug-port=1"),
-            ""
-        );
-    }
-}
-
 /// A forked guardian that outlives the tracer: if the tracer dies without saying goodbye (SIGKILL,
 /// a crash), it kills the program's whole process group, so descendants do not outlive the run
 /// either. `PR_SET_PDEATHSIG` alone reaches only the direct child.
@@ -286,5 +262,29 @@ impl Drop for Watchdog {
             let file = std::fs::File::from(fd);
             let _ = io::Write::write_all(&mut &file, b"d");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_every_inspect_flag_and_keeps_the_rest() {
+        assert_eq!(strip_inspect_options("--inspect"), "");
+        assert_eq!(
+            strip_inspect_options(
+                "--max-old-space-size=100 --inspect=0.0.0.0:9229 --inspect-brk --trace-warnings"
+            ),
+            "--max-old-space-size=100 --trace-warnings"
+        );
+        assert_eq!(
+            strip_inspect_options("--inspect-port 0.0.0.0:1 --no-warnings"),
+            "--no-warnings"
+        );
+        assert_eq!(
+            strip_inspect_options("--inspect-publish-uid=http --debug-port=1"),
+            ""
+        );
     }
 }
