@@ -5,7 +5,7 @@ use tracer::trace::event::Kind;
 use tracer::trace::evidence::Confidence;
 use tracer::trace::session::Status;
 
-use crate::support::{Tracer, alive, of_kind};
+use crate::support::{Tracer, assert_nothing_left_running, of_kind};
 
 #[test]
 fn console_methods_node_reports_twice_are_recorded_once() {
@@ -226,7 +226,7 @@ fn colour_only_when_asked_or_on_a_terminal() {
 }
 
 #[test]
-fn the_program_does_not_outlive_a_killed_tracer() {
+fn neither_the_program_nor_its_descendants_outlive_a_killed_tracer() {
     let mut running = Tracer::new()
         .fixture("forever.js")
         .args(["run", "forever.js"])
@@ -241,21 +241,9 @@ fn the_program_does_not_outlive_a_killed_tracer() {
     running.signal(libc::SIGKILL);
     let out = running.wait();
     assert!(out.code_or_signal().is_err(), "the tracer was killed");
-    // PR_SET_PDEATHSIG reaches the program itself (its descendants only where a PID namespace is
-    // available, which this test does not require). Wait a little for the kernel's kill to land.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    while alive(node) && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let survived = alive(node);
-    for pid in [node, sleep] {
-        // SAFETY: kill(2) on pids the program printed; cleanup only.
-        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-    }
-    assert!(
-        !survived,
-        "node (pid {node}) outlived the tracer killed with SIGKILL"
-    );
+    // PR_SET_PDEATHSIG reaches the program itself; the tracer's watchdog kills the rest of its
+    // process group (the `sleep` grandchild).
+    assert_nothing_left_running(node, &[node, sleep]);
 }
 
 #[test]
