@@ -132,6 +132,15 @@ pub struct RunArgs {
     /// Which exit code `tracer` returns.
     #[arg(long, value_enum, default_value_t = ExitCodeMode::Tracer)]
     pub exit_code: ExitCodeMode,
+
+    /// Replace whatever matches this regular expression in stored values by `[REDACTED:custom]`
+    /// (repeatable).
+    #[arg(long, value_name = "REGEX")]
+    pub redact: Vec<String>,
+
+    /// Do not redact the well-known token shapes (bearer tokens, JWTs, cloud keys, private keys).
+    #[arg(long)]
+    pub no_default_redact: bool,
 }
 
 #[derive(Debug, Args)]

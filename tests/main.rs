@@ -8,5 +8,6 @@ mod conformance;
 mod errors;
 mod io;
 mod lifecycle;
+mod redact;
 mod run;
 mod sessions;

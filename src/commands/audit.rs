@@ -164,6 +164,8 @@ fn run_node(
         workspace: args.workspace.clone(),
         cwd: None,
         exit_code: ExitCodeMode::Tracer,
+        redact: Vec::new(),
+        no_default_redact: false,
     };
     let report = run::traced(run_args, &run::Extras { env }, global, styles)?;
     if report.code == exit::TIMEOUT {

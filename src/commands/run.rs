@@ -30,6 +30,7 @@ use crate::trace::capture::Capture;
 use crate::trace::event::{Clock, Event, Kind};
 use crate::trace::evidence;
 use crate::trace::mapper::Mapper;
+use crate::trace::redact::Redactor;
 use crate::trace::session::{Capabilities, EventLog, Session, Status};
 
 /// How many events may wait between the producers and the sinks before producers wait too.
@@ -120,6 +121,7 @@ pub fn traced(
     if args.timeout.is_some_and(|t| !(t > 0.0 && t.is_finite())) {
         return Err(TracerError::usage("--timeout must be a positive number of seconds").into());
     }
+    let redactor = Redactor::new(!args.no_default_redact, &args.redact)?;
     let store = Store::new(&args.store.out);
     let id = store.create()?;
     let stop = Arc::new(AtomicUsize::new(0));
@@ -136,7 +138,7 @@ pub fn traced(
         args: args
             .args
             .iter()
-            .map(|a| a.to_string_lossy().into_owned())
+            .map(|a| redactor.apply(&a.to_string_lossy()).into_owned())
             .collect(),
         cwd: plan.cwd.display().to_string(),
         pid: None,
@@ -164,6 +166,8 @@ pub fn traced(
         stdout: args.ndjson.then(StdoutStream::new),
         events_file: Some(EventsFile::new(store.events_file(&id)?, args.max_events)),
         log: EventLog::new(args.max_events),
+        redactor: redactor.clone(),
+        default_redaction: !args.no_default_redact,
     };
     let fan_out = output::fan_out(stream, sinks);
 
@@ -218,11 +222,12 @@ pub fn traced(
     };
     session.error = error.as_ref().map(|e| format!("{e:#}"));
 
+    redactor.apply_mut(&mut session.stderr_tail);
     let mapper = Mapper::new(plan.workspace.clone());
     let evidence = match session.status {
         // Stopped by the user or unable to trace: not a failure of the program.
         Status::Error | Status::Stopped => None,
-        _ => evidence::build(&session, &|file| mapper.is_own_code(file)),
+        _ => evidence::build(&session, &|file| mapper.is_own_code(file), &redactor),
     };
     store.write_json(&id, "session.json", &session)?;
     store.write_json(&id, "evidence.json", &evidence)?;
@@ -355,7 +360,13 @@ fn trace(
         }
     };
     result.attached = true;
-    release_children(children_urls, plan.workspace.clone(), events.clone(), clock);
+    release_children(
+        children_urls,
+        url.clone(),
+        plan.workspace.clone(),
+        events.clone(),
+        clock,
+    );
 
     let deadline = args
         .timeout
@@ -460,12 +471,16 @@ fn wait_for_url(
 /// URL on the shared stderr is attached, traced as `child N` and released.
 fn release_children(
     urls: Receiver<String>,
+    program_url: String,
     workspace: PathBuf,
     events: SyncSender<Event>,
     clock: Clock,
 ) {
     std::thread::spawn(move || {
-        for (n, url) in urls.into_iter().enumerate() {
+        // A program can print a fake `Debugger listening on …` line; its own inspector's URL is
+        // never attached twice.
+        let children = urls.into_iter().filter(|url| *url != program_url);
+        for (n, url) in children.enumerate() {
             let events = events.clone();
             let workspace = workspace.clone();
             std::thread::spawn(move || {

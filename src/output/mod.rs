@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use crate::pacing::Pacer;
 
-use crate::trace::event::{Event, Kind};
+use crate::trace::event::{Event, Kind, Stream};
+use crate::trace::redact::{LineState, Redactor};
 use crate::trace::session::EventLog;
 
 /// The sinks one run feeds.
@@ -20,6 +21,10 @@ pub struct Sinks {
     pub stdout: Option<ndjson::StdoutStream>,
     pub events_file: Option<ndjson::EventsFile>,
     pub log: EventLog,
+    /// Applied to every event before any sink sees it.
+    pub redactor: Redactor,
+    /// Whether the default token shapes are on (private key blocks span output lines).
+    pub default_redaction: bool,
 }
 
 /// Consumes the event stream on its own thread until every sender is gone; returns the log.
@@ -27,6 +32,7 @@ pub fn fan_out(events: Receiver<Event>, mut sinks: Sinks) -> JoinHandle<EventLog
     std::thread::spawn(move || {
         let mut next_id = 1u64;
         let mut pacer = Pacer::new(Duration::from_millis(1));
+        let mut line_states = [LineState::default(), LineState::default()];
         loop {
             let mut event = match events.try_recv() {
                 Ok(event) => event,
@@ -47,6 +53,12 @@ pub fn fan_out(events: Receiver<Event>, mut sinks: Sinks) -> JoinHandle<EventLog
             };
             event.id = next_id;
             next_id += 1;
+            redact(
+                &mut event,
+                &sinks.redactor,
+                sinks.default_redaction,
+                &mut line_states,
+            );
             let always = matches!(event.kind, Kind::Exception | Kind::Exit);
             let to_stdout = sinks.stdout.as_ref().is_some_and(|s| s.wants());
             let to_file = sinks.events_file.as_ref().is_some_and(|f| f.wants(always));
@@ -67,4 +79,23 @@ pub fn fan_out(events: Receiver<Event>, mut sinks: Sinks) -> JoinHandle<EventLog
         }
         sinks.log
     })
+}
+
+/// Redacts the strings of an event that can carry the program's data.
+fn redact(
+    event: &mut Event,
+    redactor: &Redactor,
+    defaults: bool,
+    line_states: &mut [LineState; 2],
+) {
+    if let Some(value) = event.value.as_mut() {
+        match event.stream {
+            Some(Stream::Stdout) => line_states[0].apply(redactor, defaults, value),
+            Some(Stream::Stderr) => line_states[1].apply(redactor, defaults, value),
+            None => redactor.apply_mut(value),
+        }
+    }
+    if let Some(message) = event.error_message.as_mut() {
+        redactor.apply_mut(message);
+    }
 }

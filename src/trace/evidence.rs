@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::trace::event::{Event, Frame, Kind, Position};
 use crate::trace::mapper;
+use crate::trace::redact::Redactor;
 use crate::trace::session::{EVIDENCE_CONTEXT, Session};
 use crate::trace::values::cap;
 
@@ -116,7 +117,14 @@ pub struct RelevantInput {
 
 /// Builds the chain for a finished session; `None` when the run did not fail.
 /// `is_own_code` says whether a file is the user's (inside the workspace, not in `node_modules`).
-pub fn build(session: &Session, is_own_code: &dyn Fn(&str) -> bool) -> Option<Evidence> {
+/// Quoted source lines go through `redactor` (the events already did).
+pub fn build(
+    session: &Session,
+    is_own_code: &dyn Fn(&str) -> bool,
+    redactor: &Redactor,
+) -> Option<Evidence> {
+    let source_line =
+        |position: &Position| source_line(position).map(|line| redactor.apply(&line).into_owned());
     let events = &session.events;
     let exception = events.iter().rev().find(|e| e.kind == Kind::Exception);
     let failure_event = match exception {
@@ -175,7 +183,7 @@ pub fn build(session: &Session, is_own_code: &dyn Fn(&str) -> bool) -> Option<Ev
         .iter()
         .rev()
         .filter(|e| e.id < failure_event.id && matches!(e.kind, Kind::Console | Kind::Script))
-        .map(step);
+        .map(|e| step(e, &source_line));
     let immediate_cause = prior.next();
     let previous_state_transitions: Vec<Step> = prior.take(EVIDENCE_CONTEXT).collect();
 
@@ -214,7 +222,7 @@ pub fn build(session: &Session, is_own_code: &dyn Fn(&str) -> bool) -> Option<Ev
     })
 }
 
-fn step(event: &Event) -> Step {
+fn step(event: &Event, source_line: &dyn Fn(&Position) -> Option<String>) -> Step {
     Step {
         event_id: event.id,
         ts: event.ts,

@@ -5,6 +5,7 @@ pub mod capture;
 pub mod event;
 pub mod evidence;
 pub mod mapper;
+pub mod redact;
 pub mod session;
 pub mod sourcemaps;
 pub mod values;
