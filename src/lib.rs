@@ -42,6 +42,13 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Show(args) => commands::show::show(args),
         Command::Evidence(args) => commands::show::evidence(args),
         Command::List(args) => commands::list::list(args, &styles),
+        Command::Replay(args) => commands::replay::replay(args, &cli.global),
+        Command::Verify(args) => commands::verify::verify(args, &cli.global, &styles),
+        Command::Export(args) => commands::export::export(args),
+        Command::Schema(args) => commands::schema::schema(args),
+        Command::Completions(args) => commands::completions::completions(args),
+        Command::Man => commands::completions::man(),
+        Command::Capabilities(args) => commands::capabilities::capabilities(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -25,12 +25,12 @@ use crate::inspector::pumps::{self, StderrTail, UrlReports};
 use crate::output::human::{self, Styles};
 use crate::output::ndjson::{EventsFile, StdoutStream};
 use crate::output::store::Store;
-use crate::output::{self, Sinks};
+use crate::output::{self, Sinks, annotations};
 use crate::trace::capture::Capture;
 use crate::trace::event::{Clock, Event, Kind};
-use crate::trace::evidence;
+use crate::trace::evidence::{self, Evidence};
 use crate::trace::mapper::Mapper;
-use crate::trace::session::{Capabilities, EventLog, Session, Status};
+use crate::trace::session::{Capabilities, EventLog, RunOptions, Session, Status};
 
 /// How many events may wait between the producers and the sinks before producers wait too.
 const STREAM_BOUND: usize = 8192;
@@ -93,7 +93,30 @@ fn plan(args: &RunArgs) -> Result<Plan> {
 }
 
 pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
-    let plan = plan(&args)?;
+    let traced = execute(&args, global, styles, None)?;
+    if let Some(format) = annotations::wanted(args.annotations) {
+        annotations::print(format, traced.evidence.as_ref(), args.ndjson);
+    }
+    Ok(traced.code)
+}
+
+/// What one traced run produced: the exit code `tracer run` returns, the session and the evidence
+/// as written.
+pub struct Traced {
+    pub code: u8,
+    pub session: Session,
+    pub evidence: Option<Evidence>,
+}
+
+/// Traces one run end to end and writes its session. `verifies` links the new session to the one
+/// it re-runs (`tracer verify`).
+pub fn execute(
+    args: &RunArgs,
+    global: &GlobalArgs,
+    styles: &Styles,
+    verifies: Option<String>,
+) -> Result<Traced> {
+    let plan = plan(args)?;
     if args.timeout.is_some_and(|t| !(t > 0.0 && t.is_finite())) {
         return Err(TracerError::usage("--timeout must be a positive number of seconds").into());
     }
@@ -131,6 +154,13 @@ pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
         },
         stderr_tail: String::new(),
         error: None,
+        options: Some(RunOptions {
+            workspace: plan.workspace.display().to_string(),
+            timeout: args.timeout,
+            attach_timeout: args.attach_timeout,
+            max_events: args.max_events,
+        }),
+        verifies,
         events: Vec::new(),
     };
     store.write_json(&id, "session.json", &session)?;
@@ -144,7 +174,7 @@ pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
     };
     let fan_out = output::fan_out(stream, sinks);
 
-    let outcome = trace(&plan, &args, &id, &events, clock, &stop);
+    let outcome = trace(&plan, args, &id, &events, clock, &stop);
     let (run, error) = match outcome {
         Ok(run) => (run, None),
         Err((run, error)) => (run, Some(error)),
@@ -212,7 +242,7 @@ pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
     if let Some(error) = error {
         return Err(error);
     }
-    Ok(match (session.status, run.ending) {
+    let code = match (session.status, run.ending) {
         (Status::Timeout, _) => exit::TIMEOUT,
         (Status::Stopped, Some(Ending::Signalled(signal))) => exit::for_signal(signal),
         _ if args.exit_code == ExitCodeMode::Child => match (session.exit_code, run.status) {
@@ -222,6 +252,11 @@ pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
         },
         (Status::Failed, _) => exit::PROGRAM_FAILED,
         _ => exit::SUCCESS,
+    };
+    Ok(Traced {
+        code,
+        session,
+        evidence,
     })
 }
 
