@@ -233,7 +233,7 @@ pub struct ExportArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ExportFormat {
-    /// Chrome Trace Event Format: opens in Perfetto (ui.perfetto.dev) and chrome://tracing.
+    /// Chrome Trace Event Format: opens in Perfetto (ui.perfetto.dev).
     ChromeTrace,
     /// The kept events, one JSON object per line.
     Ndjson,

@@ -9,3 +9,11 @@ mod io;
 mod lifecycle;
 mod run;
 mod sessions;
+
+mod annotations;
+mod capabilities;
+mod completions;
+mod export;
+mod replay;
+mod schema;
+mod verify;

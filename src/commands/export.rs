@@ -16,11 +16,13 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde_json::{Value, json};
 
 use crate::cli::{ExportArgs, ExportFormat};
+use crate::error::TracerError;
 use crate::exit;
 use crate::output::store::{self, Store};
 use crate::trace::event::{Event, Kind};
@@ -51,8 +53,13 @@ pub fn export(args: ExportArgs) -> Result<u8> {
         }
     };
     match &args.output {
-        Some(path) => store::write_atomic(path, &bytes)
-            .with_context(|| format!("writing {}: check -o", path.display()))?,
+        Some(path) => {
+            store::write_atomic(path, &bytes).map_err(|e| {
+                TracerError::usage(format!("cannot write {}: {e} (check -o)", path.display()))
+            })?;
+            // The temporary file was private; an export is meant to be shared.
+            let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644));
+        }
         None => {
             let mut out = std::io::stdout().lock();
             // A closed stdout (`| head`) is not an error.

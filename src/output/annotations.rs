@@ -112,8 +112,8 @@ pub fn github(evidence: &Evidence, workspace: &Path) -> Vec<String> {
             .map(|v| format!(" {v:?}"))
             .unwrap_or_default();
         let message = format!(
-            "the closest captured event before \"{}\": {}{value} (correlation, not proof of cause)",
-            failure.message, cause.detail
+            "{}{value}: the closest captured event before the failure ({}); correlation, not proof of cause",
+            cause.detail, failure.message
         );
         let site = cause.file.as_deref().map(|f| (f, cause.line, cause.column));
         lines.push(error_line(
