@@ -133,3 +133,60 @@ fn unknown_sessions_are_usage_errors() {
     let replay = Tracer::new().args(["replay", "../../etc"]).run();
     replay.assert_code(2);
 }
+
+/// On a terminal the replay is interactive. Needs util-linux `script` for a pseudo-terminal;
+/// without it the test says so and checks nothing else.
+#[test]
+fn on_a_terminal_the_keys_step_through_the_events() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+
+    let run = Tracer::new()
+        .fixture("throws.js")
+        .args(["run", "throws.js"])
+        .run();
+    run.assert_code(1);
+    let Some(script) = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|d| d.join("script"))
+        .find(|p| p.is_file())
+    else {
+        eprintln!("skipped: no `script` on PATH to make a pseudo-terminal");
+        return;
+    };
+    let command = format!("{} replay --color never", env!("CARGO_BIN_EXE_tracer"));
+    let mut child = Command::new(script)
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(run.workspace())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"n\nf\nq\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    assert!(out.status.success(), "{stdout}");
+    let total = run.events().len();
+    let failure = run
+        .events()
+        .iter()
+        .position(|e| e.kind == tracer::trace::event::Kind::Exception)
+        .unwrap();
+    let shown: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with('['))
+        .map(|l| l.split(']').next().unwrap())
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            format!("[1/{total}"),
+            format!("[2/{total}"),
+            format!("[{}/{total}", failure + 1)
+        ],
+        "{stdout}"
+    );
+    assert!(stdout.contains("replay>"), "{stdout}");
+}
