@@ -12,7 +12,6 @@
 use std::collections::HashMap;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
-use std::time::SystemTime;
 
 use anyhow::Result;
 use regex::Regex;
@@ -447,12 +446,7 @@ fn read_source(file: &str, started_at: &str) -> Option<Source> {
     let text = std::fs::read_to_string(path).ok()?;
     let modified = path.metadata().and_then(|m| m.modified()).ok();
     let started = humantime::parse_rfc3339(started_at).ok();
-    let changed_after_run = match (modified, started) {
-        (Some(modified), Some(started)) => {
-            modified > started && modified <= SystemTime::now() + std::time::Duration::from_secs(1)
-        }
-        _ => false,
-    };
+    let changed_after_run = matches!((modified, started), (Some(m), Some(s)) if m > s);
     Some(Source {
         lines: text.lines().map(str::to_owned).collect(),
         changed_after_run,
