@@ -61,6 +61,20 @@ pub enum Command {
     Audit(AuditArgs),
     /// Compare the audit with the contract, from files alone; exit 0 matched, 3 not conformant.
     Check(CheckArgs),
+    /// Step through a session's captured events, with source (a timeline, not time travel).
+    Replay(ReplayArgs),
+    /// Run a session's target again, with the same arguments and options: is the failure gone?
+    Verify(VerifyArgs),
+    /// Write a session as Chrome Trace Event Format (Perfetto), NDJSON events or JSON.
+    Export(ExportArgs),
+    /// Print the JSON Schema of a file format, generated from the Rust types.
+    Schema(SchemaArgs),
+    /// Print a shell completion script on stdout.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) on stdout.
+    Man,
+    /// Probe what this build and this Node can do; print it as JSON.
+    Capabilities(CapabilitiesArgs),
 }
 
 /// Where the session files live: shared by every command that reads or writes them.
@@ -141,6 +155,18 @@ pub struct RunArgs {
     /// Do not redact the well-known token shapes (bearer tokens, JWTs, cloud keys, private keys).
     #[arg(long)]
     pub no_default_redact: bool,
+    /// Print the failure as CI annotations after the run (default: `github` when
+    /// `GITHUB_ACTIONS=true`, else `none`). On stdout, or on stderr with --ndjson.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub annotations: Option<Annotations>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Annotations {
+    /// GitHub Actions workflow commands: `::error file=…,line=…,col=…::message`.
+    Github,
+    /// No annotations, even under GitHub Actions.
+    None,
 }
 
 #[derive(Debug, Args)]
@@ -247,4 +273,114 @@ pub struct AuditArgs {
 
     #[command(flatten)]
     pub store: StoreArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    #[command(flatten)]
+    pub session: SessionArgs,
+
+    /// Show only events of this kind (repeatable).
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub kind: Vec<EventKind>,
+
+    /// Show only events whose detail, value, message or file matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub grep: Option<String>,
+}
+
+/// An event kind, as `--kind` takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EventKind {
+    Context,
+    Script,
+    Console,
+    Exception,
+    Output,
+    Exit,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub session: SessionArgs,
+
+    /// Stop the re-run after this many seconds (default: the original run's --timeout).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+
+    /// How many sessions to keep in the output folder; older ones are removed.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub keep: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// A session id, `latest`, or `last-failed`.
+    #[arg(value_name = "ID", default_value = "latest")]
+    pub id: String,
+
+    /// The output format.
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+
+    /// Write to this file (atomically) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub store: StoreArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// Chrome Trace Event Format: opens in Perfetto (ui.perfetto.dev).
+    ChromeTrace,
+    /// The kept events, one JSON object per line.
+    Ndjson,
+    /// The session as it is (`session.json`).
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// Which file format.
+    #[arg(value_enum)]
+    pub format: SchemaFormat,
+}
+
+/// The file formats `tracer schema` knows; `contract`, `audit` and `diff` are not built yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaFormat {
+    /// `session.json`.
+    Session,
+    /// One event (a line of `events.ndjson`, an element of `session.json`'s `events`).
+    Event,
+    /// `evidence.json` (the schema allows `null` too).
+    Evidence,
+    /// Not available yet.
+    Contract,
+    /// Not available yet.
+    Audit,
+    /// Not available yet.
+    Diff,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct CapabilitiesArgs {
+    /// The Node executable to probe.
+    #[arg(long, value_name = "PATH", env = "TRACER_NODE")]
+    pub node: Option<PathBuf>,
+
+    /// The browser to look for (default: `TRACER_CHROMIUM`, else `chromium`, `chromium-browser`,
+    /// `google-chrome` or `google-chrome-stable` on PATH).
+    #[arg(long, value_name = "PATH", env = "TRACER_CHROMIUM")]
+    pub browser: Option<PathBuf>,
 }

@@ -48,6 +48,13 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
         Command::Audit(args) => commands::audit::audit(args, &cli.global, &styles),
         Command::Check(args) => commands::check::check(args, &cli.global, &styles),
+        Command::Replay(args) => commands::replay::replay(args, &cli.global),
+        Command::Verify(args) => commands::verify::verify(args, &cli.global, &styles),
+        Command::Export(args) => commands::export::export(args),
+        Command::Schema(args) => commands::schema::schema(args),
+        Command::Completions(args) => commands::completions::completions(args),
+        Command::Man => commands::completions::man(),
+        Command::Capabilities(args) => commands::capabilities::capabilities(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -3,11 +3,18 @@
 
 mod support;
 
+mod annotations;
+mod capabilities;
 mod capture;
+mod completions;
 mod conformance;
 mod errors;
+mod export;
 mod io;
 mod lifecycle;
 mod redact;
+mod replay;
 mod run;
+mod schema;
 mod sessions;
+mod verify;

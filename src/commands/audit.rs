@@ -166,8 +166,9 @@ fn run_node(
         exit_code: ExitCodeMode::Tracer,
         redact: Vec::new(),
         no_default_redact: false,
+        annotations: None,
     };
-    let report = run::traced(run_args, &run::Extras { env }, global, styles)?;
+    let report = run::execute(&run_args, &run::Extras { env }, global, styles, None)?;
     if report.code == exit::TIMEOUT {
         return Err(TracerError::cannot_trace(format!(
             "the entry did not finish within --timeout {}s",

@@ -25,13 +25,13 @@ use crate::inspector::pumps::{self, StderrTail, UrlReports};
 use crate::output::human::{self, Styles};
 use crate::output::ndjson::{EventsFile, StdoutStream};
 use crate::output::store::Store;
-use crate::output::{self, Sinks};
+use crate::output::{self, Sinks, annotations};
 use crate::trace::capture::Capture;
 use crate::trace::event::{Clock, Event, Kind};
-use crate::trace::evidence;
+use crate::trace::evidence::{self, Evidence};
 use crate::trace::mapper::Mapper;
 use crate::trace::redact::Redactor;
-use crate::trace::session::{Capabilities, EventLog, Session, Status};
+use crate::trace::session::{Capabilities, EventLog, RunOptions, Session, Status};
 
 /// How many events may wait between the producers and the sinks before producers wait too.
 const STREAM_BOUND: usize = 8192;
@@ -100,24 +100,32 @@ pub struct Extras {
     pub env: Vec<(String, String)>,
 }
 
-/// A finished run: the exit code `tracer run` would return, and the session as written.
-pub struct Report {
+pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
+    let traced = execute(&args, &Extras::default(), global, styles, None)?;
+    if let Some(format) = annotations::wanted(args.annotations) {
+        annotations::print(format, traced.evidence.as_ref(), args.ndjson);
+    }
+    Ok(traced.code)
+}
+
+/// What one traced run produced: the exit code `tracer run` returns, the session and the evidence
+/// as written.
+pub struct Traced {
     pub code: u8,
     pub session: Session,
+    pub evidence: Option<Evidence>,
 }
 
-pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
-    traced(args, &Extras::default(), global, styles).map(|report| report.code)
-}
-
-/// Runs and traces the program, writes the session, prints the summary; the report says how it went.
-pub fn traced(
-    args: RunArgs,
+/// Traces one run end to end and writes its session. `extras` are what another command adds (the
+/// audit's environment); `verifies` links the new session to the one it re-runs (`tracer verify`).
+pub fn execute(
+    args: &RunArgs,
     extras: &Extras,
     global: &GlobalArgs,
     styles: &Styles,
-) -> Result<Report> {
-    let plan = plan(&args)?;
+    verifies: Option<String>,
+) -> Result<Traced> {
+    let plan = plan(args)?;
     if args.timeout.is_some_and(|t| !(t > 0.0 && t.is_finite())) {
         return Err(TracerError::usage("--timeout must be a positive number of seconds").into());
     }
@@ -156,6 +164,13 @@ pub fn traced(
         },
         stderr_tail: String::new(),
         error: None,
+        options: Some(RunOptions {
+            workspace: plan.workspace.display().to_string(),
+            timeout: args.timeout,
+            attach_timeout: args.attach_timeout,
+            max_events: args.max_events,
+        }),
+        verifies,
         events: Vec::new(),
     };
     store.write_json(&id, "session.json", &session)?;
@@ -171,7 +186,7 @@ pub fn traced(
     };
     let fan_out = output::fan_out(stream, sinks);
 
-    let outcome = trace(&plan, &args, extras, &id, &events, clock, &stop);
+    let outcome = trace(&plan, args, extras, &id, &events, clock, &stop);
     let (run, error) = match outcome {
         Ok(run) => (run, None),
         Err((run, error)) => (run, Some(error)),
@@ -251,7 +266,11 @@ pub fn traced(
         (Status::Failed, _) => exit::PROGRAM_FAILED,
         _ => exit::SUCCESS,
     };
-    Ok(Report { code, session })
+    Ok(Traced {
+        code,
+        session,
+        evidence,
+    })
 }
 
 /// What the traced run produced, whether or not it ended cleanly.

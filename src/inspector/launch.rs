@@ -53,7 +53,8 @@ pub fn find_node(requested: Option<&Path>) -> Result<PathBuf, TracerError> {
     })
 }
 
-fn search_path(name: &OsStr) -> Option<PathBuf> {
+/// The first executable file called `name` in a folder of `PATH`.
+pub fn search_path(name: &OsStr) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|dir| dir.join(name))

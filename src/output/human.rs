@@ -22,11 +22,20 @@ impl Styles {
     /// Styles for stderr under `choice`: `auto` colours only a terminal, with `NO_COLOR` unset or
     /// empty and `TERM` not `dumb`.
     pub fn for_stderr(choice: ColorChoice) -> Self {
+        Self::for_stream(choice, std::io::stderr().is_terminal())
+    }
+
+    /// Styles for stdout under `choice` (human output that is the command's result: `replay`).
+    pub fn for_stdout(choice: ColorChoice) -> Self {
+        Self::for_stream(choice, std::io::stdout().is_terminal())
+    }
+
+    fn for_stream(choice: ColorChoice, terminal: bool) -> Self {
         let on = match choice {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
             ColorChoice::Auto => {
-                std::io::stderr().is_terminal()
+                terminal
                     && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
                     && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
             }

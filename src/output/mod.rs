@@ -2,6 +2,7 @@
 //! the session store (files). `fan_out` is the only consumer of the stream: it numbers the events
 //! and hands each to every sink, and to the bounded log the session is built from.
 
+pub mod annotations;
 pub mod human;
 pub mod ndjson;
 pub mod store;

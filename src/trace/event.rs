@@ -21,10 +21,11 @@
 //! | `truncated` | when a value was cut | `true`; the value ends with `… [N more chars]` |
 //! | `note` | sometimes | why a position is not mapped, a source map that failed, … |
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// What happened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     Context,
@@ -49,7 +50,7 @@ impl Kind {
 }
 
 /// Which output stream an `output` event came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Stream {
     Stdout,
@@ -57,7 +58,7 @@ pub enum Stream {
 }
 
 /// A position in a file the user can open: absolute path, 1-based line and column.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Position {
     pub file: String,
@@ -66,7 +67,7 @@ pub struct Position {
 }
 
 /// One frame of a call stack, already mapped to the user's source.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Frame {
     pub function_name: String,
@@ -88,7 +89,7 @@ impl Frame {
 }
 
 /// One trace event. See the module documentation for the wire format.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Event {
     pub id: u64,

@@ -18,6 +18,7 @@
 
 use std::path::Path;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::trace::event::{Event, Frame, Kind, Position};
@@ -32,7 +33,7 @@ pub const CAVEAT: &str = "This chain orders captured events by time and shows th
 /// The longest source line quoted.
 const SOURCE_LINE_LIMIT: usize = 300;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Confidence {
     High,
@@ -40,7 +41,7 @@ pub enum Confidence {
     Low,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Evidence {
     pub failure: Failure,
@@ -52,7 +53,7 @@ pub struct Evidence {
     pub caveat: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Failure {
     pub kind: Kind,
@@ -84,7 +85,7 @@ pub struct Failure {
 }
 
 /// One event of the chain.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Step {
     pub event_id: u64,
@@ -107,7 +108,7 @@ pub struct Step {
     pub worker: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RelevantInput {
     pub target: String,

@@ -5,15 +5,18 @@
 //! `failed`, `stopped`, `timeout` or `error`), `runtime`, `target`, `args`, `cwd`, `pid`,
 //! `startedAt`, `endedAt`, `exitCode`, `signal`, `eventCount` (events kept in `events`),
 //! `exceptionCount` (every uncaught exception seen), `droppedEvents` (events seen but not kept),
-//! `capabilities`, `stderrTail`, `error` (why the tool could not trace, for status `error`), `events`.
+//! `capabilities`, `stderrTail`, `error` (why the tool could not trace, for status `error`), `events`;
+//! and, when present, `options` (the run options a re-run reuses) and `verifies` (the id of the
+//! session this run re-ran with `tracer verify`).
 
 use std::collections::{BTreeMap, VecDeque};
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::trace::event::{Event, Kind};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// The run is in progress (or the tracer was killed before it could finish the session).
@@ -31,7 +34,7 @@ pub enum Status {
 }
 
 /// What this run could do, as probed during the run; nothing is assumed.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Capabilities {
     /// `process.version` as the inspected runtime reported it.
@@ -51,7 +54,7 @@ pub struct Capabilities {
     pub replay: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Session {
     pub id: String,
@@ -73,7 +76,28 @@ pub struct Session {
     pub stderr_tail: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The options of `tracer run` that change what a re-run does (`tracer verify` reuses them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<RunOptions>,
+    /// The id of the session this run verifies (`tracer verify`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verifies: Option<String>,
     pub events: Vec<Event>,
+}
+
+/// The options of a run that a re-run must repeat to be the same run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RunOptions {
+    /// The workspace the target and the working directory had to be inside (canonical).
+    pub workspace: String,
+    /// `--timeout` in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<f64>,
+    /// `--attach-timeout` in seconds.
+    pub attach_timeout: f64,
+    /// `--max-events`.
+    pub max_events: usize,
 }
 
 impl Session {

@@ -1,0 +1,174 @@
+//! `tracer export [ID] --format chrome-trace|ndjson|json [-o FILE]`: a recorded session in a format
+//! other tools open. Written atomically with `-o`, else on stdout.
+//!
+//! `chrome-trace` is the Chrome Trace Event Format (JSON object form), which Perfetto
+//! (ui.perfetto.dev) and `chrome://tracing` open as a timeline:
+//!
+//! - one process (`pid`: the program's pid), named `tracer: TARGET` by a `process_name` metadata event;
+//! - one track (`tid`) per thread of execution: `1` is the main thread, then one per worker or forked
+//!   child in the order they first appear, each named by a `thread_name` metadata event;
+//! - one complete event (`ph: "X"`, `cat: "run"`) for the run, from 0 to its last event;
+//! - one instant event (`ph: "i"`, `s: "t"`) per captured `console`, `exception` and `output` event,
+//!   `cat` the event kind, `args` its id, value, message and source position;
+//! - `ts` and `dur` in microseconds since the run started.
+//!
+//! `ndjson` is the kept events as they are in `session.json`, one per line; `json` the session.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+
+use anyhow::Result;
+use serde_json::{Value, json};
+
+use crate::cli::{ExportArgs, ExportFormat};
+use crate::error::TracerError;
+use crate::exit;
+use crate::output::store::{self, Store};
+use crate::trace::event::{Event, Kind};
+use crate::trace::session::Session;
+
+pub fn export(args: ExportArgs) -> Result<u8> {
+    let store = Store::new(&args.store.out);
+    let id = store.resolve(&args.id)?;
+    let session = store.load(&id)?;
+    let bytes = match args.format {
+        ExportFormat::ChromeTrace => {
+            let mut bytes = serde_json::to_vec(&chrome_trace(&session))?;
+            bytes.push(b'\n');
+            bytes
+        }
+        ExportFormat::Ndjson => {
+            let mut bytes = Vec::new();
+            for event in &session.events {
+                serde_json::to_writer(&mut bytes, event)?;
+                bytes.push(b'\n');
+            }
+            bytes
+        }
+        ExportFormat::Json => {
+            let mut bytes = serde_json::to_vec_pretty(&session)?;
+            bytes.push(b'\n');
+            bytes
+        }
+    };
+    match &args.output {
+        Some(path) => {
+            store::write_atomic(path, &bytes).map_err(|e| {
+                TracerError::usage(format!("cannot write {}: {e} (check -o)", path.display()))
+            })?;
+            // The temporary file was private; an export is meant to be shared.
+            let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644));
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            // A closed stdout (`| head`) is not an error.
+            let _ = out.write_all(&bytes).and_then(|()| out.flush());
+        }
+    }
+    Ok(exit::SUCCESS)
+}
+
+/// The main thread's track.
+const MAIN_TID: u64 = 1;
+
+/// The session as a Chrome Trace Event Format object (see the module documentation).
+pub fn chrome_trace(session: &Session) -> Value {
+    let pid = session.pid.unwrap_or(1);
+    let mut tids: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut trace_events = vec![
+        json!({"name": "process_name", "ph": "M", "pid": pid, "tid": MAIN_TID,
+               "args": {"name": format!("tracer: {}", session.target)}}),
+        json!({"name": "thread_name", "ph": "M", "pid": pid, "tid": MAIN_TID,
+               "args": {"name": "main"}}),
+    ];
+    let end_us = session.events.iter().map(|e| us(e.ts)).fold(0.0, f64::max);
+    trace_events.push(json!({
+        "name": format!("run {}", session.target),
+        "cat": "run",
+        "ph": "X",
+        "ts": 0,
+        "dur": end_us,
+        "pid": pid,
+        "tid": MAIN_TID,
+        "args": {
+            "session": session.id,
+            "status": session.status,
+            "args": session.args,
+            "cwd": session.cwd,
+            "exitCode": session.exit_code,
+            "signal": session.signal,
+            "droppedEvents": session.dropped_events,
+        },
+    }));
+    for event in &session.events {
+        if !matches!(event.kind, Kind::Console | Kind::Exception | Kind::Output) {
+            continue;
+        }
+        let tid = match event.worker.as_deref() {
+            None => MAIN_TID,
+            Some(worker) => {
+                let next = tids.len() as u64 + MAIN_TID + 1;
+                let tid = *tids.entry(worker).or_insert(next);
+                if tid == next {
+                    trace_events.push(json!({"name": "thread_name", "ph": "M", "pid": pid,
+                                             "tid": tid, "args": {"name": worker}}));
+                }
+                tid
+            }
+        };
+        trace_events.push(json!({
+            "name": instant_name(event),
+            "cat": event.kind.as_str(),
+            "ph": "i",
+            "s": "t",
+            "ts": us(event.ts),
+            "pid": pid,
+            "tid": tid,
+            "args": instant_args(event),
+        }));
+    }
+    json!({
+        "traceEvents": trace_events,
+        "displayTimeUnit": "ms",
+        "otherData": {
+            "tracer": env!("CARGO_PKG_VERSION"),
+            "session": session.id,
+            "startedAt": session.started_at,
+        },
+    })
+}
+
+fn us(ms: f64) -> f64 {
+    (ms * 1000.0).round()
+}
+
+fn instant_name(event: &Event) -> String {
+    match event.kind {
+        Kind::Exception => event
+            .error_message
+            .clone()
+            .unwrap_or_else(|| event.detail.clone()),
+        _ => event.detail.clone(),
+    }
+}
+
+fn instant_args(event: &Event) -> Value {
+    let mut args = serde_json::Map::new();
+    args.insert("eventId".into(), json!(event.id));
+    let fields = [
+        ("value", event.value.as_ref().map(|v| json!(v))),
+        ("level", event.level.as_ref().map(|v| json!(v))),
+        ("stream", event.stream.map(|s| json!(s))),
+        ("worker", event.worker.as_ref().map(|v| json!(v))),
+        ("file", event.file.as_ref().map(|v| json!(v))),
+        ("line", event.line.map(|v| json!(v))),
+        ("column", event.column.map(|v| json!(v))),
+    ];
+    for (key, value) in fields {
+        if let Some(value) = value {
+            args.insert(key.into(), value);
+        }
+    }
+    Value::Object(args)
+}

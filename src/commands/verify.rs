@@ -1,0 +1,212 @@
+//! `tracer verify [ID]`: runs a session's target again with the same arguments, working directory,
+//! Node and run options (workspace, timeout, event cap), as a new session that names the one it
+//! verifies (`verifies`), and compares the two failures.
+//!
+//! Exit 0 when the original failure (same kind, same message, same mapped site) no longer occurs
+//! and the program succeeded; 1 when it still fails, saying whether it is the same failure or a new
+//! one. A re-run that timed out or was interrupted keeps its own code (124, 130, 143): it says
+//! nothing about the failure. The verdict is human output on stderr; the program's output passes
+//! through as in `tracer run`.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::cli::{ExitCodeMode, GlobalArgs, RunArgs, VerifyArgs};
+use crate::commands::run;
+use crate::error::TracerError;
+use crate::exit;
+use crate::output::human::{Styles, display_path};
+use crate::output::store::{self, Store};
+use crate::trace::evidence::{Evidence, Failure};
+use crate::trace::session::{Session, Status};
+
+/// `tracer run`'s defaults, for sessions written before runs recorded their options.
+const DEFAULT_ATTACH_TIMEOUT: f64 = 15.0;
+const DEFAULT_MAX_EVENTS: usize = 10_000;
+
+pub fn verify(args: VerifyArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
+    let store = Store::new(&args.session.store.out);
+    let id = store.resolve(&args.session.id)?;
+    let original = store.load(&id)?;
+    if original.status == Status::Running {
+        return Err(TracerError::usage(format!(
+            "session {id} has not finished (status running): wait for it, or verify another"
+        ))
+        .into());
+    }
+    let original_evidence: Option<Evidence> =
+        store::read_json(&store.dir(&id).join("evidence.json"))?;
+
+    let traced = run::execute(
+        &rerun_args(&original, &args),
+        &run::Extras::default(),
+        global,
+        styles,
+        Some(id.clone()),
+    )?;
+    let verdict = compare(
+        original_evidence.as_ref(),
+        &traced.session,
+        traced.evidence.as_ref(),
+    );
+    if !global.quiet {
+        let mut err = std::io::stderr().lock();
+        let _ = report(&mut err, styles, &id, &traced.session.id, &verdict);
+    }
+    Ok(match verdict {
+        Verdict::Unfinished(_) => traced.code,
+        Verdict::Fixed { .. } => exit::SUCCESS,
+        Verdict::Same(_) | Verdict::New { .. } => exit::PROGRAM_FAILED,
+    })
+}
+
+/// The `tracer run` arguments that repeat the original run.
+fn rerun_args(original: &Session, args: &VerifyArgs) -> RunArgs {
+    let options = original.options.as_ref();
+    let node = &original.capabilities.node_path;
+    RunArgs {
+        target: PathBuf::from(&original.target),
+        args: original.args.iter().map(OsString::from).collect(),
+        ndjson: false,
+        timeout: args.timeout.or(options.and_then(|o| o.timeout)),
+        attach_timeout: options.map_or(DEFAULT_ATTACH_TIMEOUT, |o| o.attach_timeout),
+        store: args.session.store.clone(),
+        keep: args.keep,
+        max_events: options.map_or(DEFAULT_MAX_EVENTS, |o| o.max_events),
+        node: (!node.is_empty()).then(|| PathBuf::from(node)),
+        workspace: options.map(|o| PathBuf::from(&o.workspace)),
+        cwd: Some(PathBuf::from(&original.cwd)),
+        exit_code: ExitCodeMode::Tracer,
+        annotations: None,
+        redact: Vec::new(),
+        no_default_redact: false,
+    }
+}
+
+/// What the re-run says about the original failure.
+#[derive(Debug, PartialEq)]
+pub enum Verdict<'a> {
+    /// The re-run succeeded; `was` is the original failure (none when the original did not fail).
+    Fixed { was: Option<&'a Failure> },
+    /// The re-run failed the same way.
+    Same(&'a Failure),
+    /// The re-run failed another way (or the original did not fail at all). `now` is `None` only
+    /// for a failed session without evidence (a session file written by hand).
+    New {
+        was: Option<&'a Failure>,
+        now: Option<&'a Failure>,
+    },
+    /// The re-run timed out or was stopped: no verdict (how it ended, in words).
+    Unfinished(&'static str),
+}
+
+pub fn compare<'a>(
+    original: Option<&'a Evidence>,
+    rerun: &Session,
+    now: Option<&'a Evidence>,
+) -> Verdict<'a> {
+    let was = original.map(|e| &e.failure);
+    match rerun.status {
+        Status::Timeout => return Verdict::Unfinished("timed out"),
+        Status::Stopped => return Verdict::Unfinished("was stopped"),
+        _ => {}
+    }
+    match now.map(|e| &e.failure) {
+        None if !rerun.failed() => Verdict::Fixed { was },
+        None => Verdict::New { was, now: None },
+        Some(now) => match was {
+            Some(was) if same_failure(was, now) => Verdict::Same(now),
+            was => Verdict::New {
+                was,
+                now: Some(now),
+            },
+        },
+    }
+}
+
+/// Same kind, same message, same mapped site.
+fn same_failure(a: &Failure, b: &Failure) -> bool {
+    a.kind == b.kind
+        && a.message == b.message
+        && (&a.file, a.line, a.column) == (&b.file, b.line, b.column)
+}
+
+fn describe(failure: &Failure) -> String {
+    let site = match (&failure.file, failure.line, failure.column) {
+        (Some(file), Some(line), Some(column)) => {
+            format!(" at {}:{line}:{column}", display_path(file))
+        }
+        (Some(file), _, _) => format!(" in {}", display_path(file)),
+        _ => String::new(),
+    };
+    format!("{}{site}", failure.message)
+}
+
+fn report(
+    out: &mut impl Write,
+    s: &Styles,
+    original: &str,
+    rerun: &str,
+    verdict: &Verdict,
+) -> std::io::Result<()> {
+    writeln!(out)?;
+    match verdict {
+        Verdict::Fixed { was } => {
+            writeln!(
+                out,
+                "{} {}: the program succeeded",
+                s.heading.style("verify:"),
+                s.success.style("fixed")
+            )?;
+            match was {
+                Some(was) => writeln!(
+                    out,
+                    "  the original failure no longer occurs: {}",
+                    describe(was)
+                )?,
+                None => writeln!(out, "  the original run did not fail either")?,
+            }
+        }
+        Verdict::Same(now) => {
+            writeln!(
+                out,
+                "{} {}: the same failure",
+                s.heading.style("verify:"),
+                s.error.style("still failing")
+            )?;
+            writeln!(out, "  {}", describe(now))?;
+        }
+        Verdict::New { was, now } => {
+            writeln!(
+                out,
+                "{} {}: a new failure",
+                s.heading.style("verify:"),
+                s.error.style("still failing")
+            )?;
+            match was {
+                Some(was) => writeln!(out, "  was: {}", describe(was))?,
+                None => writeln!(out, "  was: no failure")?,
+            }
+            match now {
+                Some(now) => writeln!(out, "  now: {}", describe(now))?,
+                None => writeln!(out, "  now: the program failed (no evidence was written)")?,
+            }
+        }
+        Verdict::Unfinished(how) => {
+            writeln!(
+                out,
+                "{} {}: the re-run {how}, so it says nothing about the failure",
+                s.heading.style("verify:"),
+                s.warning.style("no verdict")
+            )?;
+        }
+    }
+    writeln!(
+        out,
+        "  {}",
+        s.dim.style(format!("session {rerun} verifies {original}"))
+    )
+}
