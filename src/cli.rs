@@ -358,11 +358,11 @@ pub enum SchemaFormat {
     Event,
     /// `evidence.json` (the schema allows `null` too).
     Evidence,
-    /// Not available yet.
+    /// case/notes/trace-runtime-contract.json
     Contract,
-    /// Not available yet.
+    /// case/tmp/node-trace-runtime-audit.json
     Audit,
-    /// Not available yet.
+    /// case/notes/trace-runtime-diff.json
     Diff,
 }
 

@@ -88,16 +88,38 @@ fn the_schemas_reject_what_the_readers_reject() {
 }
 
 #[test]
-fn formats_not_built_yet_are_usage_errors() {
-    for name in ["contract", "audit", "diff"] {
-        let out = Tracer::new().args(["schema", name]).run();
-        out.assert_code(2);
-        assert!(
-            out.stderr().contains("not available yet"),
-            "{}",
-            out.stderr()
-        );
-        assert_eq!(out.stdout(), "");
+fn conformance_files_validate_against_their_schemas() {
+    let built = Tracer::new()
+        .fixture_as(
+            "conformance/basic.ndjson",
+            "case/ruyi-trace/logs/current.ndjson",
+        )
+        .file(
+            "case/result/final.js",
+            "// An environment entry that observes nothing.\n",
+        )
+        .args(["contract", "build", "--case-dir", "case"])
+        .run();
+    built.assert_code(0);
+    let audited = built
+        .tracer()
+        .args([
+            "audit",
+            "--case-dir",
+            "case",
+            "--entry",
+            "case/result/final.js",
+        ])
+        .run();
+    assert_eq!(audited.code(), 3, "{}", audited.dump());
+    let case = built.workspace().join("case");
+    for (name, file) in [
+        ("contract", "notes/trace-runtime-contract.json"),
+        ("audit", "tmp/node-trace-runtime-audit.json"),
+        ("diff", "notes/trace-runtime-diff.json"),
+    ] {
+        let instance: Value = serde_json::from_str(&read(&case.join(file))).unwrap();
+        assert_valid(&schema(name), &instance, file);
     }
     Tracer::new()
         .args(["schema", "nonsense"])

@@ -15,7 +15,7 @@ pub const VERSION: &str = "case-runtime-audit/v3";
 /// Where the audit lives, relative to the case folder.
 pub const JSON_PATH: &str = "tmp/node-trace-runtime-audit.json";
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Audit {
     pub probe_version: Option<String>,
@@ -44,7 +44,7 @@ pub struct Audit {
     pub observations: Vec<Observation>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TimelineEntry {
     pub contract_id: String,
@@ -54,7 +54,7 @@ pub struct TimelineEntry {
 }
 
 /// What the runtime observed for one contract item (or for a host API the contract lacks).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Observation {
     /// The contract item; absent for a host API the trace never recorded.
@@ -74,7 +74,7 @@ pub struct Observation {
     pub observations: BTreeMap<String, Vec<Value>>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NetworkAttempt {
     /// `net`, `tls`, `http`, `https`, `fetch`, `dgram`, `dns`, `socket`, `urllib`, `requests`.

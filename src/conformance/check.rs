@@ -57,7 +57,7 @@ pub mod code {
 }
 
 /// One finding: blocking, or a risk when listed under `risks`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Finding {
     pub code: String,
@@ -130,14 +130,14 @@ impl Finding {
 }
 
 /// One hash or id as the contract has it, as the audit has it, and as computed from disk now.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Triple {
     pub contract: Option<String>,
     pub audit: Option<String>,
     pub disk: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Hashes {
     pub baseline_id: Triple,
@@ -146,7 +146,7 @@ pub struct Hashes {
     pub runtime_source_hash: Triple,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Counts {
     pub items: usize,
@@ -160,7 +160,7 @@ pub struct Counts {
     pub unverified: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Unverified {
     pub item: String,
@@ -170,7 +170,7 @@ pub struct Unverified {
     pub dimensions: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Diff {
     pub version: String,

@@ -116,7 +116,9 @@ pub fn contract(contract: &Value) -> String {
 }
 
 /// One file under `case/result/` as it went into `runtimeSourceHash`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct SourceFile {
     pub path: String,
     pub sha256: String,
