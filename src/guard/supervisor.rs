@@ -379,7 +379,7 @@ mod tests {
             )
         );
 
-        let mut unix = vec![0u8; 20];
+        let mut unix = [0u8; 20];
         unix[0..2].copy_from_slice(&(libc::AF_UNIX as u16).to_ne_bytes());
         let verdict = decide(
             &data(libc::SYS_connect, [3, unix.as_ptr() as u64, 20, 0, 0, 0]),
@@ -409,7 +409,7 @@ mod tests {
     fn guard_reads_every_name_of_a_sendmmsg() {
         let caller = Caller::of_self();
         let a = sockaddr_in([127, 0, 0, 1], 9);
-        let mut headers = vec![0u8; 2 * MMSGHDR_SIZE];
+        let mut headers = [0u8; 2 * MMSGHDR_SIZE];
         // First message without a name (connected), second to 127.0.0.1:9.
         headers[MMSGHDR_SIZE..MMSGHDR_SIZE + 8].copy_from_slice(&(a.as_ptr() as u64).to_ne_bytes());
         headers[MMSGHDR_SIZE + 8..MMSGHDR_SIZE + 12].copy_from_slice(&16u32.to_ne_bytes());
