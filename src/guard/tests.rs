@@ -445,3 +445,53 @@ fn guard_spawn_fails_when_the_prepared_command_is_reused() {
     // Nobody is left to take a second listener: the spawn must fail, not run unguarded.
     assert!(command.spawn().is_err());
 }
+
+#[test]
+fn guard_listener_is_not_left_in_the_traced_program() {
+    if !available() || !have("python3") {
+        return;
+    }
+    let script = "import os\n\
+                  links = []\n\
+                  for f in os.listdir('/proc/self/fd'):\n    \
+                  try:\n        links.append(os.readlink('/proc/self/fd/' + f))\n    \
+                  except OSError:\n        pass\n\
+                  print(len(links) > 0, sum('seccomp' in l for l in links))\n";
+    let (output, _) = guarded("python3", &["-c", script]);
+    assert_eq!(text(&output.stdout), "True 0\n", "{}", text(&output.stderr));
+}
+
+#[test]
+fn guard_stopped_leaves_the_tree_cut_off_without_hanging() {
+    if !available() || !have("python3") {
+        return;
+    }
+    let (listener, port) = tcp_listener();
+    // The child waits for a line on stdin, so the test decides when it connects: after the
+    // supervisor is gone.
+    let script = format!(
+        "import socket, sys\n\
+         sys.stdin.readline()\n\
+         try:\n    socket.create_connection(('127.0.0.1', {port}))\n    print('connected')\n\
+         except OSError as e:\n    print('failed', e.errno)\n"
+    );
+    let mut command = Command::new("python3");
+    command
+        .args(["-c", &script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let handle = install(&mut command).expect("install");
+    let mut child = command.spawn().expect("spawn");
+    let guard = handle.start(child.id()).expect("start");
+    assert!(guard.finish().is_empty());
+    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), b"go\n").expect("write");
+    let output = child.wait_with_output().expect("wait");
+    assert_eq!(
+        text(&output.stdout).trim(),
+        format!("failed {}", libc::ENOSYS),
+        "{}",
+        text(&output.stderr)
+    );
+    assert_nothing_arrived(&listener);
+}
