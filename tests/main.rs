@@ -4,6 +4,7 @@
 mod support;
 
 mod annotations;
+mod audit;
 mod capabilities;
 mod capture;
 mod completions;

@@ -20,10 +20,11 @@ use serde_json::Value;
 use crate::cli::{AuditArgs, CheckArgs, ExitCodeMode, GlobalArgs, RunArgs};
 use crate::commands::contract::canonical_case_dir;
 use crate::commands::{check, run};
-use crate::conformance::audit_format::{self, Audit, Observation, TimelineEntry};
+use crate::conformance::audit_format::{self, Audit, NetworkAttempt, Observation, TimelineEntry};
 use crate::conformance::hash;
 use crate::error::TracerError;
 use crate::exit;
+use crate::guard::{self, Attempt};
 use crate::inspector::launch;
 use crate::output::human::Styles;
 use crate::output::store::write_atomic;
@@ -38,6 +39,8 @@ struct EntryRun {
     runtime: &'static str,
     runtime_version: Option<String>,
     exit_code: Option<i64>,
+    /// What the no-send guard refused; `None` when no guard could be installed.
+    attempts: Option<Vec<Attempt>>,
 }
 
 pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
@@ -80,9 +83,18 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
             raw_path.display().to_string(),
         ),
     ];
+    let guard = guard::probe();
+    if !guard.available && !global.quiet {
+        eprintln!(
+            "warning: the no-send guard is not available here ({}); the entry runs unguarded and the audit records no network count",
+            guard.reason.as_deref().unwrap_or("unknown reason")
+        );
+    }
     let entry_run = match entry.extension().and_then(|e| e.to_str()) {
-        Some("js" | "mjs" | "cjs") => run_node(&args, &entry, env, global, styles)?,
-        Some("py") => run_python(&args, &entry, &env)?,
+        Some("js" | "mjs" | "cjs") => {
+            run_node(&args, &entry, env, guard.available, global, styles)?
+        }
+        Some("py") => run_python(&args, &entry, &env, guard.available)?,
         _ => {
             return Err(TracerError::usage(format!(
                 "entry {} is neither JavaScript (.js, .mjs, .cjs) nor Python (.py)",
@@ -107,8 +119,14 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
         generated_at: Some(
             humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
         ),
-        // No guard is installed by this build: the count is unknown, and the check says so.
-        network_attempts: None,
+        // Counted by the tool's guard only; without one the count is unknown and the check says so.
+        network_attempts: entry_run.attempts.as_ref().map(|a| a.len() as u64),
+        transcript: entry_run
+            .attempts
+            .iter()
+            .flatten()
+            .map(transcript_line)
+            .collect(),
         ..Audit::default()
     };
     let (runtime_hash, files) = hash::runtime_source(&case_dir.join("result"))?;
@@ -148,6 +166,7 @@ fn run_node(
     args: &AuditArgs,
     entry: &Path,
     env: Vec<(String, String)>,
+    no_send: bool,
     global: &GlobalArgs,
     styles: &Styles,
 ) -> Result<EntryRun> {
@@ -168,7 +187,13 @@ fn run_node(
         no_default_redact: false,
         annotations: None,
     };
-    let report = run::execute(&run_args, &run::Extras { env }, global, styles, None)?;
+    let report = run::execute(
+        &run_args,
+        &run::Extras { env, no_send },
+        global,
+        styles,
+        None,
+    )?;
     if report.code == exit::TIMEOUT {
         return Err(TracerError::cannot_trace(format!(
             "the entry did not finish within --timeout {}s",
@@ -180,10 +205,16 @@ fn run_node(
         runtime: "node",
         runtime_version: report.session.capabilities.node_version.clone(),
         exit_code: report.session.exit_code.map(i64::from),
+        attempts: report.network_attempts,
     })
 }
 
-fn run_python(args: &AuditArgs, entry: &Path, env: &[(String, String)]) -> Result<EntryRun> {
+fn run_python(
+    args: &AuditArgs,
+    entry: &Path,
+    env: &[(String, String)],
+    no_send: bool,
+) -> Result<EntryRun> {
     let python = Path::new("python3");
     let version = Command::new(python)
         .arg("--version")
@@ -197,14 +228,34 @@ fn run_python(args: &AuditArgs, entry: &Path, env: &[(String, String)]) -> Resul
         .trim()
         .trim_start_matches("Python ")
         .to_owned();
-    let mut child = Command::new(python)
+    let mut command = Command::new(python);
+    command
         .arg(entry)
         .arg("--audit-only")
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
-        .process_group(0)
+        .process_group(0);
+    let handle = if no_send {
+        Some(guard::install(&mut command).map_err(|e| {
+            TracerError::cannot_trace(format!("the no-send guard could not be prepared: {e}"))
+        })?)
+    } else {
+        None
+    };
+    let mut child = command
         .spawn()
         .map_err(|e| TracerError::cannot_trace(format!("could not start python3: {e}")))?;
+    let guard = match handle.map(|h| h.start(child.id())).transpose() {
+        Ok(guard) => guard,
+        Err(e) => {
+            launch::signal_group(child.id(), libc::SIGKILL);
+            let _ = child.wait();
+            return Err(TracerError::cannot_trace(format!(
+                "the no-send guard could not start: {e}"
+            ))
+            .into());
+        }
+    };
     let pgid = child.id();
     let status = launch::wait_for(&mut child, Duration::from_secs_f64(args.timeout))?;
     // Nothing the entry started outlives the audit.
@@ -221,7 +272,22 @@ fn run_python(args: &AuditArgs, entry: &Path, env: &[(String, String)]) -> Resul
         runtime: "python",
         runtime_version: Some(version),
         exit_code: status.code().map(i64::from),
+        attempts: guard.map(guard::Guard::finish),
     })
+}
+
+/// One refused attempt as the audit's transcript records it.
+fn transcript_line(attempt: &Attempt) -> NetworkAttempt {
+    NetworkAttempt {
+        module: Some("kernel".to_owned()),
+        method: Some(attempt.syscall.clone()),
+        host: Some(attempt.address.clone()),
+        port: Some(attempt.port),
+        family: Some(attempt.family.clone()),
+        pid: Some(attempt.pid),
+        process: Some(attempt.process.clone()),
+        ..NetworkAttempt::default()
+    }
 }
 
 /// `traceSourceHash` recomputed from the trace files the contract names, as they are on disk now.

@@ -98,6 +98,8 @@ fn plan(args: &RunArgs) -> Result<Plan> {
 pub struct Extras {
     /// Set in the program's environment, after `TRACER_SESSION`.
     pub env: Vec<(String, String)>,
+    /// Run under the no-send guard; the attempts it refused come back in `Traced::network_attempts`.
+    pub no_send: bool,
 }
 
 pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
@@ -114,6 +116,8 @@ pub struct Traced {
     pub code: u8,
     pub session: Session,
     pub evidence: Option<Evidence>,
+    /// What the no-send guard refused, when the run had one.
+    pub network_attempts: Option<Vec<crate::guard::Attempt>>,
 }
 
 /// Traces one run end to end and writes its session. `extras` are what another command adds (the
@@ -187,10 +191,11 @@ pub fn execute(
     let fan_out = output::fan_out(stream, sinks);
 
     let outcome = trace(&plan, args, extras, &id, &events, clock, &stop);
-    let (run, error) = match outcome {
+    let (mut run, error) = match outcome {
         Ok(run) => (run, None),
         Err((run, error)) => (run, Some(error)),
     };
+    let network_attempts = run.guard.take().map(crate::guard::Guard::finish);
 
     // The exit event is always the last one: the sinks stop at it.
     let mut exit_event = Event::new(Kind::Exit, clock.ms(), "exit");
@@ -270,6 +275,7 @@ pub fn execute(
         code,
         session,
         evidence,
+        network_attempts,
     })
 }
 
@@ -282,6 +288,8 @@ struct RunResult {
     attached: bool,
     pid: Option<u32>,
     tail: StderrTail,
+    /// The no-send guard, when one was asked for; finished once the program is gone.
+    guard: Option<crate::guard::Guard>,
 }
 
 /// Spawns, attaches, drives and stops the program. On error the partial result comes back too, so
@@ -304,12 +312,14 @@ fn trace(
         cwd: &plan.cwd,
         session_id: id,
         env: &extras.env,
+        no_send: extras.no_send,
         inherit_stdin: !stdin_is_terminal,
     };
-    let mut child = match launch::spawn(&launch) {
-        Ok(child) => child,
+    let (mut child, guard) = match launch::spawn(&launch) {
+        Ok(spawned) => spawned,
         Err(e) => return Err((result, e.into())),
     };
+    result.guard = guard;
     let pgid = child.id();
     result.pid = Some(pgid);
     // Kills the group if the tracer itself is killed; says goodbye when this function returns.

@@ -90,6 +90,14 @@ pub struct NetworkAttempt {
     pub port: Option<u16>,
     #[serde(default)]
     pub body_digest: Option<String>,
+    /// Additive: the address family (`ipv4`, `ipv6`, …) the kernel-level guard saw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<String>,
+    /// Additive: which process of the entry's tree tried (pid and name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process: Option<String>,
 }
 
 impl NetworkAttempt {

@@ -22,6 +22,8 @@ pub struct Launch<'a> {
     pub session_id: &'a str,
     /// More environment variables for the program.
     pub env: &'a [(String, String)],
+    /// Run the program and all its descendants under the no-send guard (`crate::guard`).
+    pub no_send: bool,
     /// Pass the tracer's stdin straight to the child (false: a pipe the caller feeds).
     pub inherit_stdin: bool,
 }
@@ -98,7 +100,7 @@ pub fn inspector_flags() -> [&'static str; 3] {
 
 /// Spawns the program: own process group, killed if the tracer dies (`PR_SET_PDEATHSIG`), stdout
 /// and stderr piped to the pumps, `TRACER_SESSION` set, `NODE_OPTIONS` cleaned.
-pub fn spawn(launch: &Launch<'_>) -> Result<Child, TracerError> {
+pub fn spawn(launch: &Launch<'_>) -> Result<(Child, Option<crate::guard::Guard>), TracerError> {
     let mut command = Command::new(launch.node);
     command
         .args(inspector_flags())
@@ -149,12 +151,30 @@ pub fn spawn(launch: &Launch<'_>) -> Result<Child, TracerError> {
             Ok(())
         });
     }
-    command.spawn().map_err(|e| {
+    let guard = if launch.no_send {
+        let handle = crate::guard::install(&mut command).map_err(|e| {
+            TracerError::cannot_trace(format!("the no-send guard could not be prepared: {e}"))
+        })?;
+        Some(handle)
+    } else {
+        None
+    };
+    let child = command.spawn().map_err(|e| {
         TracerError::cannot_trace(format!(
             "could not start Node ({}): {e}. Check that it is a working node executable, or pass --node PATH",
             launch.node.display()
         ))
-    })
+    })?;
+    let guard = match guard.map(|handle| handle.start(child.id())).transpose() {
+        Ok(guard) => guard,
+        Err(e) => {
+            let _ = signal_group(child.id(), libc::SIGKILL);
+            return Err(TracerError::cannot_trace(format!(
+                "the no-send guard could not start: {e}"
+            )));
+        }
+    };
+    Ok((child, guard))
 }
 
 /// Sends `signal` to every process in the group `pgid`. Returns false when the group is empty.

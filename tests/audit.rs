@@ -1,0 +1,215 @@
+//! `tracer audit`: the entry runs (Node through the run engine, or python3) in audit-only, no-send
+//! mode; every network attempt is refused and counted by the tool's own guard; the trusted fields
+//! are computed by the tool; the audit ends with the check's verdict.
+
+use serde_json::Value;
+
+use crate::support::{Output, Tracer, fixtures};
+
+/// The raw observations of a faithful environment for `basic.ndjson` (its timeline and
+/// observations, taken from the hand-written faithful audit fixture).
+fn faithful_observations() -> Value {
+    let text = std::fs::read_to_string(fixtures().join("conformance/audit-faithful.json")).unwrap();
+    let audit: Value = serde_json::from_str(&text).unwrap();
+    serde_json::json!({
+        // What an entry claims about itself is never trusted: these must not survive.
+        "networkAttempts": 0,
+        "contractHash": "sha256:forged",
+        "timeline": audit["timeline"],
+        "observations": audit["observations"],
+    })
+}
+
+/// An entry (`final.js`) that writes `observations` where the audit asks, after running `body`.
+fn node_entry(body: &str, observations: &Value) -> String {
+    format!(
+        "// An environment entry under audit: {body:?}\n\
+         const fs = require('node:fs');\n\
+         {body}\n\
+         fs.writeFileSync(process.env.WEB_JS_ENV_PATCHER_TRACE_AUDIT_OUT, JSON.stringify({observations}));\n"
+    )
+}
+
+/// A case with the basic trace and its contract, and `files` under it.
+fn case(files: &[(&str, String)]) -> Tracer {
+    let mut tracer = Tracer::new().fixture_as(
+        "conformance/basic.ndjson",
+        "case/ruyi-trace/logs/current.ndjson",
+    );
+    for (path, contents) in files {
+        tracer = tracer.file(format!("case/{path}"), contents);
+    }
+    let built = tracer
+        .args(["contract", "build", "--case-dir", "case"])
+        .run();
+    built.assert_code(0);
+    built.tracer()
+}
+
+fn audit(tracer: Tracer, entry: &str) -> Output {
+    tracer
+        .args([
+            "audit",
+            "--case-dir",
+            "case",
+            "--entry",
+            entry,
+            "--markdown",
+            "--timeout",
+            "60",
+        ])
+        .run()
+}
+
+fn read_json(out: &Output, path: &str) -> Value {
+    let text = std::fs::read_to_string(out.workspace().join("case").join(path))
+        .unwrap_or_else(|e| panic!("{path}: {e}\n{}", out.dump()));
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn a_faithful_environment_matches_and_nothing_it_claims_is_trusted() {
+    let entry = node_entry("// observes and sends nothing", &faithful_observations());
+    let out = audit(case(&[("result/final.js", entry)]), "case/result/final.js");
+    out.assert_code(0);
+    let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
+    let contract = read_json(&out, "notes/trace-runtime-contract.json");
+    assert_eq!(audit["networkAttempts"], 0, "counted by the guard");
+    assert_eq!(
+        audit["contractHash"], contract["contractHash"],
+        "computed, not the entry's forgery"
+    );
+    assert_eq!(audit["probeVersion"], "case-runtime-audit/v3");
+    assert_eq!(audit["runtime"], "node");
+    assert_eq!(audit["exitCode"], 0);
+    assert!(
+        audit["runtimeSourceHash"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:")
+    );
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    assert_eq!(diff["matched"], true, "{diff:#}");
+    assert!(
+        out.workspace()
+            .join("case/tmp/node-trace-runtime-audit.md")
+            .is_file()
+    );
+    // The entry ran through the run engine: its session is there too.
+    assert!(!out.session_ids().is_empty());
+}
+
+#[test]
+fn every_network_route_is_refused_counted_and_fails_the_check() {
+    let body = r#"
+const net = require('node:net'), http = require('node:http'), dgram = require('node:dgram');
+const { execFileSync } = require('node:child_process');
+const tries = [
+  new Promise((done) => net.connect(80, '192.0.2.1').on('error', (e) => done('net ' + e.code))),
+  new Promise((done) => http.get('http://192.0.2.2:8080/', () => done('http ok')).on('error', (e) => done('http ' + e.code))),
+  fetch('http://192.0.2.3:8080/').then(() => 'fetch ok', (e) => 'fetch ' + (e.cause && e.cause.code)),
+  new Promise((done) => { const s = dgram.createSocket('udp4'); s.send('x', 5353, '192.0.2.4', (e) => { s.close(); done('dgram ' + (e && e.code)); }); }),
+];
+let child = 'python ok';
+try { execFileSync('python3', ['-c', 'import socket; socket.create_connection(("192.0.2.5", 81), timeout=5)'], { stdio: 'ignore' }); } catch (e) { child = 'python refused'; }
+"#;
+    let body = format!(
+        "{body}\nPromise.all(tries).then((r) => console.log(r.join(', '), '|', child)).then(() => {{"
+    );
+    let entry = format!("{}}});\n", node_entry(&body, &faithful_observations()));
+    let out = audit(case(&[("result/final.js", entry)]), "case/result/final.js");
+    out.assert_code(3);
+    assert!(out.stdout().contains("net EPERM"), "{}", out.dump());
+    assert!(out.stdout().contains("python refused"), "{}", out.dump());
+    let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
+    let transcript = audit["transcript"].as_array().unwrap();
+    let hosts: Vec<&str> = transcript
+        .iter()
+        .filter_map(|t| t["host"].as_str())
+        .collect();
+    for host in [
+        "192.0.2.1",
+        "192.0.2.2",
+        "192.0.2.3",
+        "192.0.2.4",
+        "192.0.2.5",
+    ] {
+        assert!(
+            hosts.contains(&host),
+            "{host} not in the transcript: {transcript:#?}"
+        );
+    }
+    assert!(
+        transcript.iter().any(|t| t["process"] == "python3"),
+        "the grandchild is named"
+    );
+    assert_eq!(
+        audit["networkAttempts"].as_u64().unwrap(),
+        transcript.len() as u64
+    );
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    assert_eq!(diff["matched"], false);
+    assert!(diff.to_string().contains("NETWORK_ATTEMPTED"), "{diff:#}");
+}
+
+#[test]
+fn a_python_entry_is_audited_under_the_same_guard() {
+    let observations = faithful_observations().to_string();
+    let entry = format!(
+        "# An environment entry in Python: tries the network, then writes its observations.\n\
+         import os, socket, sys\n\
+         assert sys.argv[1:] == ['--audit-only'], sys.argv\n\
+         try:\n    socket.create_connection(('192.0.2.9', 443), timeout=5)\nexcept OSError as e:\n    print('refused', e.errno)\n\
+         open(os.environ['WEB_JS_ENV_PATCHER_TRACE_AUDIT_OUT'], 'w').write({observations:?})\n"
+    );
+    let out = audit(case(&[("result/final.py", entry)]), "case/result/final.py");
+    out.assert_code(3);
+    let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
+    assert_eq!(audit["runtime"], "python");
+    assert_eq!(audit["networkAttempts"], 1, "{audit:#}");
+    assert_eq!(audit["transcript"][0]["host"], "192.0.2.9");
+    assert_eq!(audit["transcript"][0]["port"], 443);
+}
+
+#[test]
+fn editing_the_environment_after_the_audit_makes_it_stale() {
+    let entry = node_entry("// faithful", &faithful_observations());
+    let out = audit(case(&[("result/final.js", entry)]), "case/result/final.js");
+    out.assert_code(0);
+    std::fs::write(
+        out.workspace().join("case/result/final.js"),
+        "// edited after the audit\n",
+    )
+    .unwrap();
+    let check = out.tracer().args(["check", "--case-dir", "case"]).run();
+    check.assert_code(3);
+    let diff = read_json(&check, "notes/trace-runtime-diff.json");
+    let text = diff.to_string();
+    assert!(
+        text.contains("STALE_AUDIT") && text.contains("final.js"),
+        "{diff:#}"
+    );
+}
+
+#[test]
+fn an_audit_without_a_contract_or_entry_is_bad_input() {
+    let out = Tracer::new()
+        .file("case/result/final.js", "// no contract yet\n")
+        .args([
+            "audit",
+            "--case-dir",
+            "case",
+            "--entry",
+            "case/result/final.js",
+        ])
+        .run();
+    out.assert_code(2);
+    assert!(
+        out.stderr().contains("tracer contract build"),
+        "{}",
+        out.stderr()
+    );
+    let out = audit(case(&[]), "case/result/missing.js");
+    out.assert_code(2);
+    assert!(out.stderr().contains("missing.js"), "{}", out.stderr());
+}
