@@ -12,6 +12,7 @@ pub mod exit;
 pub mod inspector;
 pub mod output;
 pub mod pacing;
+pub mod record;
 pub mod trace;
 
 use std::ffi::OsString;
@@ -47,6 +48,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             commands::contract::build(args, &cli.global, &styles)
         }
         Command::Check(args) => commands::check::check(args, &cli.global, &styles),
+        Command::Record(args) => commands::record::record(args, &cli.global, &styles),
     };
     match result {
         Ok(code) => ExitCode::from(code),

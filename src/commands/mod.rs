@@ -3,5 +3,6 @@
 pub mod check;
 pub mod contract;
 pub mod list;
+pub mod record;
 pub mod run;
 pub mod show;
