@@ -8,5 +8,6 @@ mod conformance;
 mod errors;
 mod io;
 mod lifecycle;
+mod record;
 mod run;
 mod sessions;
