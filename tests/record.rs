@@ -74,8 +74,16 @@ fn records_a_page_in_chromium_and_the_contract_builds_from_it() {
     let recorded = tracer(
         root,
         &[
-            "record", "--case-dir", "case", "--baseline-id", "b1", "--browser", &browser,
-            "--timeout", "60", "page.html",
+            "record",
+            "--case-dir",
+            "case",
+            "--baseline-id",
+            "b1",
+            "--browser",
+            &browser,
+            "--timeout",
+            "60",
+            "page.html",
         ],
     );
     check(&recorded, "tracer record");
@@ -89,8 +97,14 @@ fn records_a_page_in_chromium_and_the_contract_builds_from_it() {
     assert_eq!(header["baselineId"], "b1");
     assert_eq!(header["recorder"]["runtime"], "chromium");
     let accesses = &all[1..];
-    let seqs: Vec<u64> = accesses.iter().map(|a| a["seq"].as_u64().unwrap()).collect();
-    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "seq not increasing: {seqs:?}");
+    let seqs: Vec<u64> = accesses
+        .iter()
+        .map(|a| a["seq"].as_u64().unwrap())
+        .collect();
+    assert!(
+        seqs.windows(2).all(|w| w[0] < w[1]),
+        "seq not increasing: {seqs:?}"
+    );
     for access in accesses {
         assert_eq!(access["type"], "access");
         for key in ["api", "accessType", "realm", "realmId", "receiver", "phase"] {
@@ -111,7 +125,10 @@ fn records_a_page_in_chromium_and_the_contract_builds_from_it() {
     assert!(ua["returnValue"].as_str().unwrap().contains("Chrome"));
     assert_eq!(ua["tags"], serde_json::json!(["fingerprint"]));
     let frame = &ua["stack"][0];
-    assert!(frame["url"].as_str().unwrap().ends_with("/app.js"), "{frame}");
+    assert!(
+        frame["url"].as_str().unwrap().ends_with("/app.js"),
+        "{frame}"
+    );
     assert_eq!(frame["line"], 2, "1-based line of the access: {frame}");
 
     // What page code saw of the probe: no binding global, a native-looking wrapped member.
@@ -129,7 +146,12 @@ fn records_a_page_in_chromium_and_the_contract_builds_from_it() {
     assert_eq!(xhr["owner"], "window");
     assert_eq!(
         xhr["prototypeChain"],
-        serde_json::json!(["XMLHttpRequest", "XMLHttpRequestEventTarget", "EventTarget", "Object"])
+        serde_json::json!([
+            "XMLHttpRequest",
+            "XMLHttpRequestEventTarget",
+            "EventTarget",
+            "Object"
+        ])
     );
     assert_eq!(xhr["brand"], "[object XMLHttpRequest]");
     assert_eq!(xhr["ownKeys"], serde_json::json!([]));
@@ -143,11 +165,15 @@ fn records_a_page_in_chromium_and_the_contract_builds_from_it() {
         .filter(|a| a["accessType"] == "event" && a["state"]["object"] == object)
         .collect();
     assert!(
-        events.iter().any(|e| e["api"] == "XMLHttpRequest.event:load"),
+        events
+            .iter()
+            .any(|e| e["api"] == "XMLHttpRequest.event:load"),
         "{events:#?}"
     );
     assert!(
-        events.iter().all(|e| e["seq"].as_u64() > open["seq"].as_u64()),
+        events
+            .iter()
+            .all(|e| e["seq"].as_u64() > open["seq"].as_u64()),
         "events come after the call that caused them"
     );
 
@@ -179,12 +205,22 @@ fn a_missing_browser_is_exit_4_with_the_install_hint() {
     let output = tracer(
         dir.path(),
         &[
-            "record", "--case-dir", "case", "--baseline-id", "b1", "--browser",
-            "/nonexistent/chromium", "page.html",
+            "record",
+            "--case-dir",
+            "case",
+            "--baseline-id",
+            "b1",
+            "--browser",
+            "/nonexistent/chromium",
+            "page.html",
         ],
     );
     assert_eq!(output.status.code(), Some(4));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("apt-get install chromium"), "{stderr}");
-    assert!(!dir.path().join("case/ruyi-trace/logs/current.ndjson").exists());
+    assert!(
+        !dir.path()
+            .join("case/ruyi-trace/logs/current.ndjson")
+            .exists()
+    );
 }

@@ -172,7 +172,7 @@ fn target_url(args: &RecordArgs, scratch: &Path) -> Result<String> {
             html_escape(script_url.as_str())
         );
         std::fs::write(&page, html).with_context(|| format!("writing {}", page.display()))?;
-        return Ok(file_url(&page)?);
+        return file_url(&page);
     }
     let page = args.page.as_deref().unwrap_or_default();
     if page.contains("://") {

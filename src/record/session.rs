@@ -271,10 +271,10 @@ impl<'a> Recorder<'a> {
                 self.last_activity = Instant::now();
             }
             "Target.attachedToTarget" => self.attached(&params)?,
-            "Target.detachedFromTarget" => {
-                if params.get("sessionId").and_then(Value::as_str) == Some(&self.page_session) {
-                    self.gone = Some(Ending::PageGone);
-                }
+            "Target.detachedFromTarget"
+                if params.get("sessionId").and_then(Value::as_str) == Some(&self.page_session) =>
+            {
+                self.gone = Some(Ending::PageGone);
             }
             "Inspector.targetCrashed" if session.as_deref() == Some(&self.page_session) => {
                 self.gone = Some(Ending::PageGone);

@@ -60,20 +60,17 @@ impl TraceWriter {
             out: BufWriter::with_capacity(64 * 1024, file),
             next_seq: 1,
         };
-        let line = json!({
-            "type": "header",
-            "schema": crate::conformance::raw_trace::SCHEMA,
-            "baselineId": header.baseline_id,
-            "recorder": {
-                "name": "tracer-probe",
-                "version": env!("CARGO_PKG_VERSION"),
-                "runtime": "chromium",
-                "runtimeVersion": header.runtime_version,
-            },
-            "startedAt": header.started_at,
-            "page": header.page,
-        });
-        writer.write_line(&line.to_string())?;
+        let text = |s: &str| Value::from(s).to_string();
+        let line = format!(
+            r#"{{"type":"header","schema":{},"baselineId":{},"recorder":{{"name":"tracer-probe","version":{},"runtime":"chromium","runtimeVersion":{}}},"startedAt":{},"page":{}}}"#,
+            text(crate::conformance::raw_trace::SCHEMA),
+            text(header.baseline_id),
+            text(env!("CARGO_PKG_VERSION")),
+            text(header.runtime_version),
+            text(header.started_at),
+            text(header.page),
+        );
+        writer.write_line(&line)?;
         Ok(writer)
     }
 
