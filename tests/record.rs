@@ -224,3 +224,46 @@ fn a_missing_browser_is_exit_4_with_the_install_hint() {
             .exists()
     );
 }
+
+/// The probe's reflection code runs in Node unchanged (the audit measures the Node side with it).
+#[test]
+fn reflect_js_measures_in_node() {
+    let script = format!(
+        r#"const M = require({:?})(globalThis);
+class Base {{ get size() {{ return 1; }} }}
+class Thing extends Base {{}}
+const t = new Thing();
+t.own = 1;
+const out = M.measure(t, M.findHolder(t, "size"), "size");
+out.encoded = M.encode([undefined, NaN, -0, 10n, Symbol.iterator, t, Math.max]);
+console.log(JSON.stringify(out));"#,
+        concat!(env!("CARGO_MANIFEST_DIR"), "/src/record/reflect.js")
+    );
+    let output = Command::new("node")
+        .args(["-e", &script])
+        .env_remove("NODE_OPTIONS")
+        .output()
+        .expect("running node");
+    check(&output, "node");
+    let measured: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(measured["owner"], "Base.prototype");
+    assert_eq!(measured["getterOwner"], "Base.prototype");
+    assert_eq!(measured["setterOwner"], Value::Null);
+    assert_eq!(measured["descriptor"]["kind"], "accessor");
+    assert_eq!(measured["descriptor"]["get"]["native"], false);
+    assert_eq!(measured["brand"], "[object Object]");
+    assert_eq!(measured["constructorName"], "Thing");
+    assert_eq!(
+        measured["prototypeChain"],
+        serde_json::json!(["Thing", "Base", "Object"])
+    );
+    assert_eq!(measured["instanceOf"], serde_json::json!(["Object"]));
+    assert_eq!(measured["ownKeys"], serde_json::json!(["own"]));
+    assert_eq!(
+        measured["encoded"],
+        serde_json::json!([
+            {"$undefined": true}, {"$number": "NaN"}, {"$number": "-0"}, {"$bigint": "10"},
+            {"$symbol": "Symbol.iterator"}, {"$object": "Thing", "id": "o1"}, {"$function": "max"}
+        ])
+    );
+}
