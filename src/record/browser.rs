@@ -99,6 +99,7 @@ pub struct Browser {
     /// The DevTools WebSocket URL of the browser target (`ws://127.0.0.1:PORT/devtools/browser/…`).
     pub ws_url: String,
     tail: Arc<Mutex<VecDeque<String>>>,
+    stopped: bool,
     // Declared last: removed after the processes are gone.
     _profile: tempfile::TempDir,
 }
@@ -142,6 +143,7 @@ impl Browser {
             pgid,
             ws_url: String::new(),
             tail,
+            stopped: false,
             _profile: profile,
         };
         let deadline = Instant::now() + limit;
@@ -200,6 +202,10 @@ impl Browser {
     /// its process group: SIGTERM, a grace period, SIGKILL. Every process of the group is gone
     /// when this returns.
     pub fn stop(&mut self, grace: Duration) {
+        if self.stopped {
+            return;
+        }
+        self.stopped = true;
         let _ = launch::wait_for(&mut self.child, grace);
         launch::stop_group(self.pgid, libc::SIGTERM, Duration::from_secs(2));
         let _ = self.child.kill();

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use serde_json::{Map, Value, json};
 
+use crate::error::TracerError;
 use crate::inspector::cdp::{Cdp, Incoming};
 use crate::record::probe;
 use crate::record::writer::TraceWriter;
@@ -201,7 +202,8 @@ impl<'a> Recorder<'a> {
     /// Navigates the page to `url` and records until the recording ends.
     pub fn record(&mut self, url: &str, limits: &Limits) -> Result<Ending> {
         let session = self.page_session.clone();
-        self.cdp
+        let navigate = self
+            .cdp
             .send_session(&session, "Page.navigate", json!({"url": url}))?;
         let deadline = Instant::now() + limits.timeout;
         loop {
@@ -228,6 +230,14 @@ impl<'a> Recorder<'a> {
                 (session, Incoming::Event { method, params }) => {
                     self.event(session, &method, params)?;
                 }
+                (_, Incoming::Response { id, result }) if id == navigate => {
+                    let answer = result.unwrap_or_else(|error| json!({"errorText": error}));
+                    if let Some(error) = answer.get("errorText").and_then(Value::as_str) {
+                        bail!(TracerError::cannot_trace(format!(
+                            "Chromium could not load {url}: {error}"
+                        )));
+                    }
+                }
                 (
                     _,
                     Incoming::Response {
@@ -237,6 +247,22 @@ impl<'a> Recorder<'a> {
                     self.report
                         .worker_failures
                         .push(format!("a request to a worker failed: {error}"));
+                }
+                (
+                    _,
+                    Incoming::Response {
+                        result: Ok(answer), ..
+                    },
+                ) => {
+                    if let Some(details) = answer.get("exceptionDetails") {
+                        let text = details["exception"]["description"]
+                            .as_str()
+                            .or_else(|| details["text"].as_str())
+                            .unwrap_or("an exception");
+                        self.report
+                            .worker_failures
+                            .push(format!("the probe failed in a worker: {text}"));
+                    }
                 }
                 (_, Incoming::Closed) => return Ok(Ending::BrowserGone),
                 _ => {}
