@@ -3,6 +3,7 @@
 //! realm, and `tracer contract build` accepting the result. Skipped, with the reason printed,
 //! when no Chromium is installed (CI installs it: `apt-get install -y chromium`).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -60,8 +61,10 @@ fn find<'a>(accesses: &'a [Value], api: &str, access_type: &str) -> &'a Value {
 #[test]
 fn records_a_page_in_chromium_and_the_contract_builds_from_it() {
     let Some(browser) = chromium() else {
-        eprintln!(
-            "skipped records_a_page_in_chromium_and_the_contract_builds_from_it: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
+        // Written straight to stderr, past the test harness's capture, so the skip is seen.
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED record::records_a_page_in_chromium_and_the_contract_builds_from_it: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
         );
         return;
     };
