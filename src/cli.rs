@@ -75,6 +75,8 @@ pub enum Command {
     Man,
     /// Probe what this build and this Node can do; print it as JSON.
     Capabilities(CapabilitiesArgs),
+    /// Record the reference trace of a page or script in headless Chromium.
+    Record(RecordArgs),
 }
 
 /// Where the session files live: shared by every command that reads or writes them.
@@ -383,4 +385,49 @@ pub struct CapabilitiesArgs {
     /// `google-chrome` or `google-chrome-stable` on PATH).
     #[arg(long, value_name = "PATH", env = "TRACER_CHROMIUM")]
     pub browser: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// The page to record: a local HTML file, or an http://127.0.0.1:PORT/... URL.
+    #[arg(
+        value_name = "PAGE",
+        required_unless_present = "script",
+        conflicts_with = "script"
+    )]
+    pub page: Option<String>,
+
+    /// Record a bare script instead, loaded by a blank page.
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
+
+    /// The case folder; the trace goes to CASE/ruyi-trace/logs/current.ndjson.
+    #[arg(long, value_name = "DIR", default_value = "case")]
+    pub case_dir: PathBuf,
+
+    /// The baseline this recording is (written in the trace's header).
+    #[arg(long, value_name = "ID")]
+    pub baseline_id: String,
+
+    /// The Chromium executable (default: chromium or google-chrome on PATH).
+    #[arg(long, value_name = "PATH", env = "TRACER_CHROMIUM")]
+    pub browser: Option<PathBuf>,
+
+    /// Also watch this API: an interface (`Element`), a namespace (`Math`), or one member
+    /// (`Element.prototype.getBoundingClientRect`, `window.open`). Repeatable.
+    #[arg(long = "api", value_name = "NAME")]
+    pub apis: Vec<String>,
+
+    /// Also watch the APIs listed in FILE, one per line (`#` starts a comment).
+    #[arg(long, value_name = "FILE")]
+    pub api_file: Option<PathBuf>,
+
+    /// Stop after this many seconds whatever happens (exit code 124; the trace is kept).
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub timeout: f64,
+
+    /// After the load event, stop once no access has been recorded for this many seconds (a
+    /// `performance.mark("tracer:done")` in the page stops at once).
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
+    pub settle: f64,
 }

@@ -13,6 +13,7 @@ pub mod guard;
 pub mod inspector;
 pub mod output;
 pub mod pacing;
+pub mod record;
 pub mod trace;
 
 use std::ffi::OsString;
@@ -56,6 +57,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Completions(args) => commands::completions::completions(args),
         Command::Man => commands::completions::man(),
         Command::Capabilities(args) => commands::capabilities::capabilities(args),
+        Command::Record(args) => commands::record::record(args, &cli.global, &styles),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -13,6 +13,7 @@ mod errors;
 mod export;
 mod io;
 mod lifecycle;
+mod record;
 mod redact;
 mod replay;
 mod run;

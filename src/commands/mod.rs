@@ -7,6 +7,7 @@ pub mod completions;
 pub mod contract;
 pub mod export;
 pub mod list;
+pub mod record;
 pub mod replay;
 pub mod run;
 pub mod schema;

@@ -145,8 +145,30 @@ impl Cdp {
         )
     }
 
+    /// Sends `method` to the flat-mode session `session_id` (a target attached with
+    /// `Target.attachToTarget`/`Target.setAutoAttach` and `flatten: true`); returns the request id.
+    pub fn send_session(&mut self, session_id: &str, method: &str, params: Value) -> Result<u64> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let text = json!({"id": id, "sessionId": session_id, "method": method, "params": params})
+            .to_string();
+        if self.debug {
+            eprintln!("cdp -> {text}");
+        }
+        self.socket
+            .send(Message::text(text))
+            .with_context(|| format!("sending {method} to the inspector"))?;
+        Ok(id)
+    }
+
     /// Reads the next message, waiting at most one tick.
     pub fn read(&mut self) -> Result<Incoming> {
+        Ok(self.read_flat()?.1)
+    }
+
+    /// Reads the next message with the flat-mode `sessionId` it came from (`None` for the
+    /// connection's own target), waiting at most one tick.
+    pub fn read_flat(&mut self) -> Result<(Option<String>, Incoming)> {
         let message = match self.socket.read() {
             Ok(message) => message,
             Err(tungstenite::Error::Io(e))
@@ -155,32 +177,32 @@ impl Cdp {
                     ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
                 ) =>
             {
-                return Ok(Incoming::Idle);
+                return Ok((None, Incoming::Idle));
             }
             Err(
                 tungstenite::Error::ConnectionClosed
                 | tungstenite::Error::AlreadyClosed
                 | tungstenite::Error::Protocol(_),
-            ) => return Ok(Incoming::Closed),
+            ) => return Ok((None, Incoming::Closed)),
             Err(tungstenite::Error::Io(e))
                 if matches!(
                     e.kind(),
                     ErrorKind::ConnectionReset | ErrorKind::BrokenPipe | ErrorKind::UnexpectedEof
                 ) =>
             {
-                return Ok(Incoming::Closed);
+                return Ok((None, Incoming::Closed));
             }
             Err(e) => return Err(e).context("reading from the inspector"),
         };
         let text = match message {
             Message::Text(text) => text,
-            Message::Close(_) => return Ok(Incoming::Closed),
-            _ => return Ok(Incoming::Idle),
+            Message::Close(_) => return Ok((None, Incoming::Closed)),
+            _ => return Ok((None, Incoming::Idle)),
         };
         if self.debug {
             eprintln!("cdp <- {}", text.as_str());
         }
-        Ok(parse(text.as_str()))
+        Ok(parse_flat(text.as_str()))
     }
 
     /// Closes the connection; the runtime then exits with the program's own code.
@@ -198,9 +220,22 @@ impl Cdp {
 /// Splits one inspector message into a response or an event. Malformed messages become `Idle`:
 /// a runtime that sends garbage loses that message, not the trace.
 pub fn parse(text: &str) -> Incoming {
+    parse_flat(text).1
+}
+
+/// [`parse`], with the flat-mode `sessionId` the message carries, if any.
+pub fn parse_flat(text: &str) -> (Option<String>, Incoming) {
     let Ok(mut value) = serde_json::from_str::<Value>(text) else {
-        return Incoming::Idle;
+        return (None, Incoming::Idle);
     };
+    let session = match value.get_mut("sessionId").map(Value::take) {
+        Some(Value::String(id)) => Some(id),
+        _ => None,
+    };
+    (session, parse_value(value))
+}
+
+fn parse_value(mut value: Value) -> Incoming {
     if let Some(id) = value.get("id").and_then(Value::as_u64) {
         let result = match value.get_mut("error") {
             Some(error) => Err(error.take()),

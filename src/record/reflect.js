@@ -1,0 +1,466 @@
+// reflect.js: the structural measurement of `tracer-trace/v1` (owner, descriptor, getter/setter
+// owner, brand, constructor name, instanceof, own keys, prototype chain, `Val`/`Fn` encodings,
+// stack frames). It assumes no DOM, only ECMAScript plus V8's structured stack API, so the same
+// code measures a browser realm (inside the probe, see probe.js) and a Node realm (the audit:
+// `require("./reflect.js")(globalThis)`).
+//
+// `tracerReflect(g)` captures every built-in it needs when it is called, so page code that later
+// replaces `Object.keys` or `Function.prototype.toString` does not change what it measures. It
+// measures the objects it is given: the caller gives it the originals, never its own wrappers.
+// Strings are returned whole; the `$string` hashing of strings over 500 characters is done by the
+// writer (Rust side), in every field, so both sides apply one rule.
+function tracerReflect(g, options) {
+  "use strict";
+  const opts = options || {};
+  const O = Object;
+  const R = Reflect;
+  const apply = R.apply;
+  const getProto = O.getPrototypeOf;
+  const gopd = O.getOwnPropertyDescriptor;
+  const keysOf = O.keys;
+  const namesOf = O.getOwnPropertyNames;
+  const symbolsOf = O.getOwnPropertySymbols;
+  const ownKeysOf = R.ownKeys;
+  const isArray = Array.isArray;
+  const objToString = O.prototype.toString;
+  const fnToString = Function.prototype.toString;
+  const symToString = Symbol.prototype.toString;
+  const symDescription = gopd(Symbol.prototype, "description").get;
+  const reExec = RegExp.prototype.exec;
+  const strSlice = String.prototype.slice;
+  const NumberIsNaN = Number.isNaN;
+  const objectIs = O.is;
+  const StringOf = String;
+  const WeakMapC = WeakMap;
+  const wmGet = WeakMap.prototype.get;
+  const wmSet = WeakMap.prototype.set;
+  const ErrorC = Error;
+  const toStringTag = Symbol.toStringTag;
+  const nativeRe = /\{\s*\[native code\]\s*\}\s*$/;
+  // Sources to report for functions the caller replaced (wrapper -> original's source).
+  const sourceOf = opts.sourceOf || null;
+  // Script URLs whose frames are the measurer's own and never reported.
+  const ownUrls = opts.ownUrls || [];
+  const idPrefix = opts.idPrefix || "o";
+  const ids = new WeakMapC();
+  let nextId = 1;
+
+  function push(array, item) {
+    array[array.length] = item;
+  }
+
+  function dataOf(object, key) {
+    let d;
+    try {
+      d = gopd(object, key);
+    } catch (_) {
+      return undefined;
+    }
+    return d && "value" in d ? d.value : undefined;
+  }
+
+  function fnName(f) {
+    const name = dataOf(f, "name");
+    return typeof name === "string" ? name : "";
+  }
+
+  function brandOf(value) {
+    try {
+      return apply(objToString, value, []);
+    } catch (_) {
+      return "[object Unknown]";
+    }
+  }
+
+  function tagOf(value) {
+    const brand = brandOf(value);
+    return apply(strSlice, brand, [8, -1]);
+  }
+
+  function sourceOfFn(f) {
+    if (sourceOf) {
+      const known = sourceOf(f);
+      if (typeof known === "string") return known;
+    }
+    try {
+      return apply(fnToString, f, []);
+    } catch (_) {
+      return "";
+    }
+  }
+
+  // `Fn`: {name, length, native, source}.
+  function describeFn(f) {
+    if (typeof f !== "function") return null;
+    const source = sourceOfFn(f);
+    const length = dataOf(f, "length");
+    return {
+      name: fnName(f),
+      length: typeof length === "number" ? length : 0,
+      native: apply(reExec, nativeRe, [source]) !== null,
+      source: source,
+    };
+  }
+
+  // The name a prototype-chain entry goes by: its own `constructor`'s name; else its
+  // `Symbol.toStringTag`; else the tag inside `Object.prototype.toString`.
+  function protoName(p) {
+    const ctor = dataOf(p, "constructor");
+    if (typeof ctor === "function") {
+      const name = fnName(ctor);
+      if (name) return name;
+    }
+    let tag;
+    try {
+      tag = p[toStringTag];
+    } catch (_) {
+      tag = undefined;
+    }
+    if (typeof tag === "string" && tag) return tag;
+    return tagOf(p);
+  }
+
+  function chainOf(value) {
+    const out = [];
+    if (value === null || value === undefined) return out;
+    let p;
+    try {
+      p = getProto(O(value));
+    } catch (_) {
+      return out;
+    }
+    for (let i = 0; p !== null && i < 64; i++) {
+      push(out, protoName(p));
+      try {
+        p = getProto(p);
+      } catch (_) {
+        break;
+      }
+    }
+    return out;
+  }
+
+  // The constructor name of a value, read from the first own `constructor` data property on its
+  // chain (no getter runs); `null` when there is none.
+  function constructorNameOf(value) {
+    if (value === null || value === undefined) return null;
+    let p = O(value);
+    for (let i = 0; p !== null && i < 64; i++) {
+      const ctor = dataOf(p, "constructor");
+      if (typeof ctor === "function") return fnName(ctor) || null;
+      try {
+        p = getProto(p);
+      } catch (_) {
+        return null;
+      }
+    }
+    return null;
+  }
+
+  // A receiver's name: its constructor name, else its tag.
+  function receiverName(value) {
+    if (value === null) return "null";
+    if (value === undefined) return "undefined";
+    return constructorNameOf(value) || tagOf(value);
+  }
+
+  // Naming rule for owners and holders: `window` for the global object, `X.prototype`, `X`, or
+  // `X instance`.
+  function holderName(object) {
+    if (object === null || object === undefined) return null;
+    if (object === g) return "window";
+    if (typeof object === "function") return fnName(object) || "(anonymous)";
+    const ctor = dataOf(object, "constructor");
+    if (typeof ctor === "function" && dataOf(ctor, "prototype") === object) {
+      return fnName(ctor) + ".prototype";
+    }
+    return (constructorNameOf(object) || tagOf(object)) + " instance";
+  }
+
+  // The object on `value`'s chain that holds own property `name`; `null` when none does.
+  function findHolder(value, name) {
+    if (value === null || value === undefined) return null;
+    let p = O(value);
+    for (let i = 0; p !== null && i < 64; i++) {
+      let d;
+      try {
+        d = gopd(p, name);
+      } catch (_) {
+        return null;
+      }
+      if (d) return p;
+      p = getProto(p);
+    }
+    return null;
+  }
+
+  function sortStrings(list) {
+    for (let i = 1; i < list.length; i++) {
+      const item = list[i];
+      let j = i - 1;
+      while (j >= 0 && list[j] > item) {
+        list[j + 1] = list[j];
+        j--;
+      }
+      list[j + 1] = item;
+    }
+    return list;
+  }
+
+  function instanceOfNames(value, chain) {
+    const candidates = [];
+    for (let i = 0; i < chain.length; i++) push(candidates, chain[i]);
+    push(candidates, "Object");
+    push(candidates, "Function");
+    const out = [];
+    if (value === null || (typeof value !== "object" && typeof value !== "function")) {
+      return out;
+    }
+    for (let i = 0; i < candidates.length; i++) {
+      const name = candidates[i];
+      let seen = false;
+      for (let j = 0; j < out.length; j++) if (out[j] === name) seen = true;
+      if (seen) continue;
+      let C;
+      try {
+        C = g[name];
+      } catch (_) {
+        continue;
+      }
+      if (typeof C !== "function") continue;
+      try {
+        if (value instanceof C) push(out, name);
+      } catch (_) {
+        // a constructor whose `prototype` is not an object: not an instance.
+      }
+    }
+    return sortStrings(out);
+  }
+
+  function symbolName(symbol) {
+    let description;
+    try {
+      description = apply(symDescription, symbol, []);
+    } catch (_) {
+      description = undefined;
+    }
+    return description === undefined ? "" : description;
+  }
+
+  function keyLists(value) {
+    const out = {};
+    try {
+      out.keys = keysOf(value);
+      out.ownNames = namesOf(value);
+      const symbols = symbolsOf(value);
+      out.ownSymbols = [];
+      for (let i = 0; i < symbols.length; i++) {
+        push(out.ownSymbols, apply(symToString, symbols[i], []));
+      }
+      const all = ownKeysOf(value);
+      out.ownKeys = [];
+      for (let i = 0; i < all.length; i++) {
+        const k = all[i];
+        push(out.ownKeys, typeof k === "symbol" ? apply(symToString, k, []) : k);
+      }
+    } catch (_) {
+      // a revoked proxy or an exotic object that refuses: keep what was measured.
+    }
+    return out;
+  }
+
+  // `Val`: JSON primitives as they are, the rest tagged; arrays of at most 100 items.
+  function encode(value, depth) {
+    switch (typeof value) {
+      case "undefined":
+        return { $undefined: true };
+      case "number":
+        if (NumberIsNaN(value)) return { $number: "NaN" };
+        if (value === Infinity) return { $number: "Infinity" };
+        if (value === -Infinity) return { $number: "-Infinity" };
+        if (objectIs(value, -0)) return { $number: "-0" };
+        return value;
+      case "bigint":
+        return { $bigint: StringOf(value) };
+      case "symbol":
+        return { $symbol: symbolName(value) };
+      case "string":
+      case "boolean":
+        return value;
+      case "function":
+        return { $function: fnName(value) };
+      default:
+        break;
+    }
+    if (value === null) return null;
+    let array = false;
+    try {
+      array = isArray(value);
+    } catch (_) {
+      array = false;
+    }
+    if (array && (depth || 0) < 3) {
+      const out = [];
+      const n = value.length;
+      const shown = n > 100 ? 100 : n;
+      for (let i = 0; i < shown; i++) push(out, encode(value[i], (depth || 0) + 1));
+      if (n > 100) push(out, { $more: n - 100 });
+      return out;
+    }
+    let id = apply(wmGet, ids, [value]);
+    if (id === undefined) {
+      id = idPrefix + nextId++;
+      apply(wmSet, ids, [value, id]);
+    }
+    return { $object: constructorNameOf(value) || tagOf(value), id: id };
+  }
+
+  // `descriptor`: the property as its holder defines it; `null` when there is no such property.
+  function describeDescriptor(d) {
+    if (!d) return null;
+    if ("get" in d || "set" in d) {
+      return {
+        kind: "accessor",
+        configurable: !!d.configurable,
+        enumerable: !!d.enumerable,
+        get: d.get ? describeFn(d.get) : null,
+        set: d.set ? describeFn(d.set) : null,
+      };
+    }
+    return {
+      kind: "data",
+      configurable: !!d.configurable,
+      enumerable: !!d.enumerable,
+      writable: !!d.writable,
+      value: encode(d.value, 0),
+    };
+  }
+
+  // The property facts: owner, descriptor, getter/setter owner. `d` is the descriptor to describe
+  // (the original one when the caller has since replaced it); by default the current one.
+  function measureProperty(holder, name, d) {
+    const out = {};
+    if (holder === null || holder === undefined) {
+      out.owner = null;
+      out.descriptor = null;
+      return out;
+    }
+    const descriptor = d || gopd(holder, name);
+    out.owner = holderName(holder);
+    out.descriptor = describeDescriptor(descriptor);
+    if (descriptor && ("get" in descriptor || "set" in descriptor)) {
+      out.getterOwner = descriptor.get ? out.owner : null;
+      out.setterOwner = descriptor.set ? out.owner : null;
+    }
+    return out;
+  }
+
+  // The value facts: brand, constructor name, instanceof, prototype chain, and the own-key lists
+  // of objects and functions.
+  function measureValue(value, out) {
+    const facts = out || {};
+    facts.brand = brandOf(value);
+    facts.constructorName = constructorNameOf(value);
+    const chain = chainOf(value);
+    facts.prototypeChain = chain;
+    facts.instanceOf = instanceOfNames(value, chain);
+    if (value !== null && (typeof value === "object" || typeof value === "function")) {
+      const lists = keyLists(value);
+      facts.keys = lists.keys;
+      facts.ownNames = lists.ownNames;
+      facts.ownSymbols = lists.ownSymbols;
+      facts.ownKeys = lists.ownKeys;
+    }
+    return facts;
+  }
+
+  // Every structural field for `value`, reached as property `name` of `holder` (the object that
+  // holds the property; `findHolder` finds it from a receiver).
+  function measure(value, holder, name) {
+    return measureValue(value, measureProperty(holder, name));
+  }
+
+  function exceptionOf(error) {
+    if (error !== null && (typeof error === "object" || typeof error === "function")) {
+      const type = constructorNameOf(error) || tagOf(error);
+      let message = "";
+      let name;
+      try {
+        message = StringOf(error.message);
+        name = error.name;
+      } catch (_) {
+        message = "";
+      }
+      const out = { type: type, message: message };
+      if (typeof name === "string" && name !== type) out.name = name;
+      return out;
+    }
+    return { type: typeof error, message: StringOf(error) };
+  }
+
+  function isOwnUrl(url) {
+    for (let i = 0; i < ownUrls.length; i++) if (url === ownUrls[i]) return true;
+    return false;
+  }
+
+  // The top `limit` frames of the current stack, the measurer's own frames left out; 1-based.
+  function stack(limit) {
+    const saved = ErrorC.prepareStackTrace;
+    const savedLimit = ErrorC.stackTraceLimit;
+    let frames = [];
+    try {
+      ErrorC.prepareStackTrace = function (_, callSites) {
+        return callSites;
+      };
+      ErrorC.stackTraceLimit = limit + 16;
+      const sites = new ErrorC().stack;
+      if (isArray(sites)) frames = sites;
+    } catch (_) {
+      frames = [];
+    } finally {
+      ErrorC.prepareStackTrace = saved;
+      ErrorC.stackTraceLimit = savedLimit;
+    }
+    const out = [];
+    for (let i = 0; i < frames.length && out.length < limit; i++) {
+      const site = frames[i];
+      let url = null;
+      try {
+        url = site.getScriptNameOrSourceURL ? site.getScriptNameOrSourceURL() : site.getFileName();
+      } catch (_) {
+        url = null;
+      }
+      if (isOwnUrl(url)) continue;
+      if (url === null || url === undefined) continue;
+      push(out, {
+        url: url,
+        line: site.getLineNumber(),
+        column: site.getColumnNumber(),
+        functionName: site.getFunctionName() || "",
+      });
+    }
+    return out;
+  }
+
+  return {
+    measure: measure,
+    measureProperty: measureProperty,
+    measureValue: measureValue,
+    describeFn: describeFn,
+    describeDescriptor: describeDescriptor,
+    encode: function (value) {
+      return encode(value, 0);
+    },
+    holderName: holderName,
+    receiverName: receiverName,
+    constructorNameOf: constructorNameOf,
+    chainOf: chainOf,
+    findHolder: findHolder,
+    exceptionOf: exceptionOf,
+    stack: stack,
+  };
+}
+
+if (typeof module === "object" && module && typeof module.exports === "object") {
+  module.exports = tracerReflect;
+}

@@ -1,0 +1,434 @@
+//! One recording over CDP: a page target attached in flat mode, the binding and the probe
+//! installed before navigation, workers probed while paused on start, and every binding message
+//! turned into a trace line (global `seq`, `t`, `realmId`, `nav`) as it arrives. It decides when
+//! the recording ends: the page's `tracer:done` mark, the load event plus a quiet period, the
+//! timeout, a signal, or the browser going away.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Map, Value, json};
+
+use crate::error::TracerError;
+use crate::inspector::cdp::{Cdp, Incoming};
+use crate::record::probe;
+use crate::record::writer::TraceWriter;
+
+/// How long to keep reading after the page said `tracer:done`, for records of other realms
+/// still on the wire.
+const DRAIN: Duration = Duration::from_millis(200);
+/// How long one setup request may take.
+const SETUP_LIMIT: Duration = Duration::from_secs(15);
+
+/// When the recording stops.
+pub struct Limits {
+    /// Stop this long after the load event once no record has arrived for that long.
+    pub settle: Duration,
+    /// Stop here whatever happens.
+    pub timeout: Duration,
+    /// Set to a signal number when the tracer is asked to stop.
+    pub stop: Arc<AtomicUsize>,
+}
+
+/// Why the recording ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// The page marked `tracer:done`.
+    Done,
+    /// Loaded, then quiet for the settle period.
+    Settled,
+    TimedOut,
+    Signalled(i32),
+    /// The page crashed or was closed.
+    PageGone,
+    /// The browser closed the connection.
+    BrowserGone,
+}
+
+/// What the recording saw, for the summary.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub realms: Vec<String>,
+    /// Probe installations: realm kind, members wrapped, entries that failed.
+    pub installs: Vec<(String, u64, u64)>,
+    pub page_errors: Vec<String>,
+    pub worker_failures: Vec<String>,
+}
+
+pub struct Recorder<'a> {
+    cdp: Cdp,
+    writer: &'a mut TraceWriter,
+    started: f64,
+    page_session: String,
+    probe_source: String,
+    /// (session, execution context) -> (realmId, nav).
+    realms: HashMap<(String, i64), (String, u64)>,
+    realm_counts: HashMap<String, u64>,
+    /// The nav of the newest main realm.
+    nav: u64,
+    loaded: bool,
+    last_activity: Instant,
+    done_at: Option<Instant>,
+    gone: Option<Ending>,
+    pub report: Report,
+}
+
+/// The browser's product version (`156.0.8078.114`), from `Browser.getVersion`.
+pub fn browser_version(cdp: &mut Cdp) -> Result<String> {
+    let version = call(
+        cdp,
+        None,
+        "Browser.getVersion",
+        json!({}),
+        &mut |_, _, _| {},
+    )?;
+    let product = version
+        .get("product")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    Ok(product
+        .split_once('/')
+        .map_or(product, |(_, v)| v)
+        .to_owned())
+}
+
+/// Sends one request and waits for its answer; events meanwhile go to `on_event`.
+fn call(
+    cdp: &mut Cdp,
+    session: Option<&str>,
+    method: &str,
+    params: Value,
+    on_event: &mut dyn FnMut(Option<String>, String, Value),
+) -> Result<Value> {
+    let id = match session {
+        Some(s) => cdp.send_session(s, method, params)?,
+        None => cdp.send(method, params)?,
+    };
+    let deadline = Instant::now() + SETUP_LIMIT;
+    loop {
+        match cdp.read_flat()? {
+            (_, Incoming::Response { id: got, result }) if got == id => {
+                return result.map_err(|e| anyhow::anyhow!("{method} failed: {e}"));
+            }
+            (session, Incoming::Event { method, params }) => on_event(session, method, params),
+            (_, Incoming::Closed) => bail!("the browser closed the connection during {method}"),
+            _ => {}
+        }
+        if Instant::now() >= deadline {
+            bail!("no answer to {method} within {} s", SETUP_LIMIT.as_secs());
+        }
+    }
+}
+
+impl<'a> Recorder<'a> {
+    /// Opens a page target on `about:blank`, attaches to it and installs the binding and the
+    /// probe. `started` is the capture's start in milliseconds since the Unix epoch.
+    pub fn open(
+        mut cdp: Cdp,
+        writer: &'a mut TraceWriter,
+        started: f64,
+        apis: &[String],
+    ) -> Result<Recorder<'a>> {
+        let mut ignore = |_: Option<String>, _: String, _: Value| {};
+        let target = call(
+            &mut cdp,
+            None,
+            "Target.createTarget",
+            json!({"url": "about:blank"}),
+            &mut ignore,
+        )?;
+        let target_id = target
+            .get("targetId")
+            .and_then(Value::as_str)
+            .context("Target.createTarget returned no targetId")?
+            .to_owned();
+        let attached = call(
+            &mut cdp,
+            None,
+            "Target.attachToTarget",
+            json!({"targetId": target_id, "flatten": true}),
+            &mut ignore,
+        )?;
+        let page_session = attached
+            .get("sessionId")
+            .and_then(Value::as_str)
+            .context("Target.attachToTarget returned no sessionId")?
+            .to_owned();
+        let probe_source = probe::source(apis);
+        let s = Some(page_session.as_str());
+        call(
+            &mut cdp,
+            s,
+            "Runtime.addBinding",
+            json!({"name": probe::BINDING}),
+            &mut ignore,
+        )?;
+        call(&mut cdp, s, "Page.enable", json!({}), &mut ignore)?;
+        call(&mut cdp, s, "Runtime.enable", json!({}), &mut ignore)?;
+        call(
+            &mut cdp,
+            s,
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({"source": probe_source}),
+            &mut ignore,
+        )?;
+        call(
+            &mut cdp,
+            s,
+            "Target.setAutoAttach",
+            json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}),
+            &mut ignore,
+        )?;
+        Ok(Recorder {
+            cdp,
+            writer,
+            started,
+            page_session,
+            probe_source,
+            realms: HashMap::new(),
+            realm_counts: HashMap::new(),
+            nav: 0,
+            loaded: false,
+            last_activity: Instant::now(),
+            done_at: None,
+            gone: None,
+            report: Report::default(),
+        })
+    }
+
+    /// Navigates the page to `url` and records until the recording ends.
+    pub fn record(&mut self, url: &str, limits: &Limits) -> Result<Ending> {
+        let session = self.page_session.clone();
+        let navigate = self
+            .cdp
+            .send_session(&session, "Page.navigate", json!({"url": url}))?;
+        let deadline = Instant::now() + limits.timeout;
+        loop {
+            let signal = limits.stop.load(Ordering::Relaxed);
+            if signal != 0 {
+                return Ok(Ending::Signalled(signal as i32));
+            }
+            if let Some(ending) = self.gone {
+                return Ok(ending);
+            }
+            if self.done_at.is_some_and(|at| at.elapsed() >= DRAIN) {
+                return Ok(Ending::Done);
+            }
+            if self.loaded
+                && self.done_at.is_none()
+                && self.last_activity.elapsed() >= limits.settle
+            {
+                return Ok(Ending::Settled);
+            }
+            if Instant::now() >= deadline {
+                return Ok(Ending::TimedOut);
+            }
+            match self.cdp.read_flat()? {
+                (session, Incoming::Event { method, params }) => {
+                    self.event(session, &method, params)?;
+                }
+                (_, Incoming::Response { id, result }) if id == navigate => {
+                    let answer = result.unwrap_or_else(|error| json!({"errorText": error}));
+                    if let Some(error) = answer.get("errorText").and_then(Value::as_str) {
+                        bail!(TracerError::cannot_trace(format!(
+                            "Chromium could not load {url}: {error}"
+                        )));
+                    }
+                }
+                (
+                    _,
+                    Incoming::Response {
+                        result: Err(error), ..
+                    },
+                ) => {
+                    self.report
+                        .worker_failures
+                        .push(format!("a request to a worker failed: {error}"));
+                }
+                (
+                    _,
+                    Incoming::Response {
+                        result: Ok(answer), ..
+                    },
+                ) => {
+                    if let Some(details) = answer.get("exceptionDetails") {
+                        let text = details["exception"]["description"]
+                            .as_str()
+                            .or_else(|| details["text"].as_str())
+                            .unwrap_or("an exception");
+                        self.report
+                            .worker_failures
+                            .push(format!("the probe failed in a worker: {text}"));
+                    }
+                }
+                (_, Incoming::Closed) => return Ok(Ending::BrowserGone),
+                _ => {}
+            }
+        }
+    }
+
+    /// Asks the browser to close and drops the connection.
+    pub fn close(mut self) {
+        let _ = self.cdp.send("Browser.close", json!({}));
+        self.cdp.close();
+    }
+
+    fn event(&mut self, session: Option<String>, method: &str, params: Value) -> Result<()> {
+        match method {
+            "Runtime.bindingCalled" => {
+                if params.get("name").and_then(Value::as_str) != Some(probe::BINDING) {
+                    return Ok(());
+                }
+                let context = params
+                    .get("executionContextId")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(0);
+                let payload = params
+                    .get("payload")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                self.binding(session.unwrap_or_default(), context, payload)?;
+            }
+            "Page.loadEventFired" if session.as_deref() == Some(&self.page_session) => {
+                self.loaded = true;
+                self.last_activity = Instant::now();
+            }
+            "Target.attachedToTarget" => self.attached(&params)?,
+            "Target.detachedFromTarget"
+                if params.get("sessionId").and_then(Value::as_str) == Some(&self.page_session) =>
+            {
+                self.gone = Some(Ending::PageGone);
+            }
+            "Inspector.targetCrashed" if session.as_deref() == Some(&self.page_session) => {
+                self.gone = Some(Ending::PageGone);
+            }
+            "Runtime.exceptionThrown" => {
+                let details = &params["exceptionDetails"];
+                let text = details["exception"]["description"]
+                    .as_str()
+                    .or_else(|| details["text"].as_str())
+                    .unwrap_or("an uncaught exception");
+                let first = text.lines().next().unwrap_or_default().to_owned();
+                self.report.page_errors.push(first);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A new target under the page: a dedicated worker gets the binding and the probe before its
+    /// first line runs; anything else is only let go.
+    fn attached(&mut self, params: &Value) -> Result<()> {
+        let Some(session) = params.get("sessionId").and_then(Value::as_str) else {
+            return Ok(());
+        };
+        let kind = params["targetInfo"]["type"].as_str().unwrap_or_default();
+        if kind == "worker" {
+            self.cdp.send_session(
+                session,
+                "Runtime.addBinding",
+                json!({"name": probe::BINDING}),
+            )?;
+            self.cdp
+                .send_session(session, "Runtime.enable", json!({}))?;
+            self.cdp.send_session(
+                session,
+                "Runtime.evaluate",
+                json!({"expression": self.probe_source, "silent": true}),
+            )?;
+            self.cdp.send_session(
+                session,
+                "Target.setAutoAttach",
+                json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}),
+            )?;
+        } else {
+            let url = params["targetInfo"]["url"].as_str().unwrap_or_default();
+            self.report
+                .worker_failures
+                .push(format!("not probed ({kind}): {url}"));
+        }
+        if params.get("waitingForDebugger").and_then(Value::as_bool) == Some(true) {
+            self.cdp
+                .send_session(session, "Runtime.runIfWaitingForDebugger", json!({}))?;
+        }
+        Ok(())
+    }
+
+    fn binding(&mut self, session: String, context: i64, payload: &str) -> Result<()> {
+        let Ok(Value::Object(mut record)) = serde_json::from_str::<Value>(payload) else {
+            return Ok(());
+        };
+        self.last_activity = Instant::now();
+        let kind = record.remove("k");
+        match kind.as_ref().and_then(Value::as_str) {
+            Some("access") => self.access(session, context, record),
+            Some("done") => {
+                self.done_at.get_or_insert_with(Instant::now);
+                Ok(())
+            }
+            Some("ready") => {
+                let realm = record
+                    .get("realm")
+                    .and_then(Value::as_str)
+                    .unwrap_or("?")
+                    .to_owned();
+                let wrapped = record.get("wrapped").and_then(Value::as_u64).unwrap_or(0);
+                let failed = record.get("failed").and_then(Value::as_u64).unwrap_or(0);
+                self.report.installs.push((realm, wrapped, failed));
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn access(
+        &mut self,
+        session: String,
+        context: i64,
+        mut record: Map<String, Value>,
+    ) -> Result<()> {
+        let kind = record
+            .get("realm")
+            .and_then(Value::as_str)
+            .unwrap_or("main")
+            .to_owned();
+        let key = (session, context);
+        let (realm_id, nav) = match self.realms.get(&key) {
+            Some(known) => known.clone(),
+            None => {
+                let count = self.realm_counts.entry(kind.clone()).or_insert(0);
+                let realm_id = format!("{kind}#{count}");
+                if kind == "main" {
+                    self.nav = *count;
+                }
+                *count += 1;
+                let entry = (realm_id.clone(), self.nav);
+                self.realms.insert(key, entry.clone());
+                self.report.realms.push(realm_id);
+                entry
+            }
+        };
+        record.remove("ls");
+        if let Some(epoch) = record.remove("e").and_then(|e| e.as_f64()) {
+            let t = ((epoch - self.started) * 1000.0).round() / 1000.0;
+            record.insert("t".into(), json!(t.max(0.0)));
+        }
+        // Object names are per realm: outside the first main realm they carry the realm's id.
+        if realm_id != "main#0"
+            && let Some(Value::Object(state)) = record.get_mut("state")
+        {
+            for field in ["object", "peer"] {
+                if let Some(Value::String(object)) = state.get_mut(field) {
+                    *object = format!("{realm_id}/{object}");
+                }
+            }
+        }
+        record.insert("realmId".into(), Value::from(realm_id));
+        record.insert("nav".into(), Value::from(nav));
+        self.writer.access(record)?;
+        Ok(())
+    }
+}

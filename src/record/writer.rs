@@ -1,0 +1,194 @@
+//! The `tracer-trace/v1` file `tracer record` writes: the header first, then one access line per
+//! record, each written and flushed as it arrives, so a crash of the page or of the browser loses
+//! nothing already recorded. It owns the line layout (`type`, `seq`, `t`, `realm`, `realmId`,
+//! `nav`, `phase`, `api`, `accessType` first, then the other fields by name) and the `$string`
+//! rule: any string over 500 characters, in any field, becomes
+//! `{"$string":"sha256:…","length":n,"preview":"first 120 characters"}`. Characters are counted
+//! as JavaScript counts them (UTF-16 code units); the digest is over the string's UTF-8 bytes.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde_json::{Map, Value, json};
+
+use crate::conformance::hash;
+
+/// Strings longer than this (in UTF-16 code units) are written as `$string` digests.
+pub const LONG_STRING: usize = 500;
+/// How much of a long string its `preview` keeps.
+pub const PREVIEW: usize = 120;
+
+/// The fields that open every access line, in this order.
+const LEADING: [&str; 9] = [
+    "type",
+    "seq",
+    "t",
+    "realm",
+    "realmId",
+    "nav",
+    "phase",
+    "api",
+    "accessType",
+];
+
+/// What the header says about the recording.
+pub struct HeaderInfo<'a> {
+    pub baseline_id: &'a str,
+    pub runtime_version: &'a str,
+    pub started_at: &'a str,
+    pub page: &'a str,
+}
+
+pub struct TraceWriter {
+    path: PathBuf,
+    out: BufWriter<File>,
+    next_seq: u64,
+}
+
+impl TraceWriter {
+    /// Creates (or truncates) `path` and writes the header line.
+    pub fn create(path: &Path, header: &HeaderInfo<'_>) -> Result<TraceWriter> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("creating {}: check --case-dir", dir.display()))?;
+        }
+        let file = File::create(path).with_context(|| format!("creating {}", path.display()))?;
+        let mut writer = TraceWriter {
+            path: path.to_owned(),
+            out: BufWriter::with_capacity(64 * 1024, file),
+            next_seq: 1,
+        };
+        let text = |s: &str| Value::from(s).to_string();
+        let line = format!(
+            r#"{{"type":"header","schema":{},"baselineId":{},"recorder":{{"name":"tracer-probe","version":{},"runtime":"chromium","runtimeVersion":{}}},"startedAt":{},"page":{}}}"#,
+            text(crate::conformance::raw_trace::SCHEMA),
+            text(header.baseline_id),
+            text(env!("CARGO_PKG_VERSION")),
+            text(header.runtime_version),
+            text(header.started_at),
+            text(header.page),
+        );
+        writer.write_line(&line)?;
+        Ok(writer)
+    }
+
+    /// How many access lines were written.
+    pub fn accesses(&self) -> u64 {
+        self.next_seq - 1
+    }
+
+    /// Writes one access line: `fields` are the record's own fields (no `type` or `seq`); the
+    /// writer gives it the next `seq`.
+    pub fn access(&mut self, mut fields: Map<String, Value>) -> Result<u64> {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        fields.insert("type".into(), Value::from("access"));
+        fields.insert("seq".into(), Value::from(seq));
+        let line = render(fields);
+        self.write_line(&line)?;
+        Ok(seq)
+    }
+
+    fn write_line(&mut self, line: &str) -> Result<()> {
+        self.out
+            .write_all(line.as_bytes())
+            .and_then(|()| self.out.write_all(b"\n"))
+            .and_then(|()| self.out.flush())
+            .with_context(|| format!("writing {}", self.path.display()))
+    }
+}
+
+/// One line: the leading fields in their order, then the rest by name; long strings digested.
+pub fn render(mut fields: Map<String, Value>) -> String {
+    let mut line = String::with_capacity(512);
+    line.push('{');
+    let mut first = true;
+    let mut put = |line: &mut String, key: &str, value: &Value| {
+        if !first {
+            line.push(',');
+        }
+        first = false;
+        line.push_str(&Value::from(key).to_string());
+        line.push(':');
+        line.push_str(&value.to_string());
+    };
+    for key in LEADING {
+        if let Some(mut value) = fields.remove(key) {
+            digest_long_strings(&mut value);
+            put(&mut line, key, &value);
+        }
+    }
+    for (key, mut value) in fields {
+        digest_long_strings(&mut value);
+        put(&mut line, &key, &value);
+    }
+    line.push('}');
+    line
+}
+
+/// Replaces every string over [`LONG_STRING`] characters inside `value` by its `$string` form.
+pub fn digest_long_strings(value: &mut Value) {
+    match value {
+        Value::String(text) => {
+            let length = text.encode_utf16().count();
+            if length > LONG_STRING {
+                *value = long_string(text, length);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(digest_long_strings),
+        Value::Object(map) => map.values_mut().for_each(digest_long_strings),
+        _ => {}
+    }
+}
+
+fn long_string(text: &str, length: usize) -> Value {
+    let mut units = 0;
+    let preview: String = text
+        .chars()
+        .take_while(|c| {
+            units += c.len_utf16();
+            units <= PREVIEW
+        })
+        .collect();
+    json!({"$string": hash::of_bytes(text.as_bytes()), "length": length, "preview": preview})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leading_fields_come_first_and_the_rest_by_name() {
+        let fields: Map<String, Value> = serde_json::from_str(
+            r#"{"owner":"N","api":"a","seq":3,"type":"access","realm":"main","t":1.5}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            render(fields),
+            r#"{"type":"access","seq":3,"t":1.5,"realm":"main","api":"a","owner":"N"}"#
+        );
+    }
+
+    #[test]
+    fn strings_over_500_characters_are_digested_anywhere() {
+        let long = "é".repeat(501);
+        let mut value = json!({"a": [long.clone()], "b": "x".repeat(500)});
+        digest_long_strings(&mut value);
+        assert_eq!(value["b"], Value::from("x".repeat(500)));
+        let digested = &value["a"][0];
+        assert_eq!(digested["length"], 501);
+        assert_eq!(digested["preview"], Value::from("é".repeat(120)));
+        assert_eq!(digested["$string"], hash::of_bytes(long.as_bytes()));
+    }
+
+    #[test]
+    fn a_preview_never_splits_a_surrogate_pair() {
+        let text = format!("{}{}", "a".repeat(119), "😀".repeat(300));
+        let mut value = Value::from(text);
+        digest_long_strings(&mut value);
+        assert_eq!(value["preview"], Value::from("a".repeat(119)));
+        assert_eq!(value["length"], 719);
+    }
+}
