@@ -130,27 +130,7 @@ pub fn spawn(launch: &Launch<'_>) -> Result<(Child, Option<crate::guard::Guard>)
             command.env_remove("NODE_OPTIONS");
         }
     }
-    let parent = std::process::id();
-    // SAFETY: only async-signal-safe calls (prctl, getppid, _exit) between fork and exec.
-    unsafe {
-        command.pre_exec(move || {
-            if libc::prctl(
-                libc::PR_SET_PDEATHSIG,
-                libc::SIGKILL as libc::c_ulong,
-                0,
-                0,
-                0,
-            ) != 0
-            {
-                return Err(io::Error::last_os_error());
-            }
-            // The tracer may have died between fork and prctl: then nobody will signal us.
-            if libc::getppid() as u32 != parent {
-                libc::_exit(137);
-            }
-            Ok(())
-        });
-    }
+    die_with_parent(&mut command);
     let guard = if launch.no_send {
         let handle = crate::guard::install(&mut command).map_err(|e| {
             TracerError::cannot_trace(format!("the no-send guard could not be prepared: {e}"))
@@ -175,6 +155,31 @@ pub fn spawn(launch: &Launch<'_>) -> Result<(Child, Option<crate::guard::Guard>)
         }
     };
     Ok((child, guard))
+}
+
+/// Makes the child die with the tracer: `PR_SET_PDEATHSIG` (kept across `exec`), and exit at once
+/// if the tracer already died between `fork` and the `prctl`.
+pub fn die_with_parent(command: &mut Command) {
+    let parent = std::process::id();
+    // SAFETY: only async-signal-safe calls (prctl, getppid, _exit) between fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            ) != 0
+            {
+                return Err(io::Error::last_os_error());
+            }
+            if libc::getppid() as u32 != parent {
+                libc::_exit(137);
+            }
+            Ok(())
+        });
+    }
 }
 
 /// Sends `signal` to every process in the group `pgid`. Returns false when the group is empty.

@@ -128,15 +128,7 @@ pub fn pump_stdout(
     std::thread::spawn(move || {
         let mut out = passthrough.then(std::io::stdout);
         let mut line = LineBuffer::new();
-        let mut chunk = vec![0u8; 64 * 1024];
-        let mut pacer = Pacer::new(PUMP_NAP);
-        loop {
-            let n = match reader.read(&mut chunk) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => n,
-            };
-            pacer.after_read();
-            let data = &chunk[..n];
+        read_chunks(&mut reader, |data| {
             if let Some(stdout) = out.as_mut() {
                 // A closed stdout (`| head -1`) stops the passthrough, never the program.
                 if stdout
@@ -153,11 +145,12 @@ pub fn pump_stdout(
                         .send(line.take_event(Stream::Stdout, &clock))
                         .is_err()
                 {
-                    return;
+                    return false;
                 }
                 line.push(part);
             }
-        }
+            true
+        });
         if !line.is_empty() {
             let _ = events.send(line.take_event(Stream::Stdout, &clock));
         }
@@ -192,25 +185,22 @@ pub fn pump_stderr(
             urls,
             tail,
         };
-        let mut chunk = vec![0u8; 64 * 1024];
-        let mut pacer = Pacer::new(PUMP_NAP);
-        loop {
-            let n = match reader.read(&mut chunk) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => n,
-            };
-            pacer.after_read();
-            let mut parts = chunk[..n].split(|&b| b == b'\n').peekable();
+        let listening = read_chunks(&mut reader, |data| {
+            let mut parts = data.split(|&b| b == b'\n').peekable();
             while let Some(part) = parts.next() {
                 pump.push(part);
                 if parts.peek().is_some() {
                     if !pump.end_line(true) {
-                        return;
+                        return false;
                     }
                 } else {
                     pump.pass_partial();
                 }
             }
+            true
+        });
+        if !listening {
+            return;
         }
         if !pump.line.is_empty() {
             pump.end_line(false);
@@ -299,6 +289,25 @@ impl StderrPump {
         self.events
             .send(self.line.take_event(Stream::Stderr, &self.clock))
             .is_ok()
+    }
+}
+
+/// Reads `reader` to its end in chunks, pacing under a flood; `take` returns false to stop early.
+/// Returns false when `take` stopped it.
+fn read_chunks(reader: &mut impl Read, mut take: impl FnMut(&[u8]) -> bool) -> bool {
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut pacer = Pacer::new(PUMP_NAP);
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Ok(0) => return true,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return true,
+        };
+        pacer.after_read();
+        if !take(&chunk[..n]) {
+            return false;
+        }
     }
 }
 

@@ -122,7 +122,7 @@ impl Browser {
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .process_group(0);
-        die_with_parent(&mut command);
+        crate::inspector::launch::die_with_parent(&mut command);
         let mut child = command.spawn().map_err(|e| {
             TracerError::cannot_trace(format!(
                 "could not start Chromium ({}): {e}. Check that it is a working browser, or install one ({INSTALL_HINT})",
@@ -222,30 +222,6 @@ impl Browser {
 impl Drop for Browser {
     fn drop(&mut self) {
         self.stop(Duration::ZERO);
-    }
-}
-
-/// Makes the child die with the tracer: `PR_SET_PDEATHSIG` (kept across `exec`).
-fn die_with_parent(command: &mut Command) {
-    let parent = std::process::id();
-    // SAFETY: only async-signal-safe calls (prctl, getppid, _exit) between fork and exec.
-    unsafe {
-        command.pre_exec(move || {
-            if libc::prctl(
-                libc::PR_SET_PDEATHSIG,
-                libc::SIGKILL as libc::c_ulong,
-                0,
-                0,
-                0,
-            ) != 0
-            {
-                return Err(io::Error::last_os_error());
-            }
-            if libc::getppid() as u32 != parent {
-                libc::_exit(137);
-            }
-            Ok(())
-        });
     }
 }
 
