@@ -8,4 +8,5 @@ pub mod check;
 pub mod contract;
 pub mod hash;
 pub mod policy;
+pub mod probe;
 pub mod raw_trace;
