@@ -1,6 +1,6 @@
 // exit_probe.js: the audit's own structural measurement of a Node realm (src/inspector/exit_probe.rs).
 // Rust builds one function declaration from it:
-//   function () { <reflect.js without its module.exports line> <this file> }
+//   function () { <reflect.js without its CommonJS export> <this file> }
 // and calls it with `Runtime.callFunctionOn` in an execution context (the main context before the
 // program is released; a `vm` context such as a jsdom window as soon as it is created). It returns
 // a measurer object that only the inspector holds (an objectId in the probe's object group): it adds

@@ -523,7 +523,7 @@ mod tests {
         assert!(source.starts_with("function () {"));
         assert!(source.contains("function tracerReflect(g, options)"));
         assert!(source.contains("function measureItem(path, accessType, constructNoArgs)"));
-        assert!(!source.contains("module.exports"));
+        assert!(!source.contains("typeof module"));
     }
 
     #[test]
