@@ -281,7 +281,7 @@ pub fn execute(
         session,
         evidence,
         network_attempts,
-        exit_probe: run.exit_probe,
+        exit_probe: run.exit_probe.map(|report| *report),
     })
 }
 
@@ -296,7 +296,7 @@ struct RunResult {
     tail: StderrTail,
     /// The no-send guard, when one was asked for; finished once the program is gone.
     guard: Option<crate::guard::Guard>,
-    exit_probe: Option<crate::inspector::exit_probe::ProbeReport>,
+    exit_probe: Option<Box<crate::inspector::exit_probe::ProbeReport>>,
 }
 
 /// Spawns, attaches, drives and stops the program. On error the partial result comes back too, so
@@ -447,7 +447,7 @@ fn trace(
                 }
             }
         }
-        exit_probe = driver.take_exit_probe();
+        exit_probe = driver.take_exit_probe().map(Box::new);
         Ok((ending, driver.probed().clone()))
     });
     result.exit_probe = exit_probe;
