@@ -198,7 +198,10 @@ pub fn execute(
     let outcome = trace(&plan, args, extras, &id, &events, clock, &stop);
     let (mut run, error) = match outcome {
         Ok(run) => (run, None),
-        Err((run, error)) => (run, Some(error)),
+        Err(failed) => {
+            let (run, error) = *failed;
+            (run, Some(error))
+        }
     };
     let network_attempts = run.guard.take().map(crate::guard::Guard::finish);
 
@@ -281,7 +284,7 @@ pub fn execute(
         session,
         evidence,
         network_attempts,
-        exit_probe: run.exit_probe.map(|report| *report),
+        exit_probe: run.exit_probe,
     })
 }
 
@@ -296,7 +299,7 @@ struct RunResult {
     tail: StderrTail,
     /// The no-send guard, when one was asked for; finished once the program is gone.
     guard: Option<crate::guard::Guard>,
-    exit_probe: Option<Box<crate::inspector::exit_probe::ProbeReport>>,
+    exit_probe: Option<crate::inspector::exit_probe::ProbeReport>,
 }
 
 /// Spawns, attaches, drives and stops the program. On error the partial result comes back too, so
@@ -309,7 +312,7 @@ fn trace(
     events: &SyncSender<Event>,
     clock: Clock,
     stop: &AtomicUsize,
-) -> std::result::Result<RunResult, (RunResult, anyhow::Error)> {
+) -> std::result::Result<RunResult, Box<(RunResult, anyhow::Error)>> {
     let mut result = RunResult::default();
     let stdin_is_terminal = std::io::stdin().is_terminal();
     let launch = Launch {
@@ -324,7 +327,7 @@ fn trace(
     };
     let (mut child, guard) = match launch::spawn(&launch) {
         Ok(spawned) => spawned,
-        Err(e) => return Err((result, e.into())),
+        Err(e) => return Err(Box::new((result, e.into()))),
     };
     result.guard = guard;
     let pgid = child.id();
@@ -384,7 +387,7 @@ fn trace(
             } else {
                 e.context(format!("Node's stderr ended with:\n{}", tail.trim_end()))
             };
-            return Err((result, e));
+            return Err(Box::new((result, e)));
         }
     };
     let mut cdp = match Cdp::connect(&url) {
@@ -392,7 +395,10 @@ fn trace(
         Err(e) => {
             finish(&mut result, &mut child, Some(libc::SIGKILL));
             let e = e.context("attaching to the inspector failed");
-            return Err((result, TracerError::cannot_trace(format!("{e:#}")).into()));
+            return Err(Box::new((
+                result,
+                TracerError::cannot_trace(format!("{e:#}")).into(),
+            )));
         }
     };
     result.attached = true;
@@ -447,7 +453,7 @@ fn trace(
                 }
             }
         }
-        exit_probe = driver.take_exit_probe().map(Box::new);
+        exit_probe = driver.take_exit_probe();
         Ok((ending, driver.probed().clone()))
     });
     result.exit_probe = exit_probe;
@@ -460,7 +466,7 @@ fn trace(
         }
         Err(e) => {
             finish(&mut result, &mut child, Some(libc::SIGTERM));
-            return Err((result, e));
+            return Err(Box::new((result, e)));
         }
     }
     Ok(result)
