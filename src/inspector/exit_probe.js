@@ -79,7 +79,9 @@ function measureItem(path, accessType, constructNoArgs) {
     out.getterOwner = facts.getterOwner;
     out.setterOwner = facts.setterOwner;
   }
-  if (!onPrototype) out.receiver = M.receiverName(base);
+  // A call's receiver is its `this`, which the path does not fix (`fetch()` has none,
+  // `window.fetch()` has the window): not measured.
+  if (!onPrototype && accessType !== "call") out.receiver = M.receiverName(base);
   if (holder === null || onPrototype) return out;
   if (accessType === "get" || accessType === "ownKeys") {
     let value;
