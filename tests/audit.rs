@@ -32,10 +32,28 @@ fn node_entry(body: &str, observations: &Value) -> String {
 
 /// A case with the basic trace and its contract, and `files` under it.
 fn case(files: &[(&str, String)]) -> Tracer {
-    let mut tracer = Tracer::new().fixture_as(
-        "conformance/basic.ndjson",
-        "case/ruyi-trace/logs/current.ndjson",
-    );
+    case_of("conformance/basic.ndjson", files)
+}
+
+/// A faithful environment: a real shim (the tool measures it at exit) that also reports the
+/// observations only the entry can make, for `shim.ndjson` (`basic.ndjson` without the native
+/// getter's descriptor, which no JavaScript shim can have).
+fn faithful_case() -> Tracer {
+    let mut observations = faithful_observations();
+    for o in observations["observations"].as_array_mut().unwrap() {
+        o["observations"]
+            .as_object_mut()
+            .unwrap()
+            .remove("descriptor");
+    }
+    let shim = std::fs::read_to_string(fixtures().join("conformance/faithful-shim.js")).unwrap();
+    let entry = node_entry(&shim, &observations);
+    case_of("conformance/shim.ndjson", &[("result/final.js", entry)])
+}
+
+/// A case with the trace `fixture` and its contract, and `files` under it.
+fn case_of(fixture: &str, files: &[(&str, String)]) -> Tracer {
+    let mut tracer = Tracer::new().fixture_as(fixture, "case/ruyi-trace/logs/current.ndjson");
     for (path, contents) in files {
         tracer = tracer.file(format!("case/{path}"), contents);
     }
@@ -69,8 +87,7 @@ fn read_json(out: &Output, path: &str) -> Value {
 
 #[test]
 fn a_faithful_environment_matches_and_nothing_it_claims_is_trusted() {
-    let entry = node_entry("// observes and sends nothing", &faithful_observations());
-    let out = audit(case(&[("result/final.js", entry)]), "case/result/final.js");
+    let out = audit(faithful_case(), "case/result/final.js");
     out.assert_code(0);
     let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
     let contract = read_json(&out, "notes/trace-runtime-contract.json");
@@ -173,8 +190,7 @@ fn a_python_entry_is_audited_under_the_same_guard() {
 
 #[test]
 fn editing_the_environment_after_the_audit_makes_it_stale() {
-    let entry = node_entry("// faithful", &faithful_observations());
-    let out = audit(case(&[("result/final.js", entry)]), "case/result/final.js");
+    let out = audit(faithful_case(), "case/result/final.js");
     out.assert_code(0);
     std::fs::write(
         out.workspace().join("case/result/final.js"),

@@ -10,6 +10,7 @@ mod capture;
 mod completions;
 mod conformance;
 mod errors;
+mod exit_probe;
 mod export;
 mod io;
 mod lifecycle;

@@ -21,7 +21,7 @@ use crate::cli::{AuditArgs, CheckArgs, ExitCodeMode, GlobalArgs, RunArgs};
 use crate::commands::contract::canonical_case_dir;
 use crate::commands::{check, run};
 use crate::conformance::audit_format::{self, Audit, NetworkAttempt, Observation, TimelineEntry};
-use crate::conformance::hash;
+use crate::conformance::{hash, probe};
 use crate::error::TracerError;
 use crate::exit;
 use crate::guard::{self, Attempt};
@@ -41,6 +41,8 @@ struct EntryRun {
     exit_code: Option<i64>,
     /// What the no-send guard refused; `None` when no guard could be installed.
     attempts: Option<Vec<Attempt>>,
+    /// What the tool's own exit probe measured (Node entries).
+    exit_probe: Option<crate::inspector::exit_probe::ProbeReport>,
 }
 
 pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
@@ -90,10 +92,21 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
             guard.reason.as_deref().unwrap_or("unknown reason")
         );
     }
+    let items = probe::items(&contract);
+    let request = probe::request(&items);
+    let asked = request.items.len();
     let entry_run = match entry.extension().and_then(|e| e.to_str()) {
-        Some("js" | "mjs" | "cjs") => {
-            run_node(&args, &entry, env, guard.available, global, styles)?
-        }
+        Some("js" | "mjs" | "cjs") => run_node(
+            &args,
+            &entry,
+            run::Extras {
+                env,
+                no_send: guard.available,
+                exit_probe: Some(request),
+            },
+            global,
+            styles,
+        )?,
         Some("py") => run_python(&args, &entry, &env, guard.available)?,
         _ => {
             return Err(TracerError::usage(format!(
@@ -137,6 +150,18 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
         audit.timeline = timeline;
         audit.observations = observations;
     }
+    // The tool's own measurement, beside the entry's, per item id: the check prefers it and
+    // blocks where the entry's claims contradict it.
+    if let Some(report) = &entry_run.exit_probe {
+        let (measured, summary) = probe::observations(report, &items, asked);
+        if summary.paused_at.is_none() && !global.quiet {
+            eprintln!(
+                "warning: the program never reached `process.emit('exit')`; the tool measured nothing itself"
+            );
+        }
+        audit.observations.extend(measured);
+        audit.probe = Some(summary);
+    }
 
     let audit_path = case_dir.join(audit_format::JSON_PATH);
     let mut json = serde_json::to_vec_pretty(&audit)?;
@@ -165,8 +190,7 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
 fn run_node(
     args: &AuditArgs,
     entry: &Path,
-    env: Vec<(String, String)>,
-    no_send: bool,
+    extras: run::Extras,
     global: &GlobalArgs,
     styles: &Styles,
 ) -> Result<EntryRun> {
@@ -187,13 +211,7 @@ fn run_node(
         no_default_redact: false,
         annotations: None,
     };
-    let report = run::execute(
-        &run_args,
-        &run::Extras { env, no_send },
-        global,
-        styles,
-        None,
-    )?;
+    let report = run::execute(&run_args, &extras, global, styles, None)?;
     if report.code == exit::TIMEOUT {
         return Err(TracerError::cannot_trace(format!(
             "the entry did not finish within --timeout {}s",
@@ -206,6 +224,7 @@ fn run_node(
         runtime_version: report.session.capabilities.node_version.clone(),
         exit_code: report.session.exit_code.map(i64::from),
         attempts: report.network_attempts,
+        exit_probe: report.exit_probe,
     })
 }
 
@@ -273,6 +292,7 @@ fn run_python(
         runtime_version: Some(version),
         exit_code: status.code().map(i64::from),
         attempts: guard.map(guard::Guard::finish),
+        exit_probe: None,
     })
 }
 

@@ -100,6 +100,9 @@ pub struct Extras {
     pub env: Vec<(String, String)>,
     /// Run under the no-send guard; the attempts it refused come back in `Traced::network_attempts`.
     pub no_send: bool,
+    /// Measure these APIs in the program's realms when it exits (the audit only: it costs); the
+    /// report comes back in `Traced::exit_probe`.
+    pub exit_probe: Option<crate::inspector::exit_probe::ProbeRequest>,
 }
 
 pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
@@ -118,6 +121,8 @@ pub struct Traced {
     pub evidence: Option<Evidence>,
     /// What the no-send guard refused, when the run had one.
     pub network_attempts: Option<Vec<crate::guard::Attempt>>,
+    /// What the exit probe measured, when one was asked for.
+    pub exit_probe: Option<crate::inspector::exit_probe::ProbeReport>,
 }
 
 /// Traces one run end to end and writes its session. `extras` are what another command adds (the
@@ -193,7 +198,10 @@ pub fn execute(
     let outcome = trace(&plan, args, extras, &id, &events, clock, &stop);
     let (mut run, error) = match outcome {
         Ok(run) => (run, None),
-        Err((run, error)) => (run, Some(error)),
+        Err(failed) => {
+            let (run, error) = *failed;
+            (run, Some(error))
+        }
     };
     let network_attempts = run.guard.take().map(crate::guard::Guard::finish);
 
@@ -276,6 +284,7 @@ pub fn execute(
         session,
         evidence,
         network_attempts,
+        exit_probe: run.exit_probe,
     })
 }
 
@@ -290,6 +299,7 @@ struct RunResult {
     tail: StderrTail,
     /// The no-send guard, when one was asked for; finished once the program is gone.
     guard: Option<crate::guard::Guard>,
+    exit_probe: Option<crate::inspector::exit_probe::ProbeReport>,
 }
 
 /// Spawns, attaches, drives and stops the program. On error the partial result comes back too, so
@@ -302,7 +312,7 @@ fn trace(
     events: &SyncSender<Event>,
     clock: Clock,
     stop: &AtomicUsize,
-) -> std::result::Result<RunResult, (RunResult, anyhow::Error)> {
+) -> std::result::Result<RunResult, Box<(RunResult, anyhow::Error)>> {
     let mut result = RunResult::default();
     let stdin_is_terminal = std::io::stdin().is_terminal();
     let launch = Launch {
@@ -317,7 +327,7 @@ fn trace(
     };
     let (mut child, guard) = match launch::spawn(&launch) {
         Ok(spawned) => spawned,
-        Err(e) => return Err((result, e.into())),
+        Err(e) => return Err(Box::new((result, e.into()))),
     };
     result.guard = guard;
     let pgid = child.id();
@@ -377,7 +387,7 @@ fn trace(
             } else {
                 e.context(format!("Node's stderr ended with:\n{}", tail.trim_end()))
             };
-            return Err((result, e));
+            return Err(Box::new((result, e)));
         }
     };
     let mut cdp = match Cdp::connect(&url) {
@@ -385,7 +395,10 @@ fn trace(
         Err(e) => {
             finish(&mut result, &mut child, Some(libc::SIGKILL));
             let e = e.context("attaching to the inspector failed");
-            return Err((result, TracerError::cannot_trace(format!("{e:#}")).into()));
+            return Err(Box::new((
+                result,
+                TracerError::cannot_trace(format!("{e:#}")).into(),
+            )));
         }
     };
     result.attached = true;
@@ -406,8 +419,15 @@ fn trace(
         clock,
         None,
     );
-    let debugger = std::env::var_os("TRACER_NO_DEBUGGER").is_none();
+    // The exit probe pauses the program through the `Debugger` domain.
+    let debugger = std::env::var_os("TRACER_NO_DEBUGGER").is_none() || extras.exit_probe.is_some();
+    let mut exit_probe = None;
     let read = Driver::start(&mut cdp, debugger).and_then(|mut driver| {
+        if let Some(request) = &extras.exit_probe {
+            driver.set_exit_probe(crate::inspector::exit_probe::ExitProbe::new(
+                request.clone(),
+            ));
+        }
         let limits = Limits {
             deadline,
             stop: Some(stop),
@@ -433,8 +453,10 @@ fn trace(
                 }
             }
         }
+        exit_probe = driver.take_exit_probe();
         Ok((ending, driver.probed().clone()))
     });
+    result.exit_probe = exit_probe;
     cdp.close();
     match read {
         Ok((ending, probed)) => {
@@ -444,7 +466,7 @@ fn trace(
         }
         Err(e) => {
             finish(&mut result, &mut child, Some(libc::SIGTERM));
-            return Err((result, e));
+            return Err(Box::new((result, e)));
         }
     }
     Ok(result)

@@ -42,6 +42,9 @@ pub struct Audit {
     pub timeline: Vec<TimelineEntry>,
     #[serde(default)]
     pub observations: Vec<Observation>,
+    /// Additive: where the tool's own exit probe measured the program (Node entries only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<crate::conformance::probe::ProbeSummary>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -69,6 +72,14 @@ pub struct Observation {
     /// measurement in the live runtime). Additive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// Additive, probe only: the execution context measured (`VM Context 1` for a jsdom window,
+    /// `/usr/bin/node[PID]` for the main context).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// Additive, probe only: why the api path could not be followed to its end
+    /// (`navigator.connection is undefined`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unresolved: Option<String>,
     /// Every distinct value seen per dimension.
     #[serde(default)]
     pub observations: BTreeMap<String, Vec<Value>>,

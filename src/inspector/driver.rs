@@ -3,7 +3,7 @@
 //! is waiting for the debugger to disconnect, the connection closes, the deadline passes or a
 //! signal arrives. What the messages mean is the observer's business (the capture).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -11,6 +11,7 @@ use anyhow::Result;
 use serde_json::{Value, json};
 
 use crate::inspector::cdp::{Cdp, Incoming};
+use crate::inspector::exit_probe::{ExitProbe, ProbeReport};
 
 /// How many frames V8 captures per console call and exception: the call site only. Serialising
 /// stacks on Node's main thread is what makes a traced console flood slow (one frame: about 3x
@@ -85,6 +86,10 @@ pub struct Driver {
     workers: HashMap<String, String>,
     console_calls: u64,
     probed: Probed,
+    /// The audit's measurement at exit, when asked for (see `exit_probe`).
+    exit_probe: Option<ExitProbe>,
+    /// Messages read while the exit probe waited for its own answers, dispatched first.
+    backlog: VecDeque<Incoming>,
 }
 
 impl Driver {
@@ -123,7 +128,19 @@ impl Driver {
             workers: HashMap::new(),
             console_calls: 0,
             probed: Probed::default(),
+            exit_probe: None,
+            backlog: VecDeque::new(),
         })
+    }
+
+    /// Arms `probe` before the program is released (needs the `Debugger` domain).
+    pub fn set_exit_probe(&mut self, probe: ExitProbe) {
+        self.exit_probe = Some(probe);
+    }
+
+    /// What the exit probe found, if there was one.
+    pub fn take_exit_probe(&mut self) -> Option<ProbeReport> {
+        self.exit_probe.take().map(ExitProbe::finish)
     }
 
     pub fn probed(&self) -> &Probed {
@@ -148,11 +165,18 @@ impl Driver {
             // Released only once every setup request has been answered: with everything
             // pipelined, Node missed the release about once in 100 runs (see the kick below).
             if !self.released && self.pending.values().all(|p| matches!(p, Pending::Resume)) {
+                if let Some(probe) = self.exit_probe.as_mut().filter(|p| !p.is_armed()) {
+                    probe.arm(cdp, &mut self.backlog)?;
+                }
                 cdp.send("Runtime.runIfWaitingForDebugger", json!({}))?;
                 self.released = true;
                 self.awaiting_first_event = Some(Instant::now());
             }
-            match cdp.read()? {
+            let incoming = match self.backlog.pop_front() {
+                Some(incoming) => incoming,
+                None => cdp.read()?,
+            };
+            match incoming {
                 Incoming::Idle => {
                     // Node can miss the release: it answers `runIfWaitingForDebugger` but its main
                     // thread stays in `WaitForFrontendEvent` (a lost wake-up, seen about once in
@@ -180,6 +204,11 @@ impl Driver {
     }
 
     fn answered(&mut self, id: u64, result: Result<Value, Value>) {
+        if let Some(probe) = self.exit_probe.as_mut()
+            && probe.on_response(id, &result)
+        {
+            return;
+        }
         match (self.pending.remove(&id), result) {
             (Some(Pending::Version), Ok(result)) => {
                 self.probed.node_version = result
@@ -200,9 +229,21 @@ impl Driver {
         method: &str,
         params: &Value,
     ) -> Result<()> {
+        if let Some(probe) = self.exit_probe.as_mut() {
+            probe.on_event(cdp, method, params)?;
+        }
         match method {
             "Debugger.paused" => {
-                // Break-on-start, a `debugger;` statement: a traced program never stays paused.
+                if let Some(at) = self
+                    .exit_probe
+                    .as_ref()
+                    .and_then(|probe| probe.is_exit_pause(params))
+                    && let Some(probe) = self.exit_probe.as_mut()
+                {
+                    probe.measure(cdp, &mut self.backlog, at)?;
+                }
+                // Break-on-start, a `debugger;` statement, the exit probe's pause once measured:
+                // a traced program never stays paused.
                 let id = cdp.send("Debugger.resume", json!({}))?;
                 self.pending.insert(id, Pending::Resume);
             }
