@@ -422,7 +422,8 @@ fn trace(
     // The exit probe pauses the program through the `Debugger` domain.
     let debugger = std::env::var_os("TRACER_NO_DEBUGGER").is_none() || extras.exit_probe.is_some();
     let mut exit_probe = None;
-    let read = Driver::start(&mut cdp, debugger).and_then(|mut driver| {
+    let skip_pauses = extras.exit_probe.is_none();
+    let read = Driver::start(&mut cdp, debugger, skip_pauses).and_then(|mut driver| {
         if let Some(request) = &extras.exit_probe {
             driver.set_exit_probe(crate::inspector::exit_probe::ExitProbe::new(
                 request.clone(),
@@ -544,7 +545,7 @@ fn release_children(
                     deadline: None,
                     stop: None,
                 };
-                if let Ok(mut driver) = Driver::start(&mut cdp, false) {
+                if let Ok(mut driver) = Driver::start(&mut cdp, false, true) {
                     let _ = driver.read_until(&mut cdp, &mut capture, &never);
                 }
                 cdp.close();

@@ -95,7 +95,11 @@ pub struct Driver {
 impl Driver {
     /// Enables what the trace needs. `debugger`: the `Debugger` domain (script events and their
     /// source-map URLs). The program is released once every setup request has been answered.
-    pub fn start(cdp: &mut Cdp, debugger: bool) -> Result<Driver> {
+    ///
+    /// `skip_pauses`: the program never pauses for the debugger (no break-on-start round trip, no
+    /// stop at a `debugger;` statement); off when the tool needs its own breakpoints (the audit's
+    /// exit probe), which then resumes every pause it did not ask for.
+    pub fn start(cdp: &mut Cdp, debugger: bool, skip_pauses: bool) -> Result<Driver> {
         let mut pending = HashMap::new();
         cdp.send("Runtime.enable", json!({}))?;
         cdp.send(
@@ -112,6 +116,9 @@ impl Driver {
                 json!({"maxScriptsCacheSize": MAX_SCRIPTS_CACHE}),
             )?;
             pending.insert(id, Pending::DebuggerEnable);
+            if skip_pauses {
+                cdp.send("Debugger.setSkipAllPauses", json!({"skip": true}))?;
+            }
         }
         let id = cdp.send("NodeWorker.enable", json!({"waitForDebuggerOnStart": true}))?;
         pending.insert(id, Pending::WorkerEnable);
