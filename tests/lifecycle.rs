@@ -205,3 +205,16 @@ fn a_forked_child_does_not_hang_the_run() {
         );
     }
 }
+
+#[test]
+fn a_debugger_statement_does_not_stop_the_program() {
+    let out = Tracer::new()
+        .file(
+            "app.js",
+            "// A `debugger;` statement must not pause a traced program.\nconsole.log('before');\ndebugger;\nconsole.log('after');\n",
+        )
+        .args(["run", "--timeout", "30", "app.js"])
+        .run();
+    out.assert_code(0);
+    assert_eq!(out.stdout(), "before\nafter\n");
+}
