@@ -11,6 +11,7 @@ mod completions;
 mod conformance;
 mod errors;
 mod export;
+mod faults;
 mod io;
 mod lifecycle;
 mod record;
