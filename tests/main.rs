@@ -12,6 +12,7 @@ mod conformance;
 mod errors;
 mod export;
 mod faults;
+mod fuzz;
 mod io;
 mod lifecycle;
 mod record;
