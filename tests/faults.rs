@@ -426,6 +426,25 @@ fn listeners() -> Vec<Listener> {
     found
 }
 
+/// Sends one HTTP/1.1 GET to 127.0.0.1:`port` and returns what came back (up to 4 KiB).
+fn http_get(port: u16, path: &str, headers: &[&str]) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut request = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n");
+    for header in headers {
+        request.push_str(header);
+        request.push_str("\r\n");
+    }
+    request.push_str("\r\n");
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut buffer = vec![0u8; 4096];
+    let n = stream.read(&mut buffer).unwrap_or(0);
+    String::from_utf8_lossy(&buffer[..n]).into_owned()
+}
+
 #[test]
 fn the_inspector_listens_on_loopback_only_and_only_while_the_run_lasts() {
     let mut running: Running = Tracer::new()
@@ -452,6 +471,27 @@ fn the_inspector_listens_on_loopback_only_and_only_while_the_run_lasts() {
     );
     assert_ne!(inspector.port, 9229, "a random port, not the default");
     let port = inspector.port;
+    // Knowing the port is not enough: with `--inspect-publish-uid=stderr` Node lists no target
+    // over HTTP, and a WebSocket upgrade to any path but the session's UUID is refused.
+    let list = http_get(port, "/json/list", &[]);
+    assert!(
+        list.starts_with("HTTP/1.") && !list.contains("webSocketDebuggerUrl"),
+        "the target list reveals nothing: {list}"
+    );
+    let upgrade = http_get(
+        port,
+        "/00000000-0000-0000-0000-000000000000",
+        &[
+            "Connection: Upgrade",
+            "Upgrade: websocket",
+            "Sec-WebSocket-Version: 13",
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+        ],
+    );
+    assert!(
+        upgrade.starts_with("HTTP/1.0 400") || upgrade.starts_with("HTTP/1.1 400"),
+        "a guessed session path is refused: {upgrade}"
+    );
 
     running.signal(libc::SIGINT);
     let out: Output = running.wait();
