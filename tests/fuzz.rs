@@ -365,11 +365,9 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("session.json");
         std::fs::write(&path, &bytes).unwrap();
-        for result in [read_json::<Session>(&path).err(), read_json::<Policy>(&path).err()] {
-            if let Some(e) = result {
-                let message = format!("{e:#}");
-                prop_assert!(message.contains("session.json"), "{message}");
-            }
+        for e in [read_json::<Session>(&path).err(), read_json::<Policy>(&path).err()].into_iter().flatten() {
+            let message = format!("{e:#}");
+            prop_assert!(message.contains("session.json"), "{message}");
         }
     }
 }
