@@ -12,6 +12,8 @@ mod conformance;
 mod errors;
 mod exit_probe;
 mod export;
+mod faults;
+mod fuzz;
 mod io;
 mod lifecycle;
 mod record;

@@ -532,13 +532,18 @@ fn release_children(
         // A program can print a fake `Debugger listening on …` line; its own inspector's URL is
         // never attached twice.
         let children = urls.into_iter().filter(|url| *url != program_url);
-        for (n, url) in children.enumerate() {
+        // Numbered in the order they attach: a URL that cannot be attached (a fake line, a
+        // refused host) takes no number.
+        let attached = Arc::new(AtomicUsize::new(0));
+        for url in children {
             let events = events.clone();
             let workspace = workspace.clone();
+            let attached = Arc::clone(&attached);
             std::thread::spawn(move || {
                 let Ok(mut cdp) = Cdp::connect(&url) else {
                     return;
                 };
+                let n = attached.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let label = format!("child {}", n + 1);
                 let mut capture = Capture::new(Mapper::new(workspace), events, clock, Some(label));
                 let never = Limits {

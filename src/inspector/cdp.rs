@@ -16,6 +16,12 @@ use crate::pacing::Pacer;
 /// and signals without a second thread.
 const TICK: Duration = Duration::from_millis(50);
 
+/// The largest WebSocket message (and frame: Node sends each CDP message as one frame) accepted
+/// from the inspector. tungstenite's defaults (64 MiB message, 16 MiB frame) refuse a single
+/// `console.log` of a 20 MB string and end the trace; 256 MiB still bounds what one message can
+/// make the tracer allocate. A larger message ends the read with an error naming the size.
+pub const MAX_MESSAGE_BYTES: usize = 256 * 1024 * 1024;
+
 /// One message from the inspector.
 #[derive(Debug)]
 pub enum Incoming {
@@ -110,8 +116,12 @@ impl Cdp {
             stream,
             pacer: Pacer::new(Duration::from_micros(300)),
         };
-        let (socket, _response) = tungstenite::client::client(url, socket)
-            .map_err(|e| anyhow::anyhow!("WebSocket handshake with {url} failed: {e}"))?;
+        let config = tungstenite::protocol::WebSocketConfig::default()
+            .max_message_size(Some(MAX_MESSAGE_BYTES))
+            .max_frame_size(Some(MAX_MESSAGE_BYTES));
+        let (socket, _response) =
+            tungstenite::client::client_with_config(url, socket, Some(config))
+                .map_err(|e| anyhow::anyhow!("WebSocket handshake with {url} failed: {e}"))?;
         socket.get_ref().stream.set_read_timeout(Some(TICK))?;
         Ok(Cdp {
             socket,

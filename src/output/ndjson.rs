@@ -69,6 +69,13 @@ impl EventsFile {
             return;
         }
         if let Some(file) = self.file.as_mut() {
+            // A line goes to the file in one piece: flushing between the JSON and its newline
+            // would leave a line without its end on disk if the tracer is killed right then.
+            let room = file.capacity() - file.buffer().len();
+            if room <= json.len() && file.flush().is_err() {
+                self.file = None;
+                return;
+            }
             if file
                 .write_all(json.as_bytes())
                 .and_then(|()| file.write_all(b"\n"))

@@ -152,17 +152,29 @@ impl Store {
         read_json(&self.dir(id).join("session.json"))
     }
 
-    /// Removes the oldest sessions beyond `keep`, sparing any whose run is still in progress.
+    /// Removes the oldest sessions beyond `keep`, sparing any whose run is still in progress and
+    /// the one `latest` names. (Runs sharing one `--out` can finish out of order: the session a run
+    /// just finished and pointed `latest` at may be older than another run's, and must stay.)
     pub fn retain(&self, keep: usize) {
         let ids = self.ids();
         let excess = ids.len().saturating_sub(keep);
+        let latest = fs::read_to_string(self.root.join("latest"))
+            .map(|s| s.trim().to_owned())
+            .unwrap_or_default();
         for id in ids.into_iter().take(excess) {
+            if id == latest {
+                continue;
+            }
             let dir = self.dir(&id);
-            let running = fs::read_to_string(dir.join(RUNNING_MARKER))
-                .ok()
-                .and_then(|pid| pid.trim().parse::<i32>().ok())
-                // SAFETY: kill with signal 0 only checks that the process exists.
-                .is_some_and(|pid| unsafe { libc::kill(pid, 0) } == 0);
+            let running = match fs::read_to_string(dir.join(RUNNING_MARKER)) {
+                Ok(pid) => match pid.trim().parse::<i32>() {
+                    // SAFETY: kill with signal 0 only checks that the process exists.
+                    Ok(pid) => (unsafe { libc::kill(pid, 0) }) == 0,
+                    // A marker being written right now (created, pid not yet in it).
+                    Err(_) => true,
+                },
+                Err(_) => false,
+            };
             if !running {
                 let _ = fs::remove_dir_all(dir);
             }

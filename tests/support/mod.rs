@@ -115,6 +115,11 @@ impl Tracer {
         Self::in_workspace(Arc::clone(&running.ws))
     }
 
+    /// A new invocation in the same workspace as `other` (to run two tracers side by side).
+    pub fn in_workspace_of_tracer(other: &Tracer) -> Self {
+        Self::in_workspace(Arc::clone(&other.ws))
+    }
+
     fn in_workspace(ws: Arc<Workspace>) -> Self {
         Tracer {
             ws,
