@@ -25,7 +25,7 @@ fn assert_only_user_paths(events: &[Event], evidence: Option<&tracer::trace::evi
 fn a_script_that_logs_twice_then_throws() {
     let out = Tracer::new()
         .fixture("throws.js")
-        .args(["run", "throws.js"])
+        .args(["run", "--scripts", "throws.js"])
         .run();
     out.assert_code(1);
     let script = out.workspace().join("throws.js").display().to_string();
@@ -231,7 +231,7 @@ fn a_typescript_failure_points_at_the_ts_line_and_keeps_the_generated_one() {
 fn an_es_module_failure() {
     let out = Tracer::new()
         .fixture("esm.mjs")
-        .args(["run", "esm.mjs"])
+        .args(["run", "--scripts", "esm.mjs"])
         .run();
     out.assert_code(1);
     let module = out.workspace().join("esm.mjs").display().to_string();
@@ -455,7 +455,7 @@ fn a_path_with_spaces_and_non_ascii_characters() {
     let dir = "dir with spaces/ünïcödé 名前";
     let out = Tracer::new()
         .fixture_as("throws.js", format!("{dir}/app 1.js"))
-        .args(["run", &format!("{dir}/app 1.js")])
+        .args(["run", "--scripts", &format!("{dir}/app 1.js")])
         .run();
     out.assert_code(1);
     let script = out
@@ -537,4 +537,21 @@ fn an_inline_data_url_source_map_is_resolved() {
         .expect("generated position kept");
     assert_eq!((generated.file.as_str(), generated.line), (js.as_str(), 8));
     assert_only_user_paths(&events, Some(&evidence));
+}
+
+#[test]
+fn script_events_are_recorded_only_when_asked_for() {
+    let out = Tracer::new()
+        .fixture("throws.js")
+        .args(["run", "throws.js"])
+        .run();
+    out.assert_code(1);
+    let session = out.session();
+    assert!(of_kind(&session.events, Kind::Script).is_empty());
+    assert!(!session.capabilities.scripts, "capabilities say what ran");
+    let with = out.tracer().args(["run", "--scripts", "throws.js"]).run();
+    with.assert_code(1);
+    let session = with.session();
+    assert!(!of_kind(&session.events, Kind::Script).is_empty());
+    assert!(session.capabilities.scripts);
 }

@@ -198,6 +198,7 @@ fn run_node(
         target: entry.to_owned(),
         args: vec![OsString::from("--audit-only")],
         ndjson: false,
+        scripts: false,
         timeout: Some(args.timeout),
         attach_timeout: 15.0,
         store: args.store.clone(),

@@ -144,6 +144,7 @@ fn probe(node: &Path) -> Result<Probe> {
         target: script,
         args: Vec::new(),
         ndjson: false,
+        scripts: false,
         timeout: Some(PROBE_TIMEOUT),
         attach_timeout: 15.0,
         store: StoreArgs {

@@ -178,6 +178,7 @@ pub fn execute(
             timeout: args.timeout,
             attach_timeout: args.attach_timeout,
             max_events: args.max_events,
+            scripts: args.scripts,
         }),
         verifies,
         events: Vec::new(),
@@ -420,7 +421,9 @@ fn trace(
         None,
     );
     // The exit probe pauses the program through the `Debugger` domain.
-    let debugger = std::env::var_os("TRACER_NO_DEBUGGER").is_none() || extras.exit_probe.is_some();
+    // The Debugger domain costs ~30 ms at start-up (V8 in debug mode): paid only when script
+    // events are asked for, or when the tool needs breakpoints (the audit's exit probe).
+    let debugger = args.scripts || extras.exit_probe.is_some();
     let mut exit_probe = None;
     let skip_pauses = extras.exit_probe.is_none();
     let read = Driver::start(&mut cdp, debugger, skip_pauses).and_then(|mut driver| {

@@ -71,6 +71,7 @@ fn rerun_args(original: &Session, args: &VerifyArgs) -> RunArgs {
         target: PathBuf::from(&original.target),
         args: original.args.iter().map(OsString::from).collect(),
         ndjson: false,
+        scripts: options.is_some_and(|o| o.scripts),
         timeout: args.timeout.or(options.and_then(|o| o.timeout)),
         attach_timeout: options.map_or(DEFAULT_ATTACH_TIMEOUT, |o| o.attach_timeout),
         store: args.session.store.clone(),

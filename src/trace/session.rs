@@ -98,6 +98,9 @@ pub struct RunOptions {
     pub attach_timeout: f64,
     /// `--max-events`.
     pub max_events: usize,
+    /// `--scripts`.
+    #[serde(default)]
+    pub scripts: bool,
 }
 
 impl Session {
