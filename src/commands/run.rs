@@ -419,7 +419,8 @@ fn trace(
         events.clone(),
         clock,
         None,
-    );
+    )
+    .with_script_events(args.scripts);
     // The exit probe pauses the program through the `Debugger` domain.
     // The Debugger domain costs ~30 ms at start-up (V8 in debug mode): paid only when script
     // events are asked for, or when the tool needs breakpoints (the audit's exit probe).
@@ -548,7 +549,8 @@ fn release_children(
                 };
                 let n = attached.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let label = format!("child {}", n + 1);
-                let mut capture = Capture::new(Mapper::new(workspace), events, clock, Some(label));
+                let mut capture = Capture::new(Mapper::new(workspace), events, clock, Some(label))
+                    .with_script_events(false);
                 let never = Limits {
                     deadline: None,
                     stop: None,

@@ -202,8 +202,25 @@ impl Driver {
                 Incoming::Event { method, params } => {
                     self.awaiting_first_event = None;
                     if method == "NodeRuntime.waitingForDisconnect" {
+                        if self.probed.workers_seen > 0 {
+                            self.drain_workers(cdp, observer)?;
+                        }
                         return Ok(Ending::Finished);
                     }
+                    self.dispatch(cdp, observer, &method, &params)?;
+                }
+            }
+        }
+    }
+
+    /// A worker's last messages are relayed by the main thread and can still be on their way when
+    /// the program reports its end: read until the connection has been quiet for one tick.
+    fn drain_workers(&mut self, cdp: &mut Cdp, observer: &mut dyn Observer) -> Result<()> {
+        loop {
+            match cdp.read()? {
+                Incoming::Idle | Incoming::Closed => return Ok(()),
+                Incoming::Response { id, result } => self.answered(id, result),
+                Incoming::Event { method, params } => {
                     self.dispatch(cdp, observer, &method, &params)?;
                 }
             }

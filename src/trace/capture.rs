@@ -22,6 +22,8 @@ pub struct Capture {
     process_label: Option<String>,
     /// Messages of workers' uncaught errors not yet seen re-thrown on the main thread.
     worker_errors: Vec<String>,
+    /// Whether `script` events are recorded (`--scripts`).
+    script_events: bool,
 }
 
 impl Capture {
@@ -37,7 +39,14 @@ impl Capture {
             clock,
             process_label,
             worker_errors: Vec::new(),
+            script_events: true,
         }
+    }
+
+    /// Records `script` events or not (they are recorded by default).
+    pub fn with_script_events(mut self, on: bool) -> Self {
+        self.script_events = on;
+        self
     }
 
     /// Whether a file is the user's own code (the mapper decides).
@@ -93,6 +102,11 @@ impl Capture {
             .and_then(Value::as_str)
             .unwrap_or("");
         self.mapper.register_script(url, source_map_url);
+        // Workers always report their scripts (their Debugger domain catches uncaught errors);
+        // script events are recorded only when asked for.
+        if !self.script_events {
+            return;
+        }
         let mut event = Event::new(Kind::Script, self.clock.ms(), "script parsed");
         event.file = Some(path.display().to_string());
         if !source_map_url.is_empty() && !source_map_url.starts_with("data:") {
