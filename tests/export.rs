@@ -92,7 +92,12 @@ fn each_worker_gets_its_own_track() {
     let hello = events
         .iter()
         .find(|e| e["ph"] == "i" && e["args"]["value"] == "hello from the worker")
-        .expect("the worker's console call");
+        .unwrap_or_else(|| {
+            panic!(
+                "the worker's console call is not in the export: {events:#?}\n{}",
+                run.dump()
+            )
+        });
     let tid = hello["tid"].as_u64().unwrap();
     assert_ne!(tid, 1, "the worker is not on the main track");
     let name = events
