@@ -270,3 +270,63 @@ console.log(JSON.stringify(out));"#,
         ])
     );
 }
+
+#[test]
+fn recording_the_same_page_twice_gives_identical_contract_items() {
+    let Some(browser) = chromium() else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED record::recording_the_same_page_twice_gives_identical_contract_items: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
+        );
+        return;
+    };
+    let browser = browser.to_string_lossy().into_owned();
+    let contract_items = || {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::copy(
+            Path::new(FIXTURES).join("steady/page.html"),
+            root.join("page.html"),
+        )
+        .unwrap();
+        let args = [
+            "record",
+            "--case-dir",
+            "case",
+            "--baseline-id",
+            "b1",
+            "--browser",
+            &browser,
+            "--timeout",
+            "60",
+            "page.html",
+        ];
+        check(&tracer(root, &args), "tracer record");
+        check(
+            &tracer(root, &["contract", "build", "--case-dir", "case"]),
+            "tracer contract build",
+        );
+        let contract: Value = serde_json::from_str(
+            &std::fs::read_to_string(root.join("case/notes/trace-runtime-contract.json")).unwrap(),
+        )
+        .unwrap();
+        let mut items = contract["items"].as_array().unwrap().clone();
+        // Where in the file and when are not the page's behaviour; everything else must repeat.
+        for item in &mut items {
+            for volatile in ["firstSeq", "lastSeq", "stackSample"] {
+                item.as_object_mut().unwrap().remove(volatile);
+            }
+        }
+        assert!(!items.is_empty(), "the page's accesses were recorded");
+        items
+    };
+    let first = contract_items();
+    let second = contract_items();
+    assert_eq!(first.len(), second.len());
+    for (a, b) in first.iter().zip(&second) {
+        assert_eq!(
+            a, b,
+            "an item differs between two recordings of the same page"
+        );
+    }
+}
