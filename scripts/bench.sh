@@ -2,18 +2,42 @@
 # Measures tracer's overhead as ratios against plain node, measured in the same run:
 #   1. start-up: `tracer run examples/hello/hello.js` vs `node examples/hello/hello.js`
 #   2. a flood: 100 000 console.log calls under tracer vs plain node
+#   3. optional (BENCH_CONTRACT=1 or --contract): `tracer contract build` on a generated
+#      tracer-trace/v1 trace of TRACE_MB megabytes (default 200; TRACE_ITEMS distinct items, default
+#      10 000; written by scripts/gen-trace.py) vs one `jq -c . FILE > /dev/null` pass over the same
+#      file, in the same run: wall times, the ratio, and the contract build's peak RSS
+#      (`/usr/bin/time -v`). BENCH_CONTRACT_ONLY=1 (or --contract-only) skips parts 1 and 2.
 # Needs hyperfine (apt-get install hyperfine) and a release build. Prints medians and ratios.
+# Part 3 needs jq, python3 and GNU time (apt-get install jq time), and TRACE_MB of space in TMPDIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-command -v hyperfine >/dev/null || { echo "bench.sh needs hyperfine: apt-get install -y hyperfine" >&2; exit 2; }
-cargo build --release --quiet
-tracer="$PWD/target/release/tracer"
+contract=${BENCH_CONTRACT:-0}
+contract_only=${BENCH_CONTRACT_ONLY:-0}
+for arg in "$@"; do
+  case "$arg" in
+    --contract) contract=1 ;;
+    --contract-only) contract=1 contract_only=1 ;;
+    *) echo "usage: $0 [--contract | --contract-only]" >&2; exit 2 ;;
+  esac
+done
+[ "$contract_only" = 1 ] && contract=1
+if [ "$contract_only" != 1 ]; then
+  command -v hyperfine >/dev/null || { echo "bench.sh needs hyperfine: apt-get install -y hyperfine" >&2; exit 2; }
+fi
+if [ "$contract" = 1 ]; then
+  for tool in jq python3 /usr/bin/time; do
+    command -v "$tool" >/dev/null || { echo "bench.sh --contract needs $tool (apt-get install -y jq time python3)" >&2; exit 2; }
+  done
+fi
+cargo build --release --quiet --bin tracer
+tracer="${CARGO_TARGET_DIR:-$PWD/target}/release/tracer"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 runs=${RUNS:-30}
 
 median() { jq -r ".results[$1].median" "$2"; }
 
+if [ "$contract_only" != 1 ]; then
 hyperfine -N --warmup 3 --runs "$runs" --export-json "$out/hello.json" \
   "node examples/hello/hello.js" \
   "$tracer -q run --out $out/t examples/hello/hello.js" >&2
@@ -33,3 +57,29 @@ report() {
 echo "node $(node --version), $(nproc) cores, median of ${runs} runs (flood: fewer)"
 report "hello (start-up)" "$out/hello.json"
 report "100k console.log (flood)" "$out/flood.json"
+fi
+
+if [ "$contract" = 1 ]; then
+  trace_mb=${TRACE_MB:-200}
+  items=${TRACE_ITEMS:-10000}
+  trace="$out/bench.ndjson"
+  python3 scripts/gen-trace.py "$trace" --mb "$trace_mb" --items "$items" >&2
+  bytes=$(stat -c %s "$trace")
+  cat "$trace" >/dev/null # both passes read from the page cache
+  mkdir -p "$out/case"
+  # GNU time: elapsed wall clock (m:ss.ss or h:mm:ss) and maximum resident set size (KB).
+  measure() {
+    /usr/bin/time -v -o "$out/time.txt" "$@" >/dev/null
+    awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }
+                /Maximum resident set size/ { print $2 }' "$out/time.txt" | paste -sd' '
+  }
+  read -r jq_s _ < <(measure jq -c . "$trace")
+  read -r build_s build_kb < <(measure "$tracer" -q contract build --case-dir "$out/case" --trace "$trace")
+  awk -v mb="$bytes" -v j="$jq_s" -v b="$build_s" -v kb="$build_kb" -v items="$items" 'BEGIN {
+    mb /= 1e6
+    printf "contract build, %.0f MB trace, %d items:\n", mb, items
+    printf "  jq -c . pass          %7.2f s  %6.1f MB/s\n", j, mb / j
+    printf "  tracer contract build %7.2f s  %6.1f MB/s  peak RSS %.0f MB\n", b, mb / b, kb / 1024
+    printf "  ratio                 %.1fx faster than the jq pass (target >= 8x, peak RSS < 200 MB)\n", j / b
+  }'
+fi
