@@ -7,6 +7,10 @@
 #      10 000; written by scripts/gen-trace.py) vs one `jq -c . FILE > /dev/null` pass over the same
 #      file, in the same run: wall times, the ratio, and the contract build's peak RSS
 #      (`/usr/bin/time -v`). BENCH_CONTRACT_ONLY=1 (or --contract-only) skips parts 1 and 2.
+#   4. optional (BENCH_RECORD=1): `tracer record` in headless Chromium on a page making ACCESSES
+#      (default 100 000) watched accesses (`navigator.userAgent`), against the same page making 1,
+#      and against the page loaded by Chromium without tracer: recorded accesses per second and the
+#      time per access beyond the unprobed page.
 # Needs hyperfine (apt-get install hyperfine) and a release build. Prints medians and ratios.
 # Part 3 needs jq, python3 and GNU time (apt-get install jq time), and TRACE_MB of space in TMPDIR.
 set -euo pipefail
@@ -81,5 +85,29 @@ if [ "$contract" = 1 ]; then
     printf "  jq -c . pass          %7.2f s  %6.1f MB/s\n", j, mb / j
     printf "  tracer contract build %7.2f s  %6.1f MB/s  peak RSS %.0f MB\n", b, mb / b, kb / 1024
     printf "  ratio                 %.1fx faster than the jq pass (target >= 8x, peak RSS < 200 MB)\n", j / b
+  }'
+fi
+
+if [ "${BENCH_RECORD:-0}" = 1 ]; then
+  browser=${TRACER_CHROMIUM:-$(command -v chromium || command -v google-chrome || true)}
+  [ -n "$browser" ] || { echo "BENCH_RECORD needs Chromium: apt-get install -y chromium" >&2; exit 2; }
+  accesses=${ACCESSES:-100000}
+  mkdir -p "$out/record"
+  page() { # $1: file, $2: how many accesses
+    printf '<!doctype html><html><body><script>\nlet s = 0;\nfor (let i = 0; i < %d; i++) s += navigator.userAgent.length;\nperformance.mark("tracer:done");\n</script></body></html>\n' "$2" > "$1"
+  }
+  page "$out/record/many.html" "$accesses"
+  page "$out/record/one.html" 1
+  flags="--headless=new --no-sandbox --disable-gpu --disable-quic --disable-background-networking --disable-component-update --disable-sync --no-first-run"
+  hyperfine -N --warmup 1 --runs 3 --export-json "$out/record.json" \
+    "$browser $flags --user-data-dir=$out/record/profile --dump-dom file://$out/record/many.html" \
+    "$tracer -q record --case-dir $out/record/one --baseline-id bench --browser $browser --timeout 600 $out/record/one.html" \
+    "$tracer -q record --case-dir $out/record/many --baseline-id bench --browser $browser --timeout 600 $out/record/many.html" >&2
+  recorded=$(( $(wc -l < "$out/record/many/ruyi-trace/logs/current.ndjson") - 1 ))
+  awk -v n="$recorded" -v p="$(median 0 "$out/record.json")" -v one="$(median 1 "$out/record.json")" \
+      -v many="$(median 2 "$out/record.json")" 'BEGIN {
+    printf "record, %d accesses recorded:\n", n
+    printf "  page without tracer   %7.2f s\n  record, 1 access      %7.2f s\n  record, all accesses  %7.2f s\n", p, one, many
+    printf "  %.0f recorded accesses/s; %.1f us per access beyond the unprobed page (target >= 100000/s)\n", n / (many - one), (many - p) / n * 1e6
   }'
 fi
