@@ -4,7 +4,6 @@
 //! whole group. It knows nothing of CDP beyond that URL.
 
 use std::collections::VecDeque;
-use std::ffi::OsStr;
 use std::io::{self, BufRead, BufReader};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -51,45 +50,16 @@ const STDERR_TAIL: usize = 20;
 /// The browser executable: `requested` (from `--browser` or `TRACER_CHROMIUM`), else the first
 /// of [`CANDIDATES`] on `PATH`.
 pub fn find(requested: Option<&Path>) -> Result<PathBuf, TracerError> {
-    if let Some(path) = requested {
-        if path.components().count() > 1 {
-            return if path.is_file() {
-                Ok(path.to_owned())
-            } else {
-                Err(TracerError::cannot_trace(format!(
-                    "Chromium not found at {} (from --browser or TRACER_CHROMIUM): point it at a chromium executable, or install one ({INSTALL_HINT})",
-                    path.display()
-                )))
-            };
-        }
-        return search_path(path.as_os_str()).ok_or_else(|| {
-            TracerError::cannot_trace(format!(
-                "`{}` (from --browser or TRACER_CHROMIUM) is not on PATH: give a full path, or install Chromium ({INSTALL_HINT})",
-                path.display()
-            ))
-        });
-    }
-    CANDIDATES
-        .iter()
-        .find_map(|name| search_path(OsStr::new(name)))
-        .ok_or_else(|| {
-            TracerError::cannot_trace(format!(
-                "Chromium not found: none of {} is on PATH. Install it (`{INSTALL_HINT}`), or pass --browser PATH or set TRACER_CHROMIUM",
-                CANDIDATES.join(", ")
-            ))
-        })
-}
-
-fn search_path(name: &OsStr) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|candidate| {
-            use std::os::unix::fs::PermissionsExt;
-            candidate
-                .metadata()
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
+    let hint = format!("install Chromium (`{INSTALL_HINT}`)");
+    launch::find_executable(
+        requested,
+        &launch::Wanted {
+            what: "Chromium",
+            source: "--browser or TRACER_CHROMIUM",
+            defaults: &CANDIDATES,
+            hint: &hint,
+        },
+    )
 }
 
 /// A running browser. Dropping it stops its process group and removes the profile.
