@@ -33,6 +33,16 @@ fn probes_node_the_inspector_source_maps_and_workers() {
         String::from_utf8_lossy(&version.stdout).trim()
     );
     assert_eq!(caps["inspector"], true, "{caps}");
+    // The guard is probed by installing it: on this kind of machine (Linux, x86_64) it must be there,
+    // and when it is not, the reason is said.
+    let guard = &caps["noSendGuard"];
+    assert!(
+        guard["available"] == true || guard["reason"].is_string(),
+        "{caps}"
+    );
+    if cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+        assert_eq!(guard["available"], true, "{caps}");
+    }
     assert_eq!(caps["sourceMapping"], true, "{caps}");
     assert_eq!(caps["workers"], true, "{caps}");
     assert_eq!(caps["replay"], "timeline");

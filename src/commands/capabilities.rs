@@ -95,6 +95,8 @@ pub fn capabilities(args: CapabilitiesArgs) -> Result<u8> {
         }
         None => serde_json::Value::Null,
     };
+    // Probed by installing the filter in a throwaway child and trying a refused connect.
+    let guard = crate::guard::probe();
     print_json(&json!({
         "tracer": env!("CARGO_PKG_VERSION"),
         "node": node.as_ref().map(|path| json!({
@@ -105,6 +107,7 @@ pub fn capabilities(args: CapabilitiesArgs) -> Result<u8> {
         "sourceMapping": probe.source_mapping,
         "replay": "timeline",
         "workers": probe.workers,
+        "noSendGuard": {"available": guard.available, "reason": guard.reason},
         "browser": browser,
         "notes": notes,
     }))
