@@ -91,7 +91,9 @@ fn each_worker_gets_its_own_track() {
     let events = trace_events(&trace);
     let hello = events
         .iter()
-        .find(|e| e["ph"] == "i" && e["args"]["value"] == "hello from the worker")
+        .find(|e| {
+            e["ph"] == "i" && e["cat"] == "console" && e["args"]["value"] == "hello from the worker"
+        })
         .unwrap_or_else(|| {
             panic!(
                 "the worker's console call is not in the export: {events:#?}\n{}",
