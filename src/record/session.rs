@@ -357,10 +357,24 @@ impl<'a> Recorder<'a> {
         Ok(())
     }
 
+    /// One binding call: a record or an array of records (a batch, in local order). Lines are
+    /// flushed to disk once per call.
     fn binding(&mut self, session: String, context: i64, payload: &str) -> Result<()> {
-        let Ok(Value::Object(mut record)) = serde_json::from_str::<Value>(payload) else {
-            return Ok(());
-        };
+        match serde_json::from_str::<Value>(payload) {
+            Ok(Value::Object(record)) => self.one(session, context, record)?,
+            Ok(Value::Array(records)) => {
+                for record in records {
+                    if let Value::Object(record) = record {
+                        self.one(session.clone(), context, record)?;
+                    }
+                }
+            }
+            _ => return Ok(()),
+        }
+        self.writer.flush()
+    }
+
+    fn one(&mut self, session: String, context: i64, mut record: Map<String, Value>) -> Result<()> {
         self.last_activity = Instant::now();
         let kind = record.remove("k");
         match kind.as_ref().and_then(Value::as_str) {

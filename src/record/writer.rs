@@ -1,6 +1,6 @@
 //! The `tracer-trace/v1` file `tracer record` writes: the header first, then one access line per
-//! record, each written and flushed as it arrives, so a crash of the page or of the browser loses
-//! nothing already recorded. It owns the line layout (`type`, `seq`, `t`, `realm`, `realmId`,
+//! record, flushed once per binding call (a record or a batch of them), so a crash of the page or
+//! of the browser loses nothing the recorder already received. It owns the line layout (`type`, `seq`, `t`, `realm`, `realmId`,
 //! `nav`, `phase`, `api`, `accessType` first, then the other fields by name) and the `$string`
 //! rule: any string over 500 characters, in any field, becomes
 //! `{"$string":"sha256:…","length":n,"preview":"first 120 characters"}`. Characters are counted
@@ -71,6 +71,7 @@ impl TraceWriter {
             text(header.page),
         );
         writer.write_line(&line)?;
+        writer.flush()?;
         Ok(writer)
     }
 
@@ -91,11 +92,17 @@ impl TraceWriter {
         Ok(seq)
     }
 
+    /// Pushes the buffered lines to the file (the recorder calls it once per binding call).
+    pub fn flush(&mut self) -> Result<()> {
+        self.out
+            .flush()
+            .with_context(|| format!("writing {}", self.path.display()))
+    }
+
     fn write_line(&mut self, line: &str) -> Result<()> {
         self.out
             .write_all(line.as_bytes())
             .and_then(|()| self.out.write_all(b"\n"))
-            .and_then(|()| self.out.flush())
             .with_context(|| format!("writing {}", self.path.display()))
     }
 }
