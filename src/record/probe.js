@@ -4,8 +4,7 @@
 // in a worker paused on start). It owns the wrappers and the reporting; every structural fact
 // comes from reflect.js, measured on the originals saved before wrapping.
 //
-// Reporting: JSON through the CDP binding `config.binding` (one record, or an array of records in
-// local order: see "Batching" below), captured in this
+// Reporting: one JSON string per record through the CDP binding `config.binding`, captured in this
 // closure and deleted from the global before page code runs. Records leave in the order their
 // local sequence numbers were taken (a call takes its number when it starts, so events it fires
 // synchronously come after it); the recorder assigns the global `seq`, `t`, `nav` and `realmId`.
@@ -95,37 +94,6 @@ function post(message) {
   }
 }
 
-// Batching: finished records queue here, in local order, and leave as one JSON array per binding
-// call (one CDP event instead of one per record). A batch leaves when it reaches BATCH records,
-// on the next microtask, on `tracer:done` and on `pagehide`. The trade-off: a renderer crash loses
-// the records still queued (at most BATCH, and only those of the current synchronous run), where
-// sending one by one lost none; order is unchanged (a batch keeps local order, batches leave in
-// order).
-const BATCH = 256;
-let batch = [];
-let flushQueued = false;
-const queueMicrotaskOriginal = typeof g.queueMicrotask === "function" ? g.queueMicrotask : null;
-const resolved = Promise.resolve();
-
-function flush() {
-  flushQueued = false;
-  if (batch.length === 0) return;
-  const out = batch.length === 1 ? batch[0] : batch;
-  batch = [];
-  post(out);
-}
-
-function queueFlush() {
-  if (flushQueued) return;
-  flushQueued = true;
-  try {
-    if (queueMicrotaskOriginal) apply(queueMicrotaskOriginal, g, [flush]);
-    else apply(promiseThen, resolved, [flush]);
-  } catch (_) {
-    flush();
-  }
-}
-
 // Sends finished records in local order; a record waits for every earlier one to finish.
 function finish(record) {
   ready[record.ls] = record;
@@ -133,10 +101,8 @@ function finish(record) {
     const next = ready[flushNext];
     delete ready[flushNext];
     flushNext++;
-    batch[batch.length] = next;
-    if (batch.length >= BATCH || next.k === "done") flush();
+    post(next);
   }
-  if (batch.length) queueFlush();
 }
 
 function begin(prop, accessType) {
@@ -819,12 +785,4 @@ for (let i = 0; i < apis.length; i++) {
 }
 watchMarks();
 patchToString();
-if (addListener && isWindow) {
-  try {
-    apply(addListener, g, ["pagehide", flush, true]);
-  } catch (_) {
-    // no pagehide here: the microtask flush still runs.
-  }
-}
-flush();
 post({ k: "ready", realm: realm, wrapped: wrapped, failed: failed });
