@@ -53,55 +53,44 @@ fn values_without_a_json_form_are_rendered() {
     assert!(!console.truncated);
 }
 
-#[test]
-fn a_missing_source_map_still_traces_with_generated_positions_and_a_note() {
-    let out = Tracer::new()
-        .fixture("broken_map.js")
-        .args(["run", "broken_map.js"])
-        .run();
+/// Runs `script` (with `extra` fixtures beside it), whose source map cannot be used: the trace still
+/// has the generated position (line 4) and a note naming the map.
+fn assert_traces_with_generated_positions(script: &str, extra: &[&str], map: &str) {
+    let mut tracer = Tracer::new().fixture(script);
+    for fixture in extra {
+        tracer = tracer.fixture(fixture);
+    }
+    let out = tracer.args(["run", script]).run();
     out.assert_code(1);
-    let script = out.workspace().join("broken_map.js").display().to_string();
+    let path = out.workspace().join(script).display().to_string();
     let events = out.events();
     let exception = *of_kind(&events, Kind::Exception)
         .first()
         .expect("an exception event");
     assert_eq!(
         (exception.file.as_deref(), exception.line),
-        (Some(script.as_str()), Some(4))
+        (Some(path.as_str()), Some(4))
     );
     assert!(
-        events.iter().any(|e| e
-            .note
-            .as_deref()
-            .is_some_and(|n| n.contains("missing.js.map"))),
-        "a note says the map could not be used"
+        events
+            .iter()
+            .any(|e| e.note.as_deref().is_some_and(|n| n.contains(map))),
+        "a note says {map} could not be used"
     );
     assert_eq!(out.evidence().unwrap().failure.line, Some(4));
 }
 
 #[test]
+fn a_missing_source_map_still_traces_with_generated_positions_and_a_note() {
+    assert_traces_with_generated_positions("broken_map.js", &[], "missing.js.map");
+}
+
+#[test]
 fn a_broken_source_map_still_traces_with_generated_positions_and_a_note() {
-    let out = Tracer::new()
-        .fixture("garbage_map.js")
-        .fixture("garbage_map.js.map")
-        .args(["run", "garbage_map.js"])
-        .run();
-    out.assert_code(1);
-    let script = out.workspace().join("garbage_map.js").display().to_string();
-    let events = out.events();
-    let exception = *of_kind(&events, Kind::Exception)
-        .first()
-        .expect("an exception event");
-    assert_eq!(
-        (exception.file.as_deref(), exception.line),
-        (Some(script.as_str()), Some(4))
-    );
-    assert!(
-        events.iter().any(|e| e
-            .note
-            .as_deref()
-            .is_some_and(|n| n.contains("garbage_map.js.map"))),
-        "a note says the map is broken"
+    assert_traces_with_generated_positions(
+        "garbage_map.js",
+        &["garbage_map.js.map"],
+        "garbage_map.js.map",
     );
 }
 

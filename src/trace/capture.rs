@@ -49,11 +49,6 @@ impl Capture {
         self
     }
 
-    /// Whether a file is the user's own code (the mapper decides).
-    pub fn mapper(&self) -> &Mapper {
-        &self.mapper
-    }
-
     fn emit(&self, mut event: Event, worker: Option<&str>) {
         event.worker = match (&self.process_label, worker) {
             (Some(process), Some(worker)) => Some(format!("{process} {worker}")),
