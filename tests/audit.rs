@@ -186,6 +186,10 @@ fn a_python_entry_is_audited_under_the_same_guard() {
     assert_eq!(audit["networkAttempts"], 1, "{audit:#}");
     assert_eq!(audit["transcript"][0]["host"], "192.0.2.9");
     assert_eq!(audit["transcript"][0]["port"], 443);
+    // No request-level view in Python: requests are not compared, and the diff says so.
+    assert!(audit.get("requests").is_none(), "{audit:#}");
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    assert!(diff["requestsMatched"].is_null(), "{diff:#}");
 }
 
 #[test]
@@ -228,4 +232,97 @@ fn an_audit_without_a_contract_or_entry_is_bad_input() {
     let out = audit(case(&[]), "case/result/missing.js");
     out.assert_code(2);
     assert!(out.stderr().contains("missing.js"), "{}", out.stderr());
+}
+
+/// The environment part of an entry that sends the two requests of `requests.ndjson` (an XHR
+/// POST with two headers and a JSON body, then a fetch PUT), with `method` and `headers` for the
+/// XHR's stand-in, and reports no observations.
+fn requests_entry(method: &str, headers: &str) -> String {
+    let body = format!(
+        r#"
+const http = require('node:http');
+const req = http.request('http://192.0.2.7:8080/api/submit?x=1', {{ method: '{method}', headers: {headers} }});
+req.on('error', () => {{
+  fetch('http://192.0.2.7:8080/api/log', {{ method: 'PUT', headers: {{ 'X-Trace': '1' }}, body: 'hello' }})
+    .catch(() => console.log('both refused'));
+}});
+req.end('{{"a":1}}');
+"#
+    );
+    node_entry(
+        &body,
+        &serde_json::json!({"timeline": [], "observations": []}),
+    )
+}
+
+#[test]
+fn requests_are_compared_request_by_request_beside_matched() {
+    let entry = requests_entry(
+        "POST",
+        "{ 'X-Token': 't-1', 'Content-Type': 'application/json' }",
+    );
+    let tracer = case_of("conformance/requests.ndjson", &[("result/final.js", entry)]);
+    let out = audit(tracer, "case/result/final.js");
+    // The attempts are refused and counted: not conformant, whatever the requests were.
+    out.assert_code(3);
+    assert!(out.stdout().contains("both refused"), "{}", out.dump());
+    let contract = read_json(&out, "notes/trace-runtime-contract.json");
+    assert_eq!(
+        contract["requests"].as_array().unwrap().len(),
+        2,
+        "{contract:#}"
+    );
+    assert_eq!(contract["requests"][0]["method"], "POST");
+    assert_eq!(
+        contract["requests"][0]["headerNames"],
+        serde_json::json!(["X-Token", "Content-Type"])
+    );
+    let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
+    let requests = audit["requests"].as_array().unwrap();
+    assert_eq!(requests.len(), 2, "{:#}", audit["requests"]);
+    assert_eq!(requests[0]["via"], "http");
+    assert_eq!(requests[0]["url"], "http://192.0.2.7:8080/api/submit?x=1");
+    assert_eq!(requests[0]["body"]["length"], 7);
+    assert_eq!(requests[1]["via"], "undici");
+    assert_eq!(requests[1]["method"], "PUT");
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    assert_eq!(diff["matched"], false);
+    assert_eq!(diff["requestsMatched"], true, "{:#}", diff["requests"]);
+    assert_eq!(diff["requests"]["observed"], 2);
+    assert!(out.stderr().contains("requests matched"), "{}", out.dump());
+    let md =
+        std::fs::read_to_string(out.workspace().join("case/notes/trace-runtime-diff.md")).unwrap();
+    assert!(md.contains("## Requests"), "{md}");
+}
+
+#[test]
+fn a_request_that_differs_is_named_with_its_field() {
+    // Headers in the other order, and GET instead of POST.
+    let entry = requests_entry(
+        "GET",
+        "{ 'Content-Type': 'application/json', 'X-Token': 't-1', 'Content-Length': 7 }",
+    );
+    let tracer = case_of("conformance/requests.ndjson", &[("result/final.js", entry)]);
+    let out = audit(tracer, "case/result/final.js");
+    out.assert_code(3);
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    assert_eq!(diff["requestsMatched"], false, "{:#}", diff["requests"]);
+    let fields: Vec<(u64, &str)> = diff["requests"]["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["request"].as_u64().unwrap(),
+                d["field"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        fields,
+        [(1, "method"), (1, "headerNames")],
+        "{:#}",
+        diff["requests"]
+    );
+    assert!(out.stderr().contains("requests differ"), "{}", out.dump());
 }

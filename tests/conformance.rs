@@ -19,11 +19,13 @@ struct DiffOut {
     version: String,
     generated_by: String,
     matched: bool,
+    requests_matched: Option<bool>,
     counts: Value,
     hashes: Value,
     blocking: Vec<FindingOut>,
     risks: Vec<FindingOut>,
     unverified: Vec<Value>,
+    requests: Value,
 }
 
 #[derive(Debug, Deserialize)]

@@ -21,7 +21,7 @@ use crate::cli::{AuditArgs, CheckArgs, ExitCodeMode, GlobalArgs, RunArgs};
 use crate::commands::contract::canonical_case_dir;
 use crate::commands::{check, run};
 use crate::conformance::audit_format::{self, Audit, NetworkAttempt, Observation, TimelineEntry};
-use crate::conformance::{hash, probe};
+use crate::conformance::{hash, probe, requests};
 use crate::error::TracerError;
 use crate::exit;
 use crate::guard::{self, Attempt};
@@ -161,6 +161,8 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
         }
         audit.observations.extend(measured);
         audit.probe = Some(summary);
+        // What the program tried to send, request by request (the guard refused each one).
+        audit.requests = report.requests.as_ref().map(requests::from_runtime);
     }
 
     let audit_path = case_dir.join(audit_format::JSON_PATH);
@@ -387,6 +389,15 @@ fn to_markdown(audit: &Audit) -> String {
         audit.observations.len(),
         audit.timeline.len()
     ));
+    if let Some(requests) = &audit.requests {
+        md.push_str("\n## Requests the program tried to send\n\n");
+        if requests.is_empty() {
+            md.push_str("None.\n");
+        }
+        for (i, r) in requests.iter().enumerate() {
+            md.push_str(&format!("{}. {}\n", i + 1, r.describe()));
+        }
+    }
     if !audit.transcript.is_empty() {
         md.push_str("\n## Blocked network attempts\n\n");
         for attempt in &audit.transcript {

@@ -97,5 +97,33 @@ fn summary(out: &mut impl Write, s: &Styles, d: &Diff, md: &str) -> std::io::Res
             d.blocking.len() - SUMMARY_FINDINGS
         )?;
     }
+    let r = &d.requests;
+    match d.requests_matched {
+        Some(true) => writeln!(
+            out,
+            "{}: {} of {} recorded requests, in order",
+            s.success.style("requests matched"),
+            r.observed.unwrap_or(0),
+            r.expected
+        )?,
+        Some(false) => {
+            writeln!(
+                out,
+                "{}: {} recorded in the browser, {} tried by the environment",
+                s.error.style("requests differ"),
+                r.expected,
+                r.observed.unwrap_or(0)
+            )?;
+            for f in r.differences.iter().take(SUMMARY_FINDINGS) {
+                writeln!(out, "  {}: {}", s.error.style(&f.code), f.message)?;
+            }
+        }
+        None if r.expected > 0 => writeln!(
+            out,
+            "requests not compared: {}",
+            r.note.as_deref().unwrap_or("no request-level view")
+        )?,
+        None => {}
+    }
     writeln!(out, "  diff: {md}")
 }

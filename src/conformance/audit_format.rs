@@ -42,6 +42,11 @@ pub struct Audit {
     pub timeline: Vec<TimelineEntry>,
     #[serde(default)]
     pub observations: Vec<Observation>,
+    /// Additive: the request-level side of the no-send transcript — what the runtime tried to
+    /// send (method, URL, header names in order, body length/shape/digest), in order, as the tool's
+    /// request observer saw it. Absent when the tool had no request-level view (Python entries).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<Vec<crate::conformance::requests::Request>>,
     /// Additive: where the tool's own exit probe measured the program (Node entries only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<crate::conformance::probe::ProbeSummary>,

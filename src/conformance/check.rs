@@ -16,6 +16,7 @@ use crate::conformance::contract::{self, Contract, Fold, Item, Timeline, Timelin
 use crate::conformance::hash;
 use crate::conformance::policy::{self, Class, Policy};
 use crate::conformance::raw_trace;
+use crate::conformance::requests::{self, RequestsReport};
 
 pub const VERSION: &str = "trace-runtime-diff/v1";
 pub const JSON_PATH: &str = "notes/trace-runtime-diff.json";
@@ -177,11 +178,17 @@ pub struct Diff {
     pub generated_by: String,
     /// True only when there is no blocking finding. Computed here and nowhere else.
     pub matched: bool,
+    /// Whether the environment tried to send the requests the browser sent, request by request in
+    /// order (additive; `null` when the audit has no request-level view). Request differences are
+    /// reported in `requests`; they do not change `matched`.
+    pub requests_matched: Option<bool>,
     pub counts: Counts,
     pub hashes: Hashes,
     pub blocking: Vec<Finding>,
     pub risks: Vec<Finding>,
     pub unverified: Vec<Unverified>,
+    /// The request-semantics section (additive).
+    pub requests: RequestsReport,
 }
 
 /// The diff, and whether an input was unreadable or of an unknown version (exit 2 rather than 3).
@@ -318,9 +325,11 @@ pub fn check(case_dir: &Path, label: &str) -> Outcome {
             }
         }
     }
+    let mut requests = RequestsReport::default();
     if let (Some(c), Some(a)) = (&contract, &audit) {
         counts.observed = compare_items(c, a, &policy, &mut st);
         compare_timelines(c, &a.timeline, &mut st);
+        requests = requests::compare(&c.requests, a.requests.as_deref());
     }
     counts.blocking = st.blocking.len();
     counts.risks = st.risks.len();
@@ -328,11 +337,13 @@ pub fn check(case_dir: &Path, label: &str) -> Outcome {
         version: VERSION.to_owned(),
         generated_by: format!("tracer {}", env!("CARGO_PKG_VERSION")),
         matched: st.blocking.is_empty(),
+        requests_matched: requests.matched(),
         counts,
         hashes,
         blocking: st.blocking,
         risks: st.risks,
         unverified,
+        requests,
     };
     Outcome {
         diff,
@@ -1195,7 +1206,51 @@ pub fn to_markdown(d: &Diff) -> String {
             u.dimensions.join(", ")
         );
     }
+    requests_markdown(&mut md, d);
     md
+}
+
+/// The request-semantics section of the Markdown diff.
+fn requests_markdown(md: &mut String, d: &Diff) {
+    let r = &d.requests;
+    let verdict = match d.requests_matched {
+        Some(true) => "**requests matched**",
+        Some(false) => "**requests differ**",
+        None => "**not compared**",
+    };
+    let observed = r.observed.map_or("—".to_owned(), |n| n.to_string());
+    let _ = writeln!(
+        md,
+        "\n## Requests\n\n{verdict}: {} recorded in the browser, {observed} tried by the environment (none sent: the guard refuses them).\n",
+        r.expected
+    );
+    if let Some(note) = &r.note {
+        let _ = writeln!(md, "{note}\n");
+    }
+    if !r.differences.is_empty() {
+        let _ = writeln!(
+            md,
+            "| code | request | field | expected | observed | what to do |\n|---|---|---|---|---|---|"
+        );
+        for f in &r.differences {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {} |",
+                f.code,
+                f.request,
+                f.field.as_deref().unwrap_or(""),
+                contract::cell(&short(&f.expected)),
+                contract::cell(&short(&f.observed)),
+                contract::cell(&f.action)
+            );
+        }
+    }
+    if !r.unverified.is_empty() {
+        let _ = writeln!(md, "\nNot recorded on one side, so not compared:\n");
+        for u in &r.unverified {
+            let _ = writeln!(md, "- {u}");
+        }
+    }
 }
 
 #[cfg(test)]

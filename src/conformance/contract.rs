@@ -16,6 +16,7 @@ use serde_json::Value;
 use crate::conformance::hash::{self, Hasher};
 use crate::conformance::policy::Policy;
 use crate::conformance::raw_trace::{Event, Summary};
+use crate::conformance::requests::{Request, RequestBuilder};
 
 pub const VERSION: &str = "trace-runtime-contract/v3";
 /// Where the contract lives, relative to the case folder.
@@ -134,6 +135,9 @@ pub struct Contract {
     pub generated_by: String,
     pub items: Vec<Item>,
     pub timelines: Vec<Timeline>,
+    /// The requests the trace recorded, in order (additive; absent when there were none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requests: Vec<Request>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -258,6 +262,7 @@ pub struct Builder {
     timeline_index: HashMap<(String, String), usize>,
     global: TimelineBuilder,
     global_source: Option<String>,
+    requests: RequestBuilder,
 }
 
 /// How many stack frames an item keeps as its sample.
@@ -278,11 +283,13 @@ impl Builder {
             timeline_index: HashMap::new(),
             global: TimelineBuilder::default(),
             global_source: None,
+            requests: RequestBuilder::default(),
         }
     }
 
     /// Adds one event; events must come in global `seq` order (the reader guarantees it).
     pub fn add(&mut self, event: &Event, file_names: &[String]) {
+        self.requests.add(event);
         let key = [
             event.api.clone(),
             event.access_type.clone(),
@@ -445,6 +452,7 @@ impl Builder {
             generated_by: format!("tracer {}", env!("CARGO_PKG_VERSION")),
             items,
             timelines,
+            requests: self.requests.finish(),
         };
         contract.contract_hash = compute_hash(&contract);
         contract
@@ -579,6 +587,13 @@ pub fn to_markdown(c: &Contract) -> String {
             t.sequence_hash,
             folded.join(" → ")
         );
+    }
+    let _ = writeln!(md, "\n## Requests\n");
+    if c.requests.is_empty() {
+        let _ = writeln!(md, "None.");
+    }
+    for (i, r) in c.requests.iter().enumerate() {
+        let _ = writeln!(md, "{}. {}", i + 1, cell(&r.describe()));
     }
     md
 }

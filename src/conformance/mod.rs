@@ -11,3 +11,4 @@ pub mod hash;
 pub mod policy;
 pub mod probe;
 pub mod raw_trace;
+pub mod requests;

@@ -265,6 +265,8 @@ impl Driver {
                     && let Some(probe) = self.exit_probe.as_mut()
                 {
                     probe.measure(cdp, &mut self.backlog, at)?;
+                } else if let Some(probe) = self.exit_probe.as_mut() {
+                    probe.on_first_pause(cdp, &mut self.backlog)?;
                 }
                 // Break-on-start, a `debugger;` statement, the exit probe's pause once measured:
                 // a traced program never stays paused.

@@ -33,6 +33,12 @@ const GROUP: &str = "tracer-exit-probe";
 const CALL_LIMIT: Duration = Duration::from_secs(10);
 const REFLECT_JS: &str = include_str!("../record/reflect.js");
 const PROBE_JS: &str = include_str!("exit_probe.js");
+/// The request observer, called on Node's `diagnostics_channel` module.
+const REQUESTS_JS: &str = include_str!("exit_probe_requests.js");
+/// Node's `diagnostics_channel`, through the inspector's command-line `require` (a fixed text).
+const CHANNELS: &str = "require('diagnostics_channel')";
+/// Takes the observer's descriptions.
+const TAKE_REQUESTS: &str = "function () { return this.take(); }";
 /// The condition on `process.emit` (`EventEmitter.prototype.emit`, shared by every emitter).
 const EXIT_CONDITION: &str = "this === process && arguments[0] === 'exit'";
 /// Calls the measurer (`this`) with the item passed as arguments.
@@ -89,6 +95,9 @@ pub struct ProbeReport {
     pub paused_at: Option<String>,
     pub realms: Vec<Realm>,
     pub measurements: Vec<Measurement>,
+    /// The request observer's report (`{"requests": [...], "dropped": n, "failed": n}`), when it
+    /// was installed and the program reached its exit.
+    pub requests: Option<Value>,
     /// What went wrong, in words (a refused call, a context that vanished).
     pub problems: Vec<String>,
 }
@@ -113,6 +122,9 @@ pub struct ExitProbe {
     contexts: Vec<Context>,
     /// Pending asynchronous measurer instantiations: request id -> context id.
     instantiating: BTreeMap<u64, i64>,
+    /// The request observer (an objectId in the probe's group), once installed.
+    requests: Option<String>,
+    requests_tried: bool,
     report: ProbeReport,
 }
 
@@ -124,6 +136,8 @@ impl ExitProbe {
             breakpoints: Vec::new(),
             contexts: Vec::new(),
             instantiating: BTreeMap::new(),
+            requests: None,
+            requests_tried: false,
             report: ProbeReport::default(),
         }
     }
@@ -190,6 +204,109 @@ impl ExitProbe {
         let known: Vec<i64> = self.contexts.iter().map(|c| c.realm.context_id).collect();
         for id in known {
             self.instantiate_now(cdp, backlog, id)?;
+        }
+        Ok(())
+    }
+
+    /// At the program's first pause (`--inspect-brk`'s break on the first line, before any of the
+    /// program's code ran; Node's module loader is ready only then), installs the request observer.
+    pub fn on_first_pause(
+        &mut self,
+        cdp: &mut Cdp,
+        backlog: &mut VecDeque<Incoming>,
+    ) -> Result<()> {
+        if !self.armed || self.requests_tried {
+            return Ok(());
+        }
+        self.requests_tried = true;
+        let main = self
+            .contexts
+            .iter()
+            .find(|c| c.realm.is_default)
+            .map(|c| c.realm.context_id);
+        self.observe_requests(cdp, backlog, main)
+    }
+
+    /// Installs the request observer (exit_probe_requests.js) on Node's `diagnostics_channel`
+    /// in the main context. A failure is a problem in the report, never a failed audit.
+    fn observe_requests(
+        &mut self,
+        cdp: &mut Cdp,
+        backlog: &mut VecDeque<Incoming>,
+        main: Option<i64>,
+    ) -> Result<()> {
+        let mut params = json!({"expression": CHANNELS, "includeCommandLineAPI": true,
+            "objectGroup": GROUP, "silent": true});
+        if let Some(id) = main {
+            params["contextId"] = json!(id);
+        }
+        let channels = match call(cdp, backlog, "Runtime.evaluate", params)? {
+            Ok(result) if result.get("exceptionDetails").is_none() => result
+                .pointer("/result/objectId")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            Ok(result) => {
+                self.report.problems.push(format!(
+                    "request observer: {}",
+                    describe_exception(&result["exceptionDetails"])
+                ));
+                None
+            }
+            Err(e) => {
+                self.report.problems.push(format!("request observer: {e}"));
+                None
+            }
+        };
+        let Some(channels) = channels else {
+            return Ok(());
+        };
+        let params = json!({"objectId": channels, "functionDeclaration": REQUESTS_JS,
+            "objectGroup": GROUP, "silent": true});
+        match call(cdp, backlog, "Runtime.callFunctionOn", params)? {
+            Ok(result) if result.get("exceptionDetails").is_none() => {
+                self.requests = result
+                    .pointer("/result/objectId")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+            }
+            Ok(result) => self.report.problems.push(format!(
+                "request observer: {}",
+                describe_exception(&result["exceptionDetails"])
+            )),
+            Err(e) => self.report.problems.push(format!("request observer: {e}")),
+        }
+        Ok(())
+    }
+
+    /// Takes the request observer's report (once, at exit).
+    fn take_requests(&mut self, cdp: &mut Cdp, backlog: &mut VecDeque<Incoming>) -> Result<()> {
+        let Some(observer) = self.requests.take() else {
+            return Ok(());
+        };
+        let params = json!({"objectId": observer, "functionDeclaration": TAKE_REQUESTS,
+            "returnByValue": true, "silent": true, "objectGroup": GROUP});
+        match call(cdp, backlog, "Runtime.callFunctionOn", params)? {
+            Ok(result) if result.get("exceptionDetails").is_none() => {
+                let value = result.pointer("/result/value").cloned();
+                for (field, what) in [
+                    (
+                        "dropped",
+                        "requests beyond the first 1000 were not described",
+                    ),
+                    ("failed", "requests could not be described"),
+                ] {
+                    let n = value.as_ref().and_then(|v| v.get(field)?.as_u64());
+                    if let Some(n) = n.filter(|n| *n > 0) {
+                        self.report.problems.push(format!("{n} {what}"));
+                    }
+                }
+                self.report.requests = value;
+            }
+            Ok(result) => self.report.problems.push(format!(
+                "requests: {}",
+                describe_exception(&result["exceptionDetails"])
+            )),
+            Err(e) => self.report.problems.push(format!("requests: {e}")),
         }
         Ok(())
     }
@@ -339,6 +456,7 @@ impl ExitProbe {
                 }
             }
         }
+        self.take_requests(cdp, backlog)?;
         self.disarm(cdp, backlog)
     }
 
