@@ -27,12 +27,13 @@ echo
 echo "== verdict: exit $status ($( [ "$status" = 0 ] && echo matched || echo 'not conformant / see above' ))"
 node -e '
   const d = JSON.parse(require("fs").readFileSync("case/notes/trace-runtime-diff.json", "utf8"));
-  console.log(`matched: ${d.matched}, counts: ${JSON.stringify(d.counts)}`);
+  console.log(`matched: ${d.matched}, requestsMatched: ${d.requestsMatched}, counts: ${JSON.stringify(d.counts)}`);
   for (const f of d.blocking) {
     const what = f.dimension ? ` ${f.dimension}: expected ${JSON.stringify(f.expected)}, observed ${JSON.stringify(f.observed)}` : "";
     console.log(`  ${f.code} ${f.api ?? ""} ${f.accessType ?? ""}${what}`.slice(0, 300));
   }
   for (const r of d.risks) console.log(`  risk: ${r.code} ${r.api ?? ""} ${r.dimension ?? ""}`);
+  for (const r of d.requests.differences) console.log(`  request: ${r.message}`);
 '
 echo "full diff: case/notes/trace-runtime-diff.md"
 exit "$status"
