@@ -121,32 +121,39 @@ pub fn family_of_api(api: &str) -> Option<&'static str> {
     })
 }
 
+// The fields of every type written into a contract are declared in the byte order of their JSON
+// names, so that serializing the struct gives the keys sorted, exactly as the canonical form does:
+// the contract is written and hashed without building a `Value` tree of it (see `to_json_bytes`
+// and the test `direct_serialization_is_the_canonical_form`).
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Contract {
-    pub version: String,
     pub baseline_id: Option<String>,
-    pub trace_source_hash: String,
+    /// Empty only while the hash is being computed (then not written).
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub contract_hash: String,
-    pub traces: Vec<TraceEntry>,
+    pub generated_by: String,
+    pub items: Vec<Item>,
     /// The policy file the priorities were computed with, when there was one (additive).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<PolicyEntry>,
-    pub generated_by: String,
-    pub items: Vec<Item>,
-    pub timelines: Vec<Timeline>,
     /// The requests the trace recorded, in order (additive; absent when there were none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub requests: Vec<Request>,
+    pub timelines: Vec<Timeline>,
+    pub trace_source_hash: String,
+    pub traces: Vec<TraceEntry>,
+    pub version: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TraceEntry {
+    pub lines: u64,
     /// Relative to the case folder when inside it, `/`-separated.
     pub path: String,
     pub sha256: String,
-    pub lines: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -159,45 +166,45 @@ pub struct PolicyEntry {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Item {
-    pub id: String,
-    pub api: String,
     pub access_type: String,
-    pub realm: String,
-    pub receiver: String,
-    pub phase: String,
-    pub priority: String,
+    pub api: String,
+    pub count: u64,
+    pub expected: BTreeMap<String, Vec<Value>>,
     /// The stateful family (`xhr`, `fetch`, ...) or absent (additive).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub family: Option<String>,
+    pub first_seq: u64,
+    pub id: String,
+    pub last_seq: u64,
     /// Why a policy lowered the item to P2 (additive).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lowered_by: Option<String>,
-    pub tags: Vec<String>,
-    pub count: u64,
-    pub first_seq: u64,
-    pub last_seq: u64,
     pub navs: Vec<u64>,
-    pub expected: BTreeMap<String, Vec<Value>>,
     pub pending: Vec<String>,
+    pub phase: String,
+    pub priority: String,
+    pub realm: String,
+    pub receiver: String,
     pub stack_sample: Vec<Value>,
+    pub tags: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Timeline {
-    pub family: String,
-    pub object: String,
-    pub folded: Vec<Fold>,
-    pub sequence_hash: String,
     /// Unfolded length (additive).
     pub events: u64,
+    pub family: String,
+    pub folded: Vec<Fold>,
+    pub object: String,
+    pub sequence_hash: String,
     pub source: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Fold {
-    pub item: String,
     pub event: String,
+    pub item: String,
     pub times: u64,
 }
 
@@ -241,7 +248,10 @@ impl TimelineBuilder {
 
 struct ItemAcc {
     item: Item,
+    /// Per dimension: the canonical JSON of every value kept, and (the fast path) every JSON
+    /// text already seen, so a value written the same way again is not parsed again.
     seen: Vec<HashSet<String>>,
+    seen_text: Vec<HashSet<Box<str>>>,
     values: Vec<Vec<Value>>,
     tags: BTreeSet<String>,
     navs: BTreeSet<u64>,
@@ -257,7 +267,10 @@ struct TimelineAcc {
 /// The streaming builder: memory grows with the distinct items, values and timeline events.
 pub struct Builder {
     items: Vec<ItemAcc>,
-    index: HashMap<[String; 5], usize>,
+    /// The five key fields joined by NUL -> the item's index.
+    index: HashMap<String, usize>,
+    /// Scratch space for the joined key of the current event (no allocation per event).
+    key: String,
     timelines: Vec<TimelineAcc>,
     timeline_index: HashMap<(String, String), usize>,
     global: TimelineBuilder,
@@ -279,6 +292,7 @@ impl Builder {
         Builder {
             items: Vec::new(),
             index: HashMap::new(),
+            key: String::new(),
             timelines: Vec::new(),
             timeline_index: HashMap::new(),
             global: TimelineBuilder::default(),
@@ -290,24 +304,40 @@ impl Builder {
     /// Adds one event; events must come in global `seq` order (the reader guarantees it).
     pub fn add(&mut self, event: &Event, file_names: &[String]) {
         self.requests.add(event);
-        let key = [
-            event.api.clone(),
-            event.access_type.clone(),
-            event.realm.clone(),
-            event.receiver.clone(),
-            event.phase.clone(),
-        ];
-        let index = match self.index.get(&key) {
+        self.key.clear();
+        for part in [
+            &event.api,
+            &event.access_type,
+            &event.realm,
+            &event.receiver,
+            &event.phase,
+        ] {
+            self.key.push_str(part);
+            self.key.push('\0');
+        }
+        let index = match self.index.get(self.key.as_str()) {
             Some(&i) => i,
             None => {
-                let id = hash::item_id(&key[0], &key[1], &key[2], &key[3], &key[4]);
-                let stack_sample = match event.fields.get("stack") {
+                let id = hash::item_id(
+                    &event.api,
+                    &event.access_type,
+                    &event.realm,
+                    &event.receiver,
+                    &event.phase,
+                );
+                let stack_sample = match event.field("stack") {
                     Some(Value::Array(frames)) => {
                         frames.iter().take(STACK_SAMPLE).cloned().collect()
                     }
                     _ => Vec::new(),
                 };
-                let [api, access_type, realm, receiver, phase] = key.clone();
+                let (api, access_type, realm, receiver, phase) = (
+                    event.api.clone(),
+                    event.access_type.clone(),
+                    event.realm.clone(),
+                    event.receiver.clone(),
+                    event.phase.clone(),
+                );
                 self.items.push(ItemAcc {
                     item: Item {
                         id,
@@ -329,11 +359,12 @@ impl Builder {
                         stack_sample,
                     },
                     seen: vec![HashSet::new(); DIMENSIONS.len()],
+                    seen_text: vec![HashSet::new(); DIMENSIONS.len()],
                     values: vec![Vec::new(); DIMENSIONS.len()],
                     tags: BTreeSet::new(),
                     navs: BTreeSet::new(),
                 });
-                self.index.insert(key, self.items.len() - 1);
+                self.index.insert(self.key.clone(), self.items.len() - 1);
                 self.items.len() - 1
             }
         };
@@ -343,12 +374,23 @@ impl Builder {
         if let Some(nav) = event.nav {
             acc.navs.insert(nav);
         }
-        acc.tags.extend(event.tags.iter().cloned());
-        for (d, dim) in DIMENSIONS.iter().enumerate() {
-            if let Some(value) = event.fields.get(*dim)
-                && acc.seen[d].insert(hash::canonical_json(value))
-            {
-                acc.values[d].push(value.clone());
+        for tag in &event.tags {
+            if !acc.tags.contains(tag) {
+                acc.tags.insert(tag.clone());
+            }
+        }
+        for (name, text) in event.fields.named_texts() {
+            let Some(d) = DIMENSIONS.iter().position(|dim| *dim == name) else {
+                continue;
+            };
+            // A duplicate name: only its last occurrence counts, as for every reader.
+            if event.raw_field(name) != Some(text) || acc.seen_text[d].contains(text) {
+                continue;
+            }
+            acc.seen_text[d].insert(text.into());
+            let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+            if acc.seen[d].insert(hash::canonical_json(&value)) {
+                acc.values[d].push(value);
             }
         }
         if let Some(state) = &event.state {
@@ -461,15 +503,38 @@ impl Builder {
 
 /// `contractHash` of a contract as typed.
 pub fn compute_hash(contract: &Contract) -> String {
-    hash::contract(&serde_json::to_value(contract).unwrap_or(Value::Null))
+    let mut hasher = Hasher::default();
+    if contract.contract_hash.is_empty() {
+        // Compact, keys in order: the canonical form, streamed into the digest.
+        let _ = serde_json::to_writer(HashWriter(&mut hasher), contract);
+    } else {
+        let unhashed = Contract {
+            contract_hash: String::new(),
+            ..contract.clone()
+        };
+        let _ = serde_json::to_writer(HashWriter(&mut hasher), &unhashed);
+    }
+    hasher.finish()
+}
+
+/// Feeds what serde writes into a digest.
+struct HashWriter<'a>(&'a mut Hasher);
+
+impl std::io::Write for HashWriter<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.update(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The contract's JSON bytes as written to disk: sorted keys, two-space indent, final newline.
 pub fn to_json_bytes(contract: &Contract) -> Vec<u8> {
-    // `serde_json::Value` keeps object keys sorted (no `preserve_order`), so going through it
-    // gives the same bytes for the same contract.
-    let value = serde_json::to_value(contract).unwrap_or(Value::Null);
-    let mut bytes = serde_json::to_vec_pretty(&value).unwrap_or_default();
+    // The fields are declared in key order, so this is the sorted-key form (see the types).
+    let mut bytes = serde_json::to_vec_pretty(contract).unwrap_or_default();
     bytes.push(b'\n');
     bytes
 }
@@ -678,6 +743,36 @@ mod tests {
             xhr.sequence_hash
         );
         assert_eq!(c.timelines[1].object, "*");
+    }
+
+    #[test]
+    fn direct_serialization_is_the_canonical_form() {
+        // A contract with every optional part present (requests, family, policy).
+        let dir = tempfile::tempdir().unwrap();
+        let trace = concat!(
+            r#"{"type":"header","schema":"tracer-trace/v1","baselineId":"b1"}"#,
+            "\n",
+            r#"{"type":"access","seq":1,"realm":"main","phase":"p","api":"XMLHttpRequest.prototype.open","accessType":"call","receiver":"XMLHttpRequest","args":["GET","/x"],"exception":null,"state":{"family":"xhr","object":"xhr#1","event":"open"},"returnValue":{"z":1,"a":[{"y":2,"b":3}]}}"#,
+            "\n",
+            r#"{"type":"access","seq":2,"realm":"main","phase":"p","api":"XMLHttpRequest.prototype.send","accessType":"call","receiver":"XMLHttpRequest","args":["x"],"exception":null,"state":{"family":"xhr","object":"xhr#1","event":"send"}}"#,
+            "\n",
+        );
+        let mut contract = build(dir.path(), trace);
+        contract.policy = Some(PolicyEntry {
+            path: "p".into(),
+            sha256: "s".into(),
+        });
+        contract.contract_hash = compute_hash(&contract);
+        assert!(!contract.requests.is_empty());
+        let value = serde_json::to_value(&contract).unwrap();
+        let mut pretty = serde_json::to_vec_pretty(&value).unwrap();
+        pretty.push(b'\n');
+        assert_eq!(
+            String::from_utf8(to_json_bytes(&contract)).unwrap(),
+            String::from_utf8(pretty).unwrap(),
+            "declare the fields in the byte order of their JSON names"
+        );
+        assert_eq!(contract.contract_hash, hash::contract(&value));
     }
 
     #[test]

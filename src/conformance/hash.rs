@@ -71,48 +71,63 @@ pub fn trace_source(files: &[PathBuf]) -> io::Result<String> {
 /// Canonical JSON: object keys sorted by their UTF-8 bytes, no whitespace, serde_json's number and
 /// string formatting.
 pub fn canonical_json(value: &Value) -> String {
-    let mut out = String::new();
+    let mut out = Vec::new();
     write_canonical(value, &mut out);
-    out
+    // Only JSON text was written: UTF-8.
+    String::from_utf8(out).unwrap_or_default()
 }
 
-fn write_canonical(value: &Value, out: &mut String) {
+fn write_canonical(value: &Value, out: &mut Vec<u8>) {
     match value {
         Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();
             keys.sort();
-            out.push('{');
+            out.push(b'{');
             for (i, key) in keys.into_iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
+                // Writing JSON into a Vec cannot fail.
+                let _ = serde_json::to_writer(&mut *out, key);
+                out.push(b':');
                 write_canonical(&map[key], out);
             }
-            out.push('}');
+            out.push(b'}');
         }
         Value::Array(items) => {
-            out.push('[');
+            out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
                 write_canonical(item, out);
             }
-            out.push(']');
+            out.push(b']');
         }
-        other => out.push_str(&other.to_string()),
+        other => {
+            let _ = serde_json::to_writer(&mut *out, other);
+        }
     }
 }
 
 /// `contractHash`: sha256 of the canonical JSON of the contract without its `contractHash` field.
 pub fn contract(contract: &Value) -> String {
     let mut value = contract.clone();
-    if let Value::Object(map) = &mut value {
-        map.remove("contractHash");
+    contract_in_place(&mut value)
+}
+
+/// [`contract`] without a copy of the tree: `contractHash` is taken out for the digest and put
+/// back as it was.
+pub fn contract_in_place(contract: &mut Value) -> String {
+    let taken = match contract {
+        Value::Object(map) => map.remove("contractHash"),
+        _ => None,
+    };
+    let digest = of_bytes(canonical_json(contract).as_bytes());
+    if let (Value::Object(map), Some(taken)) = (contract, taken) {
+        map.insert("contractHash".to_owned(), taken);
     }
-    of_bytes(canonical_json(&value).as_bytes())
+    digest
 }
 
 /// One file under `case/result/` as it went into `runtimeSourceHash`.

@@ -19,11 +19,27 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::ops::Range;
+
 use anyhow::{Context, Result};
-use serde_json::{Map, Value};
+use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::conformance::hash;
 use crate::error::TracerError;
+
+/// The fields every access line is keyed by, taken out of [`Event::fields`].
+const KEY_FIELDS: &[&str] = &[
+    "type",
+    "seq",
+    "api",
+    "accessType",
+    "realm",
+    "receiver",
+    "phase",
+];
 
 /// The only raw-trace schema this reader accepts.
 pub const SCHEMA: &str = "tracer-trace/v1";
@@ -53,8 +69,215 @@ pub struct Event {
     pub nav: Option<u64>,
     pub tags: Vec<String>,
     pub state: Option<State>,
-    /// Every other field of the line (`owner`, `descriptor`, `stack`, unknown fields, ...).
-    pub fields: Map<String, Value>,
+    /// Every other field of the line (`owner`, `descriptor`, `stack`, unknown fields, ...), as the
+    /// JSON text it was written in: parsed only when a reader asks for it (see [`Event::field`]),
+    /// so that a line's values are not built into trees that are then thrown away.
+    pub fields: Fields,
+}
+
+/// The fields of one line, by name, each as its JSON text: the line itself, and where each
+/// field's name and value are in it. Reading a line allocates the line and one small list, never a
+/// tree. A duplicate key: the last one wins.
+#[derive(Debug, Clone, Default)]
+pub struct Fields {
+    line: String,
+    /// (name, value) as byte ranges of `line`.
+    entries: Vec<(Name, Range<usize>)>,
+    /// Names written with escapes, unescaped.
+    escaped_names: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+enum Name {
+    InLine(Range<usize>),
+    Unescaped(usize),
+}
+
+impl Fields {
+    /// Parses one line that must be a JSON object; gives the line back when it is not one.
+    fn parse(line: String) -> Result<Fields, String> {
+        let mut escaped_names = Vec::new();
+        let entries = {
+            let mut de = serde_json::Deserializer::from_str(&line);
+            let borrowed = match serde::Deserializer::deserialize_map(&mut de, FieldsVisitor)
+                .and_then(|fields| de.end().map(|()| fields))
+            {
+                Ok(fields) => fields,
+                Err(_) => return Err(line),
+            };
+            // The values are only skipped here: what a full parse would refuse in them (nesting
+            // past serde_json's limit, a number beyond f64) must refuse the line all the same.
+            if !values_parse_like_json(&line) {
+                return Err(line);
+            }
+            let base = line.as_ptr() as usize;
+            let range_of = |text: &str| {
+                let start = text.as_ptr() as usize - base;
+                start..start + text.len()
+            };
+            borrowed
+                .into_iter()
+                .map(|(name, value)| {
+                    let name = match name {
+                        Cow::Borrowed(text) => Name::InLine(range_of(text)),
+                        Cow::Owned(text) => {
+                            escaped_names.push(text);
+                            Name::Unescaped(escaped_names.len() - 1)
+                        }
+                    };
+                    (name, range_of(value.get()))
+                })
+                .collect()
+        };
+        Ok(Fields {
+            line,
+            entries,
+            escaped_names,
+        })
+    }
+
+    fn name(&self, name: &Name) -> &str {
+        match name {
+            Name::InLine(range) => &self.line[range.clone()],
+            Name::Unescaped(i) => &self.escaped_names[*i],
+        }
+    }
+
+    /// A field's JSON text, exactly as written.
+    pub fn get(&self, wanted: &str) -> Option<&str> {
+        self.entries
+            .iter()
+            .rev()
+            .find(|(name, _)| self.name(name) == wanted)
+            .map(|(_, value)| &self.line[value.clone()])
+    }
+
+    /// Removes every occurrence of these names.
+    fn remove_all(&mut self, names: &[&str]) {
+        let (line, escaped) = (&self.line, &self.escaped_names);
+        self.entries.retain(|(name, _)| {
+            let name = match name {
+                Name::InLine(range) => &line[range.clone()],
+                Name::Unescaped(i) => escaped[*i].as_str(),
+            };
+            !names.contains(&name)
+        });
+    }
+
+    /// The names of the fields, in line order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|(name, _)| self.name(name))
+    }
+
+    /// (name, JSON text) of every field, in line order (a duplicate name once per occurrence).
+    pub fn named_texts(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.entries
+            .iter()
+            .map(|(name, value)| (self.name(name), &self.line[value.clone()]))
+    }
+}
+
+/// Reads a JSON object as (name, value text) pairs, borrowing from the line where it can.
+struct FieldsVisitor;
+
+impl<'de> serde::de::Visitor<'de> for FieldsVisitor {
+    type Value = Vec<(Cow<'de, str>, &'de RawValue)>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::with_capacity(24);
+        while let Some(name) = map.next_key::<FieldName<'de>>()? {
+            out.push((name.0, map.next_value::<&'de RawValue>()?));
+        }
+        Ok(out)
+    }
+}
+
+/// A field name, borrowed from the line unless it had escapes.
+struct FieldName<'de>(Cow<'de, str>);
+
+impl<'de> serde::Deserialize<'de> for FieldName<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = FieldName<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(FieldName(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(FieldName(Cow::Owned(v.to_owned())))
+            }
+        }
+        d.deserialize_str(Visitor)
+    }
+}
+
+impl Event {
+    /// A field of the line as JSON (parsed now); `None` when the line does not have it.
+    pub fn field(&self, name: &str) -> Option<Value> {
+        self.fields.get(name).map(parse_text)
+    }
+
+    /// A field's JSON text exactly as written.
+    pub fn raw_field(&self, name: &str) -> Option<&str> {
+        self.fields.get(name)
+    }
+}
+
+/// The deepest nesting serde_json builds into values (it refuses the 128th level).
+const MAX_DEPTH: usize = 127;
+
+/// Whether a line that is syntactically JSON would also parse into values: no nesting deeper
+/// than [`MAX_DEPTH`], no number outside the range of f64. One pass over the bytes.
+fn values_parse_like_json(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return false;
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i + 1 < bytes.len()
+                    && matches!(bytes[i + 1], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+                {
+                    i += 1;
+                }
+                let number = &line[start..=i];
+                if (number.contains(['e', 'E']) || number.len() > 300)
+                    && !number.parse::<f64>().is_ok_and(f64::is_finite)
+                {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    true
+}
+
+/// JSON text taken from a parsed line (so valid JSON) as a value.
+fn parse_text(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or(Value::Null)
 }
 
 /// One file of the capture, as the contract lists it.
@@ -165,9 +388,13 @@ impl Shard {
         Ok(Some((text.to_owned(), terminated)))
     }
 
-    fn parse_object(&self, text: &str, terminated: bool) -> Result<Map<String, Value>> {
-        match serde_json::from_str::<Value>(text) {
-            Ok(Value::Object(map)) => Ok(map),
+    fn parse_object(&self, text: String, terminated: bool) -> Result<Fields> {
+        let text = match Fields::parse(text) {
+            Ok(fields) => return Ok(fields),
+            Err(text) => text,
+        };
+        // Not a JSON object: parse it again as any JSON to say what it is.
+        match serde_json::from_str::<Value>(&text) {
             Ok(other) => Err(bad(format!(
                 "{}:{}: expected one JSON object per line, found {}; every line of a tracer-trace/v1 file is an object",
                 self.display,
@@ -195,7 +422,11 @@ impl Shard {
                 self.display
             )));
         };
-        let map = self.parse_object(&text, terminated)?;
+        let fields = self.parse_object(text, terminated)?;
+        let map: BTreeMap<&str, Value> = fields
+            .names()
+            .filter_map(|name| Some((name, parse_text(fields.get(name)?))))
+            .collect();
         let kind = map.get("type").and_then(Value::as_str);
         let schema = map.get("schema").and_then(Value::as_str);
         if kind != Some("header") || schema != Some(SCHEMA) {
@@ -237,8 +468,8 @@ impl Shard {
             if text.trim().is_empty() {
                 continue;
             }
-            let map = self.parse_object(&text, terminated)?;
-            let event = self.event_of(map, file)?;
+            let fields = self.parse_object(text, terminated)?;
+            let event = self.event_of(fields, file)?;
             if let Some(last) = self.last_seq
                 && event.seq <= last
             {
@@ -253,8 +484,20 @@ impl Shard {
         }
     }
 
-    fn event_of(&self, mut map: Map<String, Value>, file: usize) -> Result<Event> {
+    fn event_of(&self, mut fields: Fields, file: usize) -> Result<Event> {
         let at = || format!("{}:{}", self.display, self.line);
+        // The key fields are taken out and parsed (one pass); nav, tags and state stay in
+        // `fields` too.
+        let mut map: BTreeMap<&str, Value> = BTreeMap::new();
+        for (name, text) in fields.named_texts() {
+            if let Some(key) = KEY_FIELDS.iter().find(|k| **k == name) {
+                // A duplicate key: the last one wins.
+                map.insert(key, parse_text(text));
+            } else if let Some(kept) = ["nav", "tags", "state"].iter().find(|k| **k == name) {
+                map.insert(kept, parse_text(text));
+            }
+        }
+        fields.remove_all(KEY_FIELDS);
         match map.remove("type") {
             Some(Value::String(t)) if t == "access" => {}
             Some(Value::String(t)) if t == "header" => {
@@ -358,7 +601,7 @@ impl Shard {
             nav,
             tags,
             state,
-            fields: map,
+            fields,
         })
     }
 }
@@ -746,9 +989,54 @@ mod tests {
             format!("{HEADER}\n{line}\n").as_bytes(),
         );
         read_capture(&[path], dir.path(), |e, _| {
-            assert_eq!(e.fields.get("exception"), Some(&Value::Null));
-            assert_eq!(e.fields.get("owner"), None);
-            assert_eq!(e.fields.get("extra"), Some(&Value::from(1)));
+            assert_eq!(e.field("exception"), Some(Value::Null));
+            assert_eq!(e.field("owner"), None);
+            assert_eq!(e.field("extra"), Some(Value::from(1)));
+            // The key fields are taken out; the other fields keep their text as written.
+            assert_eq!(e.raw_field("api"), None);
+            assert_eq!(e.raw_field("extra"), Some("1"));
+            Ok(())
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn values_are_held_to_what_a_full_parse_accepts() {
+        for (depth, ok) in [(126, true), (127, false), (200, false)] {
+            // The line's own object is one level.
+            let line = format!(r#"{{"x":{}1{}}}"#, "[".repeat(depth), "]".repeat(depth));
+            assert_eq!(values_parse_like_json(&line), ok, "depth {depth}");
+            assert_eq!(
+                serde_json::from_str::<Value>(&line).is_ok(),
+                ok,
+                "as serde_json, depth {depth}"
+            );
+        }
+        for (number, ok) in [
+            ("1e308", true),
+            ("1e400", false),
+            ("-1E+999", false),
+            ("1.5", true),
+        ] {
+            let line = format!(r#"{{"s":"1e400 \" [[","x":[{number}]}}"#);
+            assert_eq!(values_parse_like_json(&line), ok, "{number}");
+            assert_eq!(serde_json::from_str::<Value>(&line).is_ok(), ok, "{number}");
+        }
+    }
+
+    #[test]
+    fn escaped_and_duplicate_names_read_like_json() {
+        let dir = tempfile::tempdir().unwrap();
+        // `"\u006fwner"` is `owner`; the second `returnValue` wins, as in serde_json's maps.
+        let line = r#"{"type":"access","seq":1,"api":"a","accessType":"get","realm":"main","receiver":"R","phase":"p","\u006fwner":"X.prototype","returnValue":1,"returnValue": [2, {"a":"\n"}]}"#;
+        let path = write(
+            dir.path(),
+            "t.ndjson",
+            format!("{HEADER}\n{line}\n").as_bytes(),
+        );
+        read_capture(&[path], dir.path(), |e, _| {
+            assert_eq!(e.field("owner"), Some(Value::from("X.prototype")));
+            assert_eq!(e.raw_field("returnValue"), Some(r#"[2, {"a":"\n"}]"#));
             Ok(())
         })
         .unwrap();

@@ -14,28 +14,29 @@ use serde_json::{Value, json};
 use crate::conformance::hash;
 use crate::conformance::raw_trace::Event;
 
-/// One request, as the trace recorded it or as the runtime tried to send it.
+/// One request, as the trace recorded it or as the runtime tried to send it. (Fields in the byte
+/// order of their JSON names: contracts are serialized with sorted keys straight from the types.)
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Request {
-    /// What made it: `XMLHttpRequest`, `fetch`, `sendBeacon` in a trace; `undici` (fetch) or
-    /// `http` (the `http`/`https` modules) in an audit.
-    pub via: String,
-    /// Trace only: the `seq` of the call that sent it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seq: Option<u64>,
-    /// Trace only: the object it belongs to (`xhr#1`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub object: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub method: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
+    pub body: Option<Body>,
     /// In the order they were set (trace: by the script; audit: as the runtime would send them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub header_names: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub body: Option<Body>,
+    pub method: Option<String>,
+    /// Trace only: the object it belongs to (`xhr#1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object: Option<String>,
+    /// Trace only: the `seq` of the call that sent it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// What made it: `XMLHttpRequest`, `fetch`, `sendBeacon` in a trace; `undici` (fetch) or
+    /// `http` (the `http`/`https` modules) in an audit.
+    pub via: String,
 }
 
 impl Request {
@@ -66,18 +67,18 @@ impl Request {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Body {
-    /// `none`, `text`, `urlencoded`, `formdata`, `blob`, `bytes`, `stream`, `document`, `other`.
+    /// Audit only: the `Content-Type` the runtime would send.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shape: Option<String>,
+    pub content_type: Option<String>,
     /// Length in bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub length: Option<u64>,
     /// `sha256:…` of the bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
-    /// Audit only: the `Content-Type` the runtime would send.
+    /// `none`, `text`, `urlencoded`, `formdata`, `blob`, `bytes`, `stream`, `document`, `other`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub content_type: Option<String>,
+    pub shape: Option<String>,
 }
 
 /// The body of a request as a script handed it over (a `tracer-trace/v1` `Val`).
@@ -189,8 +190,15 @@ impl RequestBuilder {
             return;
         }
         let member = event.api.rsplit('.').next().unwrap_or("");
-        let threw = matches!(event.fields.get("exception"), Some(v) if !v.is_null());
-        let args = event.fields.get("args").and_then(Value::as_array);
+        if !matches!(
+            member,
+            "open" | "setRequestHeader" | "send" | "fetch" | "sendBeacon"
+        ) {
+            return;
+        }
+        let threw = event.field("exception").is_some_and(|v| !v.is_null());
+        let args = event.field("args");
+        let args = args.as_ref().and_then(Value::as_array);
         let arg = |i: usize| args.and_then(|a| a.get(i));
         let arg_str = |i: usize| arg(i).and_then(Value::as_str).map(str::to_owned);
         let is_xhr = event.state.as_ref().is_some_and(|s| s.family == "xhr")
@@ -252,8 +260,8 @@ impl RequestBuilder {
                 _ => return,
             }
         };
-        if let Some(field) = event.fields.get("request") {
-            apply_request_field(&mut request, field);
+        if let Some(field) = event.field("request") {
+            apply_request_field(&mut request, &field);
         }
         request.seq = Some(event.seq);
         request.object = object;
