@@ -43,6 +43,29 @@ pub const DIMENSIONS: [&str; 16] = [
     "sideEffect",
 ];
 
+/// The index of a dimension in [`DIMENSIONS`] (a `match`: this runs for every field of every line).
+fn dimension_index(name: &str) -> Option<usize> {
+    Some(match name {
+        "owner" => 0,
+        "descriptor" => 1,
+        "getterOwner" => 2,
+        "setterOwner" => 3,
+        "brand" => 4,
+        "constructorName" => 5,
+        "instanceOf" => 6,
+        "keys" => 7,
+        "ownNames" => 8,
+        "ownSymbols" => 9,
+        "ownKeys" => 10,
+        "prototypeChain" => 11,
+        "args" => 12,
+        "returnValue" => 13,
+        "exception" => 14,
+        "sideEffect" => 15,
+        _ => return None,
+    })
+}
+
 /// The dimensions that apply to an access type: those without evidence are `pending`. The spec
 /// does not list them; this table is our reading of which fields describe each kind of access.
 pub fn applicable(access_type: &str) -> &'static [&'static str] {
@@ -379,12 +402,18 @@ impl Builder {
                 acc.tags.insert(tag.clone());
             }
         }
-        for (name, text) in event.fields.named_texts() {
-            let Some(d) = DIMENSIONS.iter().position(|dim| *dim == name) else {
+        // Last occurrence first: of a name written twice, only the last counts, as for every
+        // reader of the line.
+        let mut done = 0u32;
+        for (name, text) in event.fields.named_texts_last_first() {
+            let Some(d) = dimension_index(name) else {
                 continue;
             };
-            // A duplicate name: only its last occurrence counts, as for every reader.
-            if event.raw_field(name) != Some(text) || acc.seen_text[d].contains(text) {
+            if done & (1 << d) != 0 {
+                continue;
+            }
+            done |= 1 << d;
+            if acc.seen_text[d].contains(text) {
                 continue;
             }
             acc.seen_text[d].insert(text.into());
@@ -743,6 +772,14 @@ mod tests {
             xhr.sequence_hash
         );
         assert_eq!(c.timelines[1].object, "*");
+    }
+
+    #[test]
+    fn dimension_index_follows_the_list() {
+        for (i, name) in DIMENSIONS.iter().enumerate() {
+            assert_eq!(dimension_index(name), Some(i));
+        }
+        assert_eq!(dimension_index("stack"), None);
     }
 
     #[test]

@@ -31,15 +31,12 @@ use crate::conformance::hash;
 use crate::error::TracerError;
 
 /// The fields every access line is keyed by, taken out of [`Event::fields`].
-const KEY_FIELDS: &[&str] = &[
-    "type",
-    "seq",
-    "api",
-    "accessType",
-    "realm",
-    "receiver",
-    "phase",
-];
+fn is_key_field(name: &str) -> bool {
+    matches!(
+        name,
+        "type" | "seq" | "api" | "accessType" | "realm" | "receiver" | "phase"
+    )
+}
 
 /// The only raw-trace schema this reader accepts.
 pub const SCHEMA: &str = "tracer-trace/v1";
@@ -152,15 +149,15 @@ impl Fields {
             .map(|(_, value)| &self.line[value.clone()])
     }
 
-    /// Removes every occurrence of these names.
-    fn remove_all(&mut self, names: &[&str]) {
+    /// Removes every key field (see [`is_key_field`]).
+    fn remove_key_fields(&mut self) {
         let (line, escaped) = (&self.line, &self.escaped_names);
         self.entries.retain(|(name, _)| {
             let name = match name {
                 Name::InLine(range) => &line[range.clone()],
                 Name::Unescaped(i) => escaped[*i].as_str(),
             };
-            !names.contains(&name)
+            !is_key_field(name)
         });
     }
 
@@ -173,6 +170,14 @@ impl Fields {
     pub fn named_texts(&self) -> impl Iterator<Item = (&str, &str)> {
         self.entries
             .iter()
+            .map(|(name, value)| (self.name(name), &self.line[value.clone()]))
+    }
+
+    /// [`Fields::named_texts`], last field first.
+    pub fn named_texts_last_first(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.entries
+            .iter()
+            .rev()
             .map(|(name, value)| (self.name(name), &self.line[value.clone()]))
     }
 }
@@ -242,9 +247,14 @@ fn values_parse_like_json(line: &str) -> bool {
     while i < bytes.len() {
         match bytes[i] {
             b'"' => {
+                // To the closing quote, jumping over escapes.
                 i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                while let Some(at) = memchr::memchr2(b'"', b'\\', &bytes[i.min(bytes.len())..]) {
+                    i += at;
+                    if bytes[i] == b'"' {
+                        break;
+                    }
+                    i += 2;
                 }
             }
             b'{' | b'[' => {
@@ -489,15 +499,28 @@ impl Shard {
         // The key fields are taken out and parsed (one pass); nav, tags and state stay in
         // `fields` too.
         let mut map: BTreeMap<&str, Value> = BTreeMap::new();
+        let mut keys = false;
         for (name, text) in fields.named_texts() {
-            if let Some(key) = KEY_FIELDS.iter().find(|k| **k == name) {
-                // A duplicate key: the last one wins.
-                map.insert(key, parse_text(text));
-            } else if let Some(kept) = ["nav", "tags", "state"].iter().find(|k| **k == name) {
-                map.insert(kept, parse_text(text));
-            }
+            let name: &'static str = match name {
+                "type" => "type",
+                "seq" => "seq",
+                "api" => "api",
+                "accessType" => "accessType",
+                "realm" => "realm",
+                "receiver" => "receiver",
+                "phase" => "phase",
+                "nav" => "nav",
+                "tags" => "tags",
+                "state" => "state",
+                _ => continue,
+            };
+            keys |= is_key_field(name);
+            // A duplicate key: the last one wins.
+            map.insert(name, parse_text(text));
         }
-        fields.remove_all(KEY_FIELDS);
+        if keys {
+            fields.remove_key_fields();
+        }
         match map.remove("type") {
             Some(Value::String(t)) if t == "access" => {}
             Some(Value::String(t)) if t == "header" => {
