@@ -68,6 +68,27 @@ pub fn trace_source(files: &[PathBuf]) -> io::Result<String> {
     Ok(hasher.finish())
 }
 
+/// [`trace_source`] and each file's own digest, reading every file once.
+pub fn trace_source_and_files(files: &[PathBuf]) -> io::Result<(String, Vec<String>)> {
+    let mut whole = Hasher::default();
+    let mut each = Vec::with_capacity(files.len());
+    let mut buf = vec![0u8; 256 * 1024];
+    for path in files {
+        let mut file = File::open(path)?;
+        let mut one = Hasher::default();
+        loop {
+            let n = file.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            whole.update(&buf[..n]);
+            one.update(&buf[..n]);
+        }
+        each.push(one.finish());
+    }
+    Ok((whole.finish(), each))
+}
+
 /// Canonical JSON: object keys sorted by their UTF-8 bytes, no whitespace, serde_json's number and
 /// string formatting.
 pub fn canonical_json(value: &Value) -> String {

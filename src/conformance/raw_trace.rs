@@ -648,9 +648,123 @@ pub fn read_header(path: &Path, display: String) -> Result<Header> {
 /// `traceSourceHash` and the sha256 of each file, in merge order.
 type Digests = (String, Vec<String>);
 
+/// What a shard's reading thread sends: events in order, then its end (or its first error).
+enum Batch {
+    Events(Vec<Event>),
+    Failed(anyhow::Error),
+    End { lines: u64 },
+}
+
+/// How many events a reading thread sends at once, and how many batches may wait: memory stays
+/// bounded per shard, whatever the file's size.
+const BATCH: usize = 256;
+const BATCHES_AHEAD: usize = 8;
+
+/// One shard, read and parsed on its own thread while the caller consumes its events: parsing the
+/// lines and building from them run on two cores. The events, errors and line count are exactly
+/// what reading the shard in place would give, in the same order.
+struct Source {
+    path: PathBuf,
+    display: String,
+    receiver: std::sync::mpsc::Receiver<Batch>,
+    ready: std::collections::VecDeque<Event>,
+    /// The shard's line count, once its end arrived.
+    lines: Option<u64>,
+    /// The first error, kept so a second call gives it again.
+    failed: bool,
+}
+
+impl Source {
+    fn start(mut shard: Shard, file: usize) -> Result<Source> {
+        let (sender, receiver) = std::sync::mpsc::sync_channel(BATCHES_AHEAD);
+        let (path, display) = (shard.path.clone(), shard.display.clone());
+        std::thread::Builder::new()
+            .name("trace-read".into())
+            .spawn(move || {
+                let mut batch = Vec::with_capacity(BATCH);
+                loop {
+                    match shard.next_event(file) {
+                        Ok(Some(event)) => {
+                            batch.push(event);
+                            if batch.len() == BATCH {
+                                let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                                // The reader is gone (it stopped early): so is the need to read.
+                                if sender.send(Batch::Events(full)).is_err() {
+                                    return;
+                                }
+                            }
+                        }
+                        Ok(None) => {
+                            let _ = sender.send(Batch::Events(batch));
+                            let _ = sender.send(Batch::End { lines: shard.line });
+                            return;
+                        }
+                        Err(e) => {
+                            let _ = sender.send(Batch::Events(batch));
+                            let _ = sender.send(Batch::Failed(e));
+                            return;
+                        }
+                    }
+                }
+            })
+            .context("starting a trace reading thread")?;
+        Ok(Source {
+            path,
+            display,
+            receiver,
+            ready: std::collections::VecDeque::new(),
+            lines: None,
+            failed: false,
+        })
+    }
+
+    fn next_event(&mut self) -> Result<Option<Event>> {
+        loop {
+            if let Some(event) = self.ready.pop_front() {
+                return Ok(Some(event));
+            }
+            if self.lines.is_some() {
+                return Ok(None);
+            }
+            if self.failed {
+                return Err(bad(format!(
+                    "{}: reading stopped at an error",
+                    self.display
+                )));
+            }
+            match self.receiver.recv() {
+                Ok(Batch::Events(events)) => self.ready.extend(events),
+                Ok(Batch::End { lines }) => self.lines = Some(lines),
+                Ok(Batch::Failed(e)) => {
+                    self.failed = true;
+                    return Err(e);
+                }
+                Err(_) => {
+                    self.failed = true;
+                    return Err(anyhow::anyhow!(
+                        "the thread reading {} stopped unexpectedly",
+                        self.display
+                    ));
+                }
+            }
+        }
+    }
+
+    /// The shard's line count (every event must have been taken).
+    fn lines(&mut self) -> u64 {
+        while self.lines.is_none() && !self.failed {
+            if self.next_event().is_err() {
+                break;
+            }
+        }
+        self.lines.unwrap_or(0)
+    }
+}
+
 /// The shards of one capture, merged into one stream in `seq` order.
 pub struct Capture {
-    shards: Vec<Shard>,
+    /// Each shard, read and parsed ahead on a thread of its own (see [`Source`]).
+    sources: Vec<Source>,
     heads: Vec<Option<Event>>,
     baseline_id: Option<String>,
     hashing: Option<JoinHandle<std::io::Result<Digests>>>,
@@ -717,19 +831,17 @@ impl Capture {
             heads.push(head);
         }
         let files: Vec<PathBuf> = shards.iter().map(|s| s.path.clone()).collect();
+        let sources = shards
+            .into_iter()
+            .enumerate()
+            .map(|(i, shard)| Source::start(shard, i))
+            .collect::<Result<Vec<_>>>()?;
         let hashing = std::thread::Builder::new()
             .name("trace-hash".into())
-            .spawn(move || -> std::io::Result<Digests> {
-                let whole = hash::trace_source(&files)?;
-                let each = files
-                    .iter()
-                    .map(|f| hash::of_file(f))
-                    .collect::<std::io::Result<Vec<_>>>()?;
-                Ok((whole, each))
-            })
+            .spawn(move || -> std::io::Result<Digests> { hash::trace_source_and_files(&files) })
             .context("starting the hashing thread")?;
         Ok(Capture {
-            shards,
+            sources,
             heads,
             baseline_id,
             hashing: Some(hashing),
@@ -743,7 +855,7 @@ impl Capture {
 
     /// The shards' display paths, in merge order (`Event::file` indexes this).
     pub fn file_names(&self) -> Vec<String> {
-        self.shards.iter().map(|s| s.display.clone()).collect()
+        self.sources.iter().map(|s| s.display.clone()).collect()
     }
 
     /// The next event in global `seq` order; refuses a `seq` that two shards share.
@@ -760,7 +872,7 @@ impl Capture {
                         return Err(bad(format!(
                             "seq {} appears in {}:{other} and in {}:{}; shards of one capture never share a seq, \
                              so these files have no single global order: give the files of one capture with --trace",
-                            event.seq, self.shards[b].display, self.shards[i].display, event.line
+                            event.seq, self.sources[b].display, self.sources[i].display, event.line
                         )));
                     }
                     if event.seq < current {
@@ -770,7 +882,7 @@ impl Capture {
             }
         }
         let Some(i) = best else { return Ok(None) };
-        let next = self.shards[i].next_event(i)?;
+        let next = self.sources[i].next_event()?;
         let event = std::mem::replace(&mut self.heads[i], next);
         self.events += 1;
         Ok(event)
@@ -788,14 +900,14 @@ impl Capture {
             .map_err(|_| anyhow::anyhow!("the hashing thread panicked"))?
             .context("hashing the trace files")?;
         let files = self
-            .shards
-            .iter()
+            .sources
+            .iter_mut()
             .zip(each)
             .map(|(s, sha256)| TraceFile {
                 path: s.path.clone(),
                 display: s.display.clone(),
                 sha256,
-                lines: s.line,
+                lines: s.lines(),
             })
             .collect();
         Ok(Summary {
