@@ -263,6 +263,10 @@ impl RequestBuilder {
         if let Some(field) = event.field("request") {
             apply_request_field(&mut request, &field);
         }
+        // A `data:`, `blob:`, `about:` or `javascript:` URL is answered without a network.
+        if request.url.as_deref().is_some_and(is_local_url) {
+            return;
+        }
         request.seq = Some(event.seq);
         request.object = object;
         self.requests.push(request);
@@ -271,6 +275,15 @@ impl RequestBuilder {
     pub fn finish(self) -> Vec<Request> {
         self.requests
     }
+}
+
+/// Whether a URL is one a browser answers itself, without a request on the network.
+fn is_local_url(url: &str) -> bool {
+    let scheme = url.split(':').next().unwrap_or("").trim();
+    url.contains(':')
+        && ["data", "blob", "about", "javascript"]
+            .iter()
+            .any(|s| scheme.eq_ignore_ascii_case(s))
 }
 
 /// The requests the exit probe's request observer reported (`{"requests": [...], "dropped": n}`
@@ -686,6 +699,15 @@ mod tests {
             report.unverified,
             ["request 1: method, headerNames, body.shape, body.length, body.sha256"]
         );
+    }
+
+    #[test]
+    fn local_urls_are_not_requests() {
+        assert!(is_local_url("data:text/plain,hello"));
+        assert!(is_local_url("Blob:https://a.test/1"));
+        assert!(!is_local_url("/api/data:x"));
+        assert!(!is_local_url("https://a.test/data:1"));
+        assert!(!is_local_url("relative"));
     }
 
     #[test]
