@@ -11,17 +11,18 @@
 //! strictly increasing within a file or that two shards share, and shards of different
 //! `baselineId`s.
 //!
-//! Memory: one buffered line and one pending event per shard, whatever the size of the files. The
-//! bytes of the files are hashed on a second thread while this one parses.
-
-use std::fs::File;
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::thread::JoinHandle;
+//! Threads and memory: each shard is read and parsed on a thread of its own, at most
+//! `BATCHES_AHEAD` batches of `BATCH` events ahead of the caller, and the files' bytes are hashed
+//! on one more, so memory stays bounded whatever the size of the files. A line is kept as its text
+//! and the places of its fields ([`Fields`]); a field's value is parsed only when asked for.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
 use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
 
 use anyhow::{Context, Result};
 use serde_json::Value;
