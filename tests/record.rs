@@ -134,13 +134,18 @@ fn records_a_page_in_chromium_and_the_contract_builds_from_it() {
     );
     assert_eq!(frame["line"], 2, "1-based line of the access: {frame}");
 
-    // What page code saw of the probe: no binding global, a native-looking wrapped member.
+    // What page code saw of the probe: no binding global, a native-looking wrapped member, and
+    // no probe frame in the stack of an error thrown through a wrapper.
     let visible = find(accesses, "sessionStorage.setItem", "call");
     assert_eq!(visible["sideEffect"], "storage:set:probe-visible");
     let seen: Value = serde_json::from_str(visible["args"][1].as_str().unwrap()).unwrap();
     assert_eq!(
         seen,
-        serde_json::json!(["undefined", "function javaEnabled() { [native code] }"])
+        serde_json::json!([
+            "undefined",
+            "function javaEnabled() { [native code] }",
+            false
+        ])
     );
 
     let xhr = find(accesses, "XMLHttpRequest", "construct");

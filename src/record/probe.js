@@ -44,6 +44,8 @@ const perf = g.performance;
 const perfNow = perf && typeof perf.now === "function" ? perf.now : null;
 const timeOrigin = perf && typeof perf.timeOrigin === "number" ? perf.timeOrigin : 0;
 const fnToString = Function.prototype.toString;
+const hasOwnProperty = O.prototype.hasOwnProperty;
+const arrayJoin = Array.prototype.join;
 
 // Wrapper -> the source text of the function it stands for (what toString shows).
 const sources = new WeakMapC();
@@ -252,18 +254,28 @@ function complete(record, prop, receiver, args, result, threw, error, measureRes
   finish(record);
 }
 
-// A thrown error's stack without the probe's frames.
+// A thrown error's stack without the probe's frames. Chromium keeps `stack` as an own accessor
+// pair (older versions: a data property): the text is read and written back through it, so the
+// property keeps its shape.
 function cleanStack(error) {
   try {
+    if (error === null || (typeof error !== "object" && typeof error !== "function")) return;
     const d = gopd(error, "stack");
-    if (!d || !("value" in d) || typeof d.value !== "string") return;
-    const lines = apply(strSplit, d.value, ["\n"]);
+    if (!d) return;
+    const accessor = apply(hasOwnProperty, d, ["get"]);
+    const text = accessor ? (typeof d.get === "function" ? apply(d.get, error, []) : undefined) : d.value;
+    if (typeof text !== "string") return;
+    const lines = apply(strSplit, text, ["\n"]);
     const kept = [];
     for (let i = 0; i < lines.length; i++) {
       if (apply(strIndexOf, lines[i], [config.ownUrl]) < 0) kept[kept.length] = lines[i];
     }
-    if (kept.length !== lines.length) {
-      defineProperty(error, "stack", { value: kept.join("\n"), writable: true, configurable: true, enumerable: false });
+    if (kept.length === lines.length) return;
+    const cleaned = apply(arrayJoin, kept, ["\n"]);
+    if (!accessor) {
+      defineProperty(error, "stack", { value: cleaned, writable: d.writable, enumerable: d.enumerable, configurable: d.configurable });
+    } else if (typeof d.set === "function") {
+      apply(d.set, error, [cleaned]);
     }
   } catch (_) {
     // leave it
