@@ -1,8 +1,10 @@
 // probe.js: the browser side of `tracer record`. Rust wraps it as
 //   (function (config) { <reflect.js> <probe.js> })(CONFIG)
 // and installs it before any page script (Page.addScriptToEvaluateOnNewDocument; Runtime.evaluate
-// in a worker paused on start). It owns the wrappers and the reporting; every structural fact
-// comes from reflect.js, measured on the originals saved before wrapping.
+// in a worker paused on start). It owns the wrappers, the redefinitions the page makes of what
+// they watch, and the reporting; every structural fact comes from reflect.js, measured on the
+// definitions behind the wrappers (the browser's originals, or what the page defined since),
+// never on the wrappers themselves.
 //
 // Reporting: one JSON string per record through the CDP binding `config.binding`, captured in this
 // closure and deleted from the global before page code runs. Records leave in the order their
@@ -186,17 +188,155 @@ for (let i = 0; i < singletonNames.length; i++) {
   }
 }
 
-// Per-property facts, measured once on the original descriptor.
-function propertyOf(holder, name, d, iface, api, hooks) {
-  return {
+// ---- watched properties: cells and generations ---------------------------------------------
+//
+// A cell is one watched property: own property `name` of `holder`. Its generation (`prop`) is
+// the definition the probe records for it now: `d`, the descriptor as defined with the probe's
+// wrappers taken off (the functions that really run), and `facts`, measured on `d` and the
+// holder at the first access. Every redefinition the probe sees (Object.defineProperty,
+// Object.defineProperties, Reflect.defineProperty, __defineGetter__/__defineSetter__, an
+// assignment to a data property it emulates) gives the cell a new generation; a wrapper records
+// the generation it was made or re-adopted for.
+//
+// The page sees its own definitions: where the probe keeps recording a property the page
+// defined, the real property holds the probe's wrapper (for a data property: an accessor pair
+// that emulates it) and the descriptor readers (Object.getOwnPropertyDescriptor(s),
+// Reflect.getOwnPropertyDescriptor, __lookupGetter__/__lookupSetter__) show the page's own
+// functions or value: the cell's `view`. Properties the browser defined show the wrappers, as
+// they always did (`view` null).
+
+const isExtensible = O.isExtensible;
+const objectIs = O.is;
+const cells = new WeakMapC(); // holder -> null-prototype map "$name" -> cell
+const watchedNames = O.create(null); // "$name" -> true, for every name some cell watches
+const handlers = new WeakMapC(); // a wrapper -> its Proxy handler (prop, cell, kind)
+const originals = new WeakMapC(); // a wrapper -> the function it wraps
+const installed = new WeakMapC(); // a function put in place of the page's own -> its cell
+
+function isObject(value) {
+  return (typeof value === "object" && value !== null) || typeof value === "function";
+}
+
+function own(object, key) {
+  return apply(hasOwnProperty, object, [key]);
+}
+
+// A descriptor as a null-prototype record, so that page changes to Object.prototype never leak
+// into reading it or defining with it.
+function accessorRecord(get, set, enumerable, configurable) {
+  const d = O.create(null);
+  d.get = get;
+  d.set = set;
+  d.enumerable = !!enumerable;
+  d.configurable = !!configurable;
+  return d;
+}
+function dataRecord(value, writable, enumerable, configurable) {
+  const d = O.create(null);
+  d.value = value;
+  d.writable = !!writable;
+  d.enumerable = !!enumerable;
+  d.configurable = !!configurable;
+  return d;
+}
+function plain(d) {
+  if (d === undefined) return undefined;
+  if (own(d, "get") || own(d, "set")) return accessorRecord(d.get, d.set, d.enumerable, d.configurable);
+  return dataRecord(d.value, d.writable, d.enumerable, d.configurable);
+}
+function isAccessor(d) {
+  return "get" in d;
+}
+function same(a, b) {
+  if (isAccessor(a) !== isAccessor(b) || a.enumerable !== b.enumerable || a.configurable !== b.configurable) {
+    return false;
+  }
+  if (isAccessor(a)) return a.get === b.get && a.set === b.set;
+  return a.writable === b.writable && objectIs(a.value, b.value);
+}
+
+// The real own property `name` of `object`, as a record; undefined when there is none.
+function realOf(object, name) {
+  try {
+    return plain(gopd(object, name));
+  } catch (_) {
+    return undefined;
+  }
+}
+
+function unwrap(f) {
+  const original = typeof f === "function" ? apply(wmGet, originals, [f]) : undefined;
+  return original === undefined ? f : original;
+}
+
+function cellAt(holder, name) {
+  const map = apply(wmGet, cells, [holder]);
+  if (map === undefined) return null;
+  const cell = map["$" + name];
+  return cell === undefined ? null : cell;
+}
+
+// The nearest cell for `name` on the prototype chain of `object` (itself excluded).
+function inheritedCell(object, name) {
+  let p = object;
+  for (let i = 0; i < 64; i++) {
+    try {
+      p = getProto(p);
+    } catch (_) {
+      return null;
+    }
+    if (p === null) return null;
+    const cell = cellAt(p, name);
+    if (cell !== null) return cell;
+  }
+  return null;
+}
+
+// mode: "get" (an accessor: gets and sets are recorded), "call" (a method: calls are recorded),
+// "construct" (a constructor). `native` is the browser's own descriptor of the first cell for
+// the property; a cell for the same property lower on a chain copies it from the cell above.
+function newCell(holder, name, mode, iface, api, onPrototype, native) {
+  const cell = {
     holder: holder,
     name: name,
-    d: d,
+    mode: mode,
     iface: iface,
     api: api,
+    onPrototype: onPrototype,
+    native: native,
+    gen: null,
+    real: null,
+    view: null,
+  };
+  let map = apply(wmGet, cells, [holder]);
+  if (map === undefined) {
+    map = O.create(null);
+    apply(wmSet, cells, [holder, map]);
+  }
+  map["$" + name] = cell;
+  watchedNames["$" + name] = true;
+  return cell;
+}
+
+// A generation of `cell` for definition `d`. The hooks (side effects, stateful families) describe
+// what the browser's own functions do, so a definition of the page's own gets none.
+function generation(cell, d) {
+  const native = cell.native;
+  const isNative = isAccessor(d)
+    ? isAccessor(native) && d.get === native.get && d.set === native.set
+    : !isAccessor(native) && d.value === native.value;
+  return {
+    cell: cell,
+    holder: cell.holder,
+    name: cell.name,
+    d: d,
+    iface: cell.iface,
+    api: cell.api,
+    onPrototype: cell.onPrototype,
     facts: null,
-    tags: tagsFor(iface, api),
-    hook: hooks[api] || null,
+    tags: tagsFor(cell.iface, cell.api),
+    hook: isNative ? HOOKS[cell.api] || null : null,
+    after: isNative ? AFTER[cell.api] || null : null,
   };
 }
 
@@ -293,8 +433,11 @@ function disguise(wrapper, original) {
   return wrapper;
 }
 
-function callTrap(prop, accessType, measureResult) {
+// A Proxy trap that records one access of the generation its handler holds (`this[field]`: the
+// handler is the trap's `this`).
+function callTrap(accessType, measureResult, field) {
   return function (target, thisArg, args) {
+    const prop = this[field];
     if (busy) return apply(target, thisArg, args);
     const record = begin(prop, accessType);
     let result;
@@ -321,53 +464,285 @@ function callTrap(prop, accessType, measureResult) {
   };
 }
 
-let wrapped = 0;
-const done = new WeakMapC();
+const TRAPS = O.create(null);
+TRAPS.get = callTrap("get", true, "prop");
+TRAPS.set = callTrap("set", false, "prop");
+TRAPS.call = callTrap("call", "objects", "prop");
 
-function alreadyWrapped(holder, name) {
-  let names = apply(wmGet, done, [holder]);
-  if (names === undefined) {
-    names = O.create(null);
-    apply(wmSet, done, [holder, names]);
-  }
-  const key = typeof name === "symbol" ? "@@" + StringOf(name.description) : "$" + name;
-  if (names[key]) return true;
-  names[key] = true;
-  return false;
+// A handler without a prototype: a trap name the page defines on Object.prototype is never
+// taken for one of ours.
+function handlerOf(fields) {
+  const handler = O.create(null);
+  const keys = ownKeysOf(fields);
+  for (let i = 0; i < keys.length; i++) handler[keys[i]] = fields[keys[i]];
+  return handler;
 }
+
+// A recording wrapper around `f` (the function itself when `f` is a wrapper already) for
+// generation `prop` of `cell`.
+function wrapFn(f, cell, prop, kind) {
+  const target = unwrap(f);
+  const handler = handlerOf({ apply: TRAPS[kind], prop: prop, cell: cell, kind: kind });
+  const proxy = disguise(new ProxyC(target, handler), target);
+  apply(wmSet, handlers, [proxy, handler]);
+  apply(wmSet, originals, [proxy, target]);
+  return proxy;
+}
+
+// Whether `f` is the wrapper of this kind the probe made for `cell`.
+function ownWrapper(f, cell, kind) {
+  if (typeof f !== "function") return false;
+  const handler = apply(wmGet, handlers, [f]);
+  return handler !== undefined && handler.cell === cell && handler.kind === kind;
+}
+
+// From now on, wrapper `f` records generation `prop`.
+function repoint(f, prop) {
+  if (typeof f === "function") apply(wmGet, handlers, [f]).prop = prop;
+  return f;
+}
+
+// The accessor pair that stands for a data property the page defined on an accessor's cell: a
+// get returns the value, a set (writable only) stores it, each recorded.
+function emulatedGet(prop) {
+  return function () {
+    const value = prop.d.value;
+    if (busy) return value;
+    const record = begin(prop, "get");
+    complete(record, prop, this, null, value, false, undefined, true);
+    return value;
+  };
+}
+function emulatedSet(prop) {
+  const cell = prop.cell;
+  return function (value) {
+    const receiver = this;
+    if (!busy) complete(begin(prop, "set"), prop, receiver, [value], undefined, false, undefined, false);
+    if (receiver === cell.holder) {
+      prop.d.value = value;
+      prop.facts = null;
+      return;
+    }
+    // Inherited writable data property: the assignment defines an own data property on the
+    // receiver (OrdinarySet), itself a redefinition the probe then records.
+    if (!isObject(receiver)) return;
+    const name = cell.name;
+    const existing = realOf(receiver, name);
+    if (existing !== undefined) {
+      if (isAccessor(existing) || !existing.writable) return;
+      const update = O.create(null);
+      update.value = value;
+      redefine(receiver, name, function () { defineProperty(receiver, name, update); });
+      return;
+    }
+    if (!isExtensible(receiver)) return;
+    redefine(receiver, name, function () {
+      defineProperty(receiver, name, dataRecord(value, true, true, true));
+    });
+  };
+}
+
+// The property as the page sees it: its own definition (`cell.view`) with the real property's
+// flags (a freeze the probe did not see still shows).
+function pageDescriptor(cell, real, forPage) {
+  const view = cell.view;
+  if (isAccessor(view)) {
+    return forPage
+      ? { get: view.get, set: view.set, enumerable: real.enumerable, configurable: real.configurable }
+      : accessorRecord(view.get, view.set, real.enumerable, real.configurable);
+  }
+  const d = cell.gen.d;
+  return forPage
+    ? { value: d.value, writable: d.writable, enumerable: real.enumerable, configurable: real.configurable }
+    : dataRecord(d.value, d.writable, real.enumerable, real.configurable);
+}
+
+// Whether the real property `d` is still the one the probe last put in place for `cell`.
+function isLive(cell, d) {
+  const real = cell.real;
+  if (real === null || d === undefined || isAccessor(real) !== isAccessor(d)) return false;
+  return isAccessor(d) ? d.get === real.get && d.set === real.set : objectIs(d.value, real.value);
+}
+
+// Takes property `P` (as it now is on the cell's holder) as the cell's new definition and puts
+// the probe's wrapper in place. `initial`: the browser's own definition at install time, whose
+// wrappers the page sees as before; a later definition is the page's, and the page keeps seeing
+// it (the cell's view). Where P still holds this cell's own wrappers they record the new
+// generation and nothing is redefined. Otherwise a definition that is not configurable is left
+// exactly as the page made it and is no longer recorded; so is a method replaced by a function
+// that is not the probe's (calling page code is not a host access).
+function adopt(cell, P, initial) {
+  cell.gen = null;
+  cell.real = null;
+  cell.view = null;
+  if (P === undefined) return;
+  let real = null;
+  let hidden = false;
+  if (isAccessor(P)) {
+    const keepGet = typeof P.get !== "function" || ownWrapper(P.get, cell, "get");
+    const keepSet = typeof P.set !== "function" || ownWrapper(P.set, cell, "set");
+    if ((!keepGet || !keepSet) && !P.configurable) return;
+    const prop = generation(cell, accessorRecord(unwrap(P.get), unwrap(P.set), P.enumerable, P.configurable));
+    const get = keepGet ? repoint(P.get, prop) : wrapFn(P.get, cell, prop, "get");
+    const set = keepSet ? repoint(P.set, prop) : wrapFn(P.set, cell, prop, "set");
+    if (!keepGet || !keepSet) {
+      real = accessorRecord(get, set, P.enumerable, true);
+      hidden = !initial;
+    }
+    cell.gen = prop;
+  } else if (cell.mode === "get") {
+    if (!P.configurable) return;
+    const prop = generation(cell, dataRecord(P.value, P.writable, P.enumerable, P.configurable));
+    real = accessorRecord(emulatedGet(prop), P.writable ? emulatedSet(prop) : undefined, P.enumerable, true);
+    hidden = true;
+    cell.gen = prop;
+  } else {
+    const keep = ownWrapper(P.value, cell, cell.mode);
+    if (!keep && (!initial || typeof P.value !== "function")) return;
+    const prop = generation(cell, dataRecord(unwrap(P.value), P.writable, P.enumerable, P.configurable));
+    if (keep) {
+      repoint(P.value, prop);
+    } else {
+      real = dataRecord(wrapFn(P.value, cell, prop, "call"), P.writable, P.enumerable, true);
+    }
+    cell.gen = prop;
+  }
+  if (real !== null) {
+    defineProperty(cell.holder, cell.name, real);
+    if (hidden) {
+      cell.view = P;
+      if (typeof real.get === "function") apply(wmSet, installed, [real.get, cell]);
+      if (typeof real.set === "function") apply(wmSet, installed, [real.set, cell]);
+    }
+  }
+  cell.real = real !== null ? real : P;
+}
+
+// Runs the page's definition of property `name` of `object` (`operation`) and, when the name is
+// watched there, takes the result as the property's new definition. The page's own view is put
+// back in place first, so that a partial descriptor merges with what the page sees and the
+// browser's own checks (and error messages) apply to it; a failed definition leaves things as
+// they were.
+function redefine(object, name, operation) {
+  if (watchedNames["$" + name] !== true) return operation();
+  const ownCell = cellAt(object, name);
+  const base = ownCell !== null ? ownCell : inheritedCell(object, name);
+  if (base === null) return operation();
+  const before = realOf(object, name);
+  let restored = false;
+  if (ownCell !== null && ownCell.view !== null && isLive(ownCell, before)) {
+    try {
+      defineProperty(object, name, pageDescriptor(ownCell, before, false));
+      restored = true;
+    } catch (_) {
+      // frozen since: the page's definition meets the real property
+    }
+  }
+  let result;
+  try {
+    result = operation();
+  } catch (e) {
+    if (restored) defineProperty(object, name, before);
+    throw e;
+  }
+  if (result === false) {
+    if (restored) defineProperty(object, name, before);
+    return result;
+  }
+  const cell = ownCell !== null ? ownCell
+    : newCell(object, name, base.mode, base.iface, base.api, base.onPrototype, base.native);
+  adopt(cell, realOf(object, name), false);
+  return result;
+}
+
+// The names watched on `object` or its prototype chain.
+function watchedAround(object) {
+  const names = [];
+  const seen = O.create(null);
+  let p = object;
+  for (let i = 0; p !== null && i < 64; i++) {
+    const map = apply(wmGet, cells, [p]);
+    if (map !== undefined) {
+      const keys = ownKeysOf(map);
+      for (let j = 0; j < keys.length; j++) {
+        if (seen[keys[j]] === true) continue;
+        seen[keys[j]] = true;
+        names[names.length] = apply(strSlice, keys[j], [1]);
+      }
+    }
+    try {
+      p = getProto(p);
+    } catch (_) {
+      break;
+    }
+  }
+  return names;
+}
+
+// `redefine` for a definition of any number of properties (Object.defineProperties): every
+// watched name is checked before and after, and those that changed are taken.
+function redefineMany(object, operation) {
+  const names = watchedAround(object);
+  if (names.length === 0) return operation();
+  const before = [];
+  const restored = [];
+  for (let i = 0; i < names.length; i++) {
+    const d = realOf(object, names[i]);
+    const cell = cellAt(object, names[i]);
+    before[i] = d;
+    restored[i] = false;
+    if (cell !== null && cell.view !== null && isLive(cell, d)) {
+      try {
+        defineProperty(object, names[i], pageDescriptor(cell, d, false));
+        restored[i] = true;
+      } catch (_) {
+        // frozen since
+      }
+    }
+  }
+  let result;
+  try {
+    result = operation();
+  } catch (e) {
+    for (let i = 0; i < names.length; i++) if (restored[i]) defineProperty(object, names[i], before[i]);
+    throw e;
+  }
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    const now = realOf(object, name);
+    if (now === undefined) continue;
+    const ownCell = cellAt(object, name);
+    const was = restored[i] ? pageDescriptor(ownCell, before[i], false) : before[i];
+    if (was !== undefined && same(was, now)) {
+      if (restored[i]) defineProperty(object, name, before[i]);
+      continue;
+    }
+    const base = ownCell !== null ? ownCell : inheritedCell(object, name);
+    if (base === null) continue;
+    const cell = ownCell !== null ? ownCell
+      : newCell(object, name, base.mode, base.iface, base.api, base.onPrototype, base.native);
+    adopt(cell, now, false);
+  }
+  return result;
+}
+
+let wrapped = 0;
 
 // Wraps own property `name` of `holder`: accessors (get/set) and methods (call).
 function wrapMember(holder, name, iface, api, onPrototype) {
-  if (name === "constructor" || alreadyWrapped(holder, name)) return;
-  let d;
-  try {
-    d = gopd(holder, name);
-  } catch (_) {
+  if (name === "constructor" || cellAt(holder, name) !== null) return;
+  const d = realOf(holder, name);
+  if (d === undefined || !d.configurable) return;
+  let mode;
+  if (isAccessor(d)) {
+    mode = "get";
+  } else if (typeof d.value === "function" && !isConstructorLike(d.value)) {
+    mode = "call";
+  } else {
     return;
   }
-  if (!d || !d.configurable) return;
-  const prop = propertyOf(holder, name, d, iface, api, HOOKS);
-  prop.onPrototype = onPrototype;
-  prop.after = AFTER[api] || null;
-  if ("get" in d || "set" in d) {
-    const replacement = { enumerable: d.enumerable, configurable: true };
-    if (typeof d.get === "function") {
-      replacement.get = disguise(new ProxyC(d.get, { apply: callTrap(prop, "get", true) }), d.get);
-    } else {
-      replacement.get = d.get;
-    }
-    if (typeof d.set === "function") {
-      replacement.set = disguise(new ProxyC(d.set, { apply: callTrap(prop, "set", false) }), d.set);
-    } else {
-      replacement.set = d.set;
-    }
-    defineProperty(holder, name, replacement);
-    wrapped++;
-  } else if (typeof d.value === "function" && !isConstructorLike(d.value)) {
-    const proxy = disguise(new ProxyC(d.value, { apply: callTrap(prop, "call", "objects") }), d.value);
-    defineProperty(holder, name, { value: proxy, writable: d.writable, enumerable: d.enumerable, configurable: true });
-    wrapped++;
-  }
+  adopt(newCell(holder, name, mode, iface, api, onPrototype, d), d, true);
+  wrapped++;
 }
 
 function isConstructorLike(f) {
@@ -377,19 +752,16 @@ function isConstructorLike(f) {
 
 // Wraps a constructor held as property `name` of `holder` (construct and call).
 function wrapConstructor(holder, name, path) {
-  if (alreadyWrapped(holder, name)) return null;
-  const d = gopd(holder, name);
-  if (!d || !("value" in d) || typeof d.value !== "function" || !d.configurable) return null;
+  if (cellAt(holder, name) !== null) return null;
+  const d = realOf(holder, name);
+  if (d === undefined || isAccessor(d) || typeof d.value !== "function" || !d.configurable) return null;
   const C = d.value;
-  const prop = propertyOf(holder, name, d, path, path, HOOKS);
-  prop.onPrototype = false;
-  prop.after = AFTER[path] || null;
-  const callProp = propertyOf(holder, name, d, path, path, HOOKS);
-  callProp.onPrototype = false;
-  callProp.facts = null;
+  const cell = newCell(holder, name, "construct", path, path, false, d);
+  const prop = generation(cell, d);
   let proxy = null;
-  const handler = {
+  const handler = handlerOf({
     construct: function (target, args, newTarget) {
+      const prop = this.prop;
       const nt = newTarget === proxy ? target : newTarget;
       if (busy) return construct(target, args, nt);
       const record = begin(prop, "construct");
@@ -413,10 +785,18 @@ function wrapConstructor(holder, name, path) {
       if (threw) throw error;
       return result;
     },
-    apply: callTrap(callProp, "call", "objects"),
-  };
+    apply: TRAPS.call,
+    prop: prop,
+    cell: cell,
+    kind: "construct",
+  });
   proxy = disguise(new ProxyC(C, handler), C);
-  defineProperty(holder, name, { value: proxy, writable: d.writable, enumerable: d.enumerable, configurable: true });
+  apply(wmSet, handlers, [proxy, handler]);
+  apply(wmSet, originals, [proxy, C]);
+  const real = dataRecord(proxy, d.writable, d.enumerable, true);
+  defineProperty(holder, name, real);
+  cell.gen = prop;
+  cell.real = real;
   const pd = gopd(C, "prototype");
   if (pd && pd.value && typeof pd.value === "object") {
     const cd = gopd(pd.value, "constructor");
@@ -749,7 +1129,7 @@ function watchMarks() {
   if (!d || typeof d.value !== "function" || !d.configurable) return;
   const inner = d.value;
   // Phase markers are instrumentation, not accesses: they set the phase and are not recorded.
-  const proxy = disguise(new ProxyC(inner, {
+  const proxy = disguise(new ProxyC(inner, handlerOf({
     apply: function (target, thisArg, args) {
       const name = args[0];
       if (startsWith(name, PHASE)) {
@@ -763,7 +1143,7 @@ function watchMarks() {
       }
       return apply(target, thisArg, args);
     },
-  }), markOriginal);
+  })), markOriginal);
   defineProperty(proto, "mark", { value: proxy, writable: d.writable, enumerable: d.enumerable, configurable: true });
 }
 
@@ -773,15 +1153,156 @@ function patchToString() {
   const d = gopd(Function.prototype, "toString");
   if (!d || !d.configurable) return;
   const original = d.value;
-  const proxy = new ProxyC(original, {
+  const proxy = new ProxyC(original, handlerOf({
     apply: function (target, thisArg, args) {
       const known = apply(wmGet, sources, [thisArg]);
       if (typeof known === "string") return known;
       return apply(target, thisArg, args);
     },
-  });
+  }));
   disguise(proxy, original);
   defineProperty(Function.prototype, "toString", { value: proxy, writable: d.writable, enumerable: d.enumerable, configurable: true });
+}
+
+// ---- the page's definitions: the descriptor definers and readers ----------------------------
+//
+// The definers run the page's call unchanged and take what it defined on a watched name as the
+// property's new definition (see `redefine`); the readers show the page's own definition where
+// the probe stands in for it. Each keeps its name, length and source; an error it throws is the
+// browser's own, without the probe's frames.
+
+// A property key the probe can take without converting it a second time: symbols are never
+// watched, and an object key is left alone (its toString would run twice).
+function keyOf(key) {
+  if (typeof key === "string") return key;
+  if (typeof key === "number") return StringOf(key);
+  return null;
+}
+
+function patchMethod(holder, name, trap) {
+  if (holder === null || holder === undefined) return;
+  const d = gopd(holder, name);
+  if (!d || typeof d.value !== "function" || !d.configurable) return;
+  const proxy = disguise(new ProxyC(d.value, handlerOf({ apply: trap })), d.value);
+  defineProperty(holder, name, { value: proxy, writable: d.writable, enumerable: d.enumerable, configurable: true });
+}
+
+// Object.defineProperty(o, key, attributes), Reflect.defineProperty(o, key, attributes).
+function defineTrap(target, thisArg, args) {
+  try {
+    const object = args[0];
+    const name = keyOf(args[1]);
+    if (name === null || !isObject(object)) return apply(target, thisArg, args);
+    return redefine(object, name, function () { return apply(target, thisArg, args); });
+  } catch (e) {
+    cleanStack(e);
+    throw e;
+  }
+}
+
+// Object.defineProperties(o, properties).
+function defineManyTrap(target, thisArg, args) {
+  try {
+    const object = args[0];
+    if (!isObject(object)) return apply(target, thisArg, args);
+    return redefineMany(object, function () { return apply(target, thisArg, args); });
+  } catch (e) {
+    cleanStack(e);
+    throw e;
+  }
+}
+
+// o.__defineGetter__(key, f), o.__defineSetter__(key, f).
+function legacyDefineTrap(target, thisArg, args) {
+  try {
+    const name = keyOf(args[0]);
+    if (name === null || !isObject(thisArg)) return apply(target, thisArg, args);
+    return redefine(thisArg, name, function () { return apply(target, thisArg, args); });
+  } catch (e) {
+    cleanStack(e);
+    throw e;
+  }
+}
+
+// The page's view of own property descriptor `d` of `object` (d itself when the probe does not
+// stand in for that property there).
+function viewOf(object, d) {
+  let f = own(d, "get") ? d.get : undefined;
+  if (typeof f !== "function") f = own(d, "set") ? d.set : undefined;
+  if (typeof f !== "function") return d;
+  const cell = apply(wmGet, installed, [f]);
+  if (cell === undefined || cell.holder !== object || cell.view === null) return d;
+  const real = plain(d);
+  if (!isLive(cell, real)) return d;
+  return pageDescriptor(cell, real, true);
+}
+
+// Object.getOwnPropertyDescriptor(o, key), Reflect.getOwnPropertyDescriptor(o, key).
+function describeTrap(target, thisArg, args) {
+  let d;
+  try {
+    d = apply(target, thisArg, args);
+  } catch (e) {
+    cleanStack(e);
+    throw e;
+  }
+  const object = args[0];
+  if (d === undefined || !isObject(object) || apply(wmGet, cells, [object]) === undefined) return d;
+  return viewOf(object, d);
+}
+
+// Object.getOwnPropertyDescriptors(o).
+function describeAllTrap(target, thisArg, args) {
+  let all;
+  try {
+    all = apply(target, thisArg, args);
+  } catch (e) {
+    cleanStack(e);
+    throw e;
+  }
+  const object = args[0];
+  const map = isObject(object) ? apply(wmGet, cells, [object]) : undefined;
+  if (map === undefined) return all;
+  const keys = ownKeysOf(map);
+  for (let i = 0; i < keys.length; i++) {
+    const name = apply(strSlice, keys[i], [1]);
+    if (!own(all, name)) continue;
+    const d = all[name];
+    const view = viewOf(object, d);
+    if (view !== d) defineProperty(all, name, dataRecord(view, true, true, true));
+  }
+  return all;
+}
+
+// o.__lookupGetter__(key), o.__lookupSetter__(key).
+function lookupTrap(which) {
+  return function (target, thisArg, args) {
+    let f;
+    try {
+      f = apply(target, thisArg, args);
+    } catch (e) {
+      cleanStack(e);
+      throw e;
+    }
+    if (typeof f !== "function") return f;
+    const cell = apply(wmGet, installed, [f]);
+    if (cell === undefined || cell.view === null || cell.real === null || cell.real[which] !== f) return f;
+    return isAccessor(cell.view) ? cell.view[which] : undefined;
+  };
+}
+
+function patchDescriptors() {
+  const objectProto = O.prototype;
+  patchMethod(O, "defineProperty", defineTrap);
+  patchMethod(R, "defineProperty", defineTrap);
+  patchMethod(O, "defineProperties", defineManyTrap);
+  patchMethod(objectProto, "__defineGetter__", legacyDefineTrap);
+  patchMethod(objectProto, "__defineSetter__", legacyDefineTrap);
+  patchMethod(O, "getOwnPropertyDescriptor", describeTrap);
+  patchMethod(R, "getOwnPropertyDescriptor", describeTrap);
+  patchMethod(O, "getOwnPropertyDescriptors", describeAllTrap);
+  patchMethod(objectProto, "__lookupGetter__", lookupTrap("get"));
+  patchMethod(objectProto, "__lookupSetter__", lookupTrap("set"));
 }
 
 // ---- install ------------------------------------------------------------------------------
@@ -796,5 +1317,6 @@ for (let i = 0; i < apis.length; i++) {
   }
 }
 watchMarks();
+patchDescriptors();
 patchToString();
 post({ k: "ready", realm: realm, wrapped: wrapped, failed: failed });
