@@ -10,7 +10,8 @@
 // closure and deleted from the global before page code runs. Records leave in the order their
 // local sequence numbers were taken (a call takes its number when it starts, so events it fires
 // synchronously come after it); the recorder assigns the global `seq`, `t`, `nav` and `realmId`.
-// Fields: see `tracer-trace/v1` (docs: README "tracer record"). Absent = not sampled.
+// Fields: see `tracer-trace/v1` (docs: README "tracer record"). Absent = not sampled. The
+// property facts of a definition are sent once per realm and referred to after (see `withFacts`).
 const g = globalThis;
 const send = g[config.binding];
 try {
@@ -105,8 +106,35 @@ function finish(record) {
     const next = ready[flushNext];
     delete ready[flushNext];
     flushNext++;
-    post(next);
+    post(withFacts(next));
   }
+}
+
+// The property facts of a record (`fx`: owner, descriptor, getter/setter owner) travel once per
+// realm: the first record that leaves with them carries them and `fdef: n`; every later record
+// with the same facts carries only `fref: n`, and the recorder fills them back in. Decided here,
+// in the order records leave, so a definition always reaches the recorder before its references.
+const factIds = new WeakMapC();
+let nextFacts = 1;
+
+function withFacts(record) {
+  const facts = record.fx;
+  if (facts === undefined) return record;
+  record.fx = undefined;
+  const id = apply(wmGet, factIds, [facts]);
+  if (id !== undefined) {
+    record.fref = id;
+    return record;
+  }
+  record.fdef = nextFacts;
+  apply(wmSet, factIds, [facts, nextFacts++]);
+  record.owner = facts.owner;
+  record.descriptor = facts.descriptor;
+  if (own(facts, "getterOwner")) {
+    record.getterOwner = facts.getterOwner;
+    record.setterOwner = facts.setterOwner;
+  }
+  return record;
 }
 
 function begin(prop, accessType) {
@@ -358,15 +386,9 @@ function apiFor(prop, receiver) {
 function complete(record, prop, receiver, args, result, threw, error, measureResult) {
   busy++;
   try {
-    const facts = propFacts(prop);
+    record.fx = propFacts(prop);
     record.api = apiFor(prop, receiver);
     record.receiver = M.receiverName(receiver);
-    record.owner = facts.owner;
-    record.descriptor = facts.descriptor;
-    if ("getterOwner" in facts) {
-      record.getterOwner = facts.getterOwner;
-      record.setterOwner = facts.setterOwner;
-    }
     if (args !== null) {
       const encoded = [];
       for (let i = 0; i < args.length; i++) encoded[i] = M.encode(args[i]);
