@@ -114,6 +114,7 @@ function finish(record) {
 // realm: the first record that leaves with them carries them and `fdef: n`; every later record
 // with the same facts carries only `fref: n`, and the recorder fills them back in. Decided here,
 // in the order records leave, so a definition always reaches the recorder before its references.
+// Facts that change with every write (an emulated data property's value) always travel whole.
 const factIds = new WeakMapC();
 let nextFacts = 1;
 
@@ -121,13 +122,17 @@ function withFacts(record) {
   const facts = record.fx;
   if (facts === undefined) return record;
   record.fx = undefined;
-  const id = apply(wmGet, factIds, [facts]);
-  if (id !== undefined) {
-    record.fref = id;
-    return record;
+  if (record.fxWhole === true) {
+    record.fxWhole = undefined;
+  } else {
+    const id = apply(wmGet, factIds, [facts]);
+    if (id !== undefined) {
+      record.fref = id;
+      return record;
+    }
+    record.fdef = nextFacts;
+    apply(wmSet, factIds, [facts, nextFacts++]);
   }
-  record.fdef = nextFacts;
-  apply(wmSet, factIds, [facts, nextFacts++]);
   record.owner = facts.owner;
   record.descriptor = facts.descriptor;
   if (own(facts, "getterOwner")) {
@@ -362,6 +367,7 @@ function generation(cell, d) {
     api: cell.api,
     onPrototype: cell.onPrototype,
     facts: null,
+    volatile: false,
     tags: tagsFor(cell.iface, cell.api),
     hook: isNative ? HOOKS[cell.api] || null : null,
     after: isNative ? AFTER[cell.api] || null : null,
@@ -387,6 +393,7 @@ function complete(record, prop, receiver, args, result, threw, error, measureRes
   busy++;
   try {
     record.fx = propFacts(prop);
+    if (prop.volatile === true) record.fxWhole = true;
     record.api = apiFor(prop, receiver);
     record.receiver = M.receiverName(receiver);
     if (args !== null) {
@@ -543,6 +550,8 @@ function emulatedSet(prop) {
     if (receiver === cell.holder) {
       prop.d.value = value;
       prop.facts = null;
+      // Its facts change with every write: they travel whole, so the recorder keeps none of them.
+      prop.volatile = true;
       return;
     }
     // Inherited writable data property: the assignment defines an own data property on the
