@@ -503,3 +503,72 @@ fn a_property_redefined_mid_run_is_recorded_with_its_new_definition() {
     let page = Path::new(FIXTURES).join("redefine/page.html");
     assert_eq!(seen, seen_without_tracer(&browser, &page));
 }
+
+#[test]
+fn request_making_calls_carry_the_request_they_make() {
+    let Some(browser) = chromium() else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED record::request_making_calls_carry_the_request_they_make: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
+        );
+        return;
+    };
+    let (_dir, accesses) = record_fixture(&browser, "requests/page.html");
+    let requests: Vec<&Value> = accesses
+        .iter()
+        .filter(|a| a.get("request").is_some())
+        .collect();
+    let apis: Vec<&Value> = requests.iter().map(|a| &a["api"]).collect();
+    assert_eq!(
+        apis,
+        [
+            "XMLHttpRequest.prototype.send",
+            "fetch",
+            "navigator.sendBeacon",
+            "XMLHttpRequest.prototype.send"
+        ],
+        "only the request-making calls have a request: {requests:#?}"
+    );
+    assert_eq!(
+        requests[0]["request"],
+        serde_json::json!({
+            "method": "POST",
+            "url": "http://127.0.0.1:9/app/submit?x=1",
+            "headerNames": ["X-B", "Content-Type"],
+            "body": {"shape": "text", "value": "h\u{e9}llo", "length": 6}
+        })
+    );
+    // The body is what the browser sends, not what the page's toString says.
+    assert_eq!(
+        requests[1]["request"],
+        serde_json::json!({
+            "method": "PUT",
+            "url": "http://127.0.0.1:9/app/api/items",
+            "headerNames": ["X-A", "X-Z"],
+            "body": {"shape": "urlencoded", "value": "a=1&b=two+words", "length": 15}
+        })
+    );
+    assert_eq!(
+        requests[2]["request"],
+        serde_json::json!({
+            "method": "POST",
+            "url": "http://127.0.0.1:9/app/beacon",
+            "headerNames": [],
+            "body": {"shape": "blob", "length": 3}
+        })
+    );
+    // A long body is written as the `$string` digest, like any string over 500 characters.
+    let body = &requests[3]["request"]["body"];
+    assert_eq!(body["shape"], "text");
+    assert_eq!(body["length"], 600);
+    assert_eq!(body["value"]["length"], 600);
+    assert_eq!(body["value"]["preview"], "x".repeat(120));
+    assert!(
+        body["value"]["$string"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:"),
+        "{body}"
+    );
+    assert_eq!(requests[3]["request"]["url"], "http://127.0.0.1:9/long");
+}
