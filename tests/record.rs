@@ -134,13 +134,18 @@ fn records_a_page_in_chromium_and_the_contract_builds_from_it() {
     );
     assert_eq!(frame["line"], 2, "1-based line of the access: {frame}");
 
-    // What page code saw of the probe: no binding global, a native-looking wrapped member.
+    // What page code saw of the probe: no binding global, a native-looking wrapped member, and
+    // no probe frame in the stack of an error thrown through a wrapper.
     let visible = find(accesses, "sessionStorage.setItem", "call");
     assert_eq!(visible["sideEffect"], "storage:set:probe-visible");
     let seen: Value = serde_json::from_str(visible["args"][1].as_str().unwrap()).unwrap();
     assert_eq!(
         seen,
-        serde_json::json!(["undefined", "function javaEnabled() { [native code] }"])
+        serde_json::json!([
+            "undefined",
+            "function javaEnabled() { [native code] }",
+            false
+        ])
     );
 
     let xhr = find(accesses, "XMLHttpRequest", "construct");
@@ -457,4 +462,241 @@ fn jsdom_against_chromium_end_to_end() {
     assert_eq!(chosen["isDefault"], false, "{:#}", audit["probe"]);
     // The page's only fetch is of a data: URL: no request to compare, and none tried.
     assert_eq!(diff["requestsMatched"], true, "{:#}", diff["requests"]);
+}
+
+/// Records `fixture` (a page under tests/fixtures/record) with `tracer record`; returns the
+/// temporary case folder and the trace's access lines.
+fn record_fixture(browser: &Path, fixture: &str) -> (tempfile::TempDir, Vec<Value>) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::copy(Path::new(FIXTURES).join(fixture), root.join("page.html")).unwrap();
+    let browser = browser.to_string_lossy().into_owned();
+    let recorded = tracer(
+        root,
+        &[
+            "record",
+            "--case-dir",
+            "case",
+            "--baseline-id",
+            "b1",
+            "--browser",
+            &browser,
+            "--timeout",
+            "60",
+            "page.html",
+        ],
+    );
+    check(&recorded, "tracer record");
+    let all = lines(&root.join("case/ruyi-trace/logs/current.ndjson"));
+    (dir, all[1..].to_vec())
+}
+
+/// The text of `<pre id="seen">` once Chromium, without tracer, has run the page (tracer's
+/// flags, less remote debugging, which would keep the browser up after the dump).
+fn seen_without_tracer(browser: &Path, page: &Path) -> Value {
+    let profile = tempfile::tempdir().unwrap();
+    let flags = tracer::record::browser::FLAGS
+        .iter()
+        .filter(|flag| !flag.starts_with("--remote-debugging"));
+    let output = Command::new(browser)
+        .args(flags)
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("running chromium");
+    check(&output, "chromium --dump-dom");
+    let dom = String::from_utf8_lossy(&output.stdout);
+    let start = dom
+        .find("<pre id=\"seen\">")
+        .expect("the page wrote what it saw")
+        + 15;
+    let end = start + dom[start..].find("</pre>").unwrap();
+    let text = dom[start..end]
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    serde_json::from_str(&text).unwrap()
+}
+
+/// What the page wrote through `sessionStorage.setItem("PREFIX:name", JSON)` calls, as the trace
+/// recorded them: one object, by name.
+fn stored(accesses: &[Value], prefix: &str) -> Value {
+    let mut out = serde_json::Map::new();
+    for call in accesses
+        .iter()
+        .filter(|a| a["api"] == "sessionStorage.setItem" && a["accessType"] == "call")
+    {
+        let Some(name) = call["args"][0]
+            .as_str()
+            .and_then(|key| key.strip_prefix(prefix))
+        else {
+            continue;
+        };
+        let text = call["args"][1].as_str().expect("a short JSON text");
+        out.insert(name.to_owned(), serde_json::from_str(text).unwrap());
+    }
+    assert!(!out.is_empty(), "no {prefix}* entries in {accesses:#?}");
+    Value::Object(out)
+}
+
+#[test]
+fn a_property_redefined_mid_run_is_recorded_with_its_new_definition() {
+    let Some(browser) = chromium() else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED record::a_property_redefined_mid_run_is_recorded_with_its_new_definition: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
+        );
+        return;
+    };
+    let (_dir, accesses) = record_fixture(&browser, "redefine/page.html");
+    let reads: Vec<&Value> = accesses
+        .iter()
+        .filter(|a| a["api"] == "navigator.userAgent" && a["accessType"] == "get")
+        .collect();
+    assert_eq!(reads.len(), 6, "every read is recorded: {reads:#?}");
+    // (owner, descriptor kind, returned value) of each read, in the page's order.
+    let expected = [
+        ("Navigator.prototype", "accessor", None),
+        ("Navigator.prototype", "accessor", Some("from-page-getter")),
+        ("Navigator instance", "data", Some("own-value")),
+        ("Navigator instance", "data", Some("assigned")),
+        ("Navigator.prototype", "accessor", Some("from-page-getter")),
+        ("Navigator.prototype", "data", Some("re-added")),
+    ];
+    for (i, (read, (owner, kind, value))) in reads.iter().zip(expected).enumerate() {
+        let n = i + 1;
+        assert_eq!(read["owner"], owner, "read {n}: {read}");
+        assert_eq!(read["descriptor"]["kind"], kind, "read {n}: {read}");
+        assert_eq!(read["receiver"], "Navigator", "read {n}: {read}");
+        assert_eq!(read["exception"], Value::Null, "read {n}: {read}");
+        match value {
+            Some(value) => assert_eq!(read["returnValue"], value, "read {n}: {read}"),
+            None => assert!(
+                read["returnValue"].as_str().unwrap().contains("Chrome"),
+                "read {n}: {read}"
+            ),
+        }
+    }
+    // The facts are those of each definition, measured on what the page defined.
+    assert_eq!(reads[0]["descriptor"]["get"]["native"], true);
+    assert_eq!(reads[0]["getterOwner"], "Navigator.prototype");
+    let page_getter = &reads[1]["descriptor"]["get"];
+    assert_eq!(page_getter["name"], "pageGetter");
+    assert_eq!(page_getter["native"], false);
+    assert_eq!(
+        page_getter["source"],
+        "function pageGetter() { return \"from-page-getter\"; }"
+    );
+    assert_eq!(reads[1]["getterOwner"], "Navigator.prototype");
+    assert_eq!(reads[4]["descriptor"], reads[1]["descriptor"]);
+    assert_eq!(
+        reads[2]["descriptor"],
+        serde_json::json!({"kind": "data", "configurable": true, "enumerable": false,
+                           "writable": true, "value": "own-value"})
+    );
+    assert!(reads[2].get("getterOwner").is_none(), "{}", reads[2]);
+    assert_eq!(reads[3]["descriptor"]["value"], "assigned");
+    assert_eq!(
+        reads[5]["descriptor"],
+        serde_json::json!({"kind": "data", "configurable": true, "enumerable": true,
+                           "writable": false, "value": "re-added"})
+    );
+    // The assignment is a set of the property, between the third and fourth reads.
+    let set = find(&accesses, "navigator.userAgent", "set");
+    assert_eq!(set["args"], serde_json::json!(["assigned"]));
+    assert_eq!(set["owner"], "Navigator instance");
+    let seq = |a: &Value| a["seq"].as_u64().unwrap();
+    assert!(seq(reads[2]) < seq(set) && seq(set) < seq(reads[3]));
+
+    // The page's own setItem calls the original, which is still recorded.
+    let write = find(&accesses, "sessionStorage.setItem", "call");
+    assert_eq!(write["owner"], "Storage.prototype");
+    assert_eq!(write["descriptor"]["value"]["$function"], "setItem");
+
+    // What the page saw of its own definitions is what it sees without tracer.
+    let seen = stored(&accesses, "seen:");
+    assert_eq!(seen["protoGetterIsThePages"], true, "{seen:#}");
+    assert_eq!(seen["lookupGetterIsThePages"], true, "{seen:#}");
+    assert_eq!(seen["setItemIsThePages"], true, "{seen:#}");
+    assert_eq!(
+        seen["ownView"],
+        serde_json::json!({"value": "own-value", "writable": true, "enumerable": false,
+                           "configurable": true})
+    );
+    assert_eq!(
+        seen["nativeSource"],
+        "function javaEnabled() { [native code] }"
+    );
+    let page = Path::new(FIXTURES).join("redefine/page.html");
+    assert_eq!(seen, seen_without_tracer(&browser, &page));
+}
+
+#[test]
+fn request_making_calls_carry_the_request_they_make() {
+    let Some(browser) = chromium() else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED record::request_making_calls_carry_the_request_they_make: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
+        );
+        return;
+    };
+    let (_dir, accesses) = record_fixture(&browser, "requests/page.html");
+    let requests: Vec<&Value> = accesses
+        .iter()
+        .filter(|a| a.get("request").is_some())
+        .collect();
+    let apis: Vec<&Value> = requests.iter().map(|a| &a["api"]).collect();
+    assert_eq!(
+        apis,
+        [
+            "XMLHttpRequest.prototype.send",
+            "fetch",
+            "navigator.sendBeacon",
+            "XMLHttpRequest.prototype.send"
+        ],
+        "only the request-making calls have a request: {requests:#?}"
+    );
+    assert_eq!(
+        requests[0]["request"],
+        serde_json::json!({
+            "method": "POST",
+            "url": "http://127.0.0.1:9/app/submit?x=1",
+            "headerNames": ["X-B", "Content-Type"],
+            "body": {"shape": "text", "value": "h\u{e9}llo", "length": 6}
+        })
+    );
+    // The body is what the browser sends, not what the page's toString says.
+    assert_eq!(
+        requests[1]["request"],
+        serde_json::json!({
+            "method": "PUT",
+            "url": "http://127.0.0.1:9/app/api/items",
+            "headerNames": ["X-A", "X-Z"],
+            "body": {"shape": "urlencoded", "value": "a=1&b=two+words", "length": 15}
+        })
+    );
+    assert_eq!(
+        requests[2]["request"],
+        serde_json::json!({
+            "method": "POST",
+            "url": "http://127.0.0.1:9/app/beacon",
+            "headerNames": [],
+            "body": {"shape": "blob", "length": 3}
+        })
+    );
+    // A long body is written as the `$string` digest, like any string over 500 characters.
+    let body = &requests[3]["request"]["body"];
+    assert_eq!(body["shape"], "text");
+    assert_eq!(body["length"], 600);
+    assert_eq!(body["value"]["length"], 600);
+    assert_eq!(body["value"]["preview"], "x".repeat(120));
+    assert!(
+        body["value"]["$string"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:"),
+        "{body}"
+    );
+    assert_eq!(requests[3]["request"]["url"], "http://127.0.0.1:9/long");
 }

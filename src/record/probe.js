@@ -1,14 +1,17 @@
 // probe.js: the browser side of `tracer record`. Rust wraps it as
 //   (function (config) { <reflect.js> <probe.js> })(CONFIG)
 // and installs it before any page script (Page.addScriptToEvaluateOnNewDocument; Runtime.evaluate
-// in a worker paused on start). It owns the wrappers and the reporting; every structural fact
-// comes from reflect.js, measured on the originals saved before wrapping.
+// in a worker paused on start). It owns the wrappers, the redefinitions the page makes of what
+// they watch, and the reporting; every structural fact comes from reflect.js, measured on the
+// definitions behind the wrappers (the browser's originals, or what the page defined since),
+// never on the wrappers themselves.
 //
 // Reporting: one JSON string per record through the CDP binding `config.binding`, captured in this
 // closure and deleted from the global before page code runs. Records leave in the order their
 // local sequence numbers were taken (a call takes its number when it starts, so events it fires
 // synchronously come after it); the recorder assigns the global `seq`, `t`, `nav` and `realmId`.
-// Fields: see `tracer-trace/v1` (docs: README "tracer record"). Absent = not sampled.
+// Fields: see `tracer-trace/v1` (docs: README "tracer record"). Absent = not sampled. The
+// property facts of a definition are sent once per realm and referred to after (see `withFacts`).
 const g = globalThis;
 const send = g[config.binding];
 try {
@@ -44,6 +47,8 @@ const perf = g.performance;
 const perfNow = perf && typeof perf.now === "function" ? perf.now : null;
 const timeOrigin = perf && typeof perf.timeOrigin === "number" ? perf.timeOrigin : 0;
 const fnToString = Function.prototype.toString;
+const hasOwnProperty = O.prototype.hasOwnProperty;
+const arrayJoin = Array.prototype.join;
 
 // Wrapper -> the source text of the function it stands for (what toString shows).
 const sources = new WeakMapC();
@@ -101,8 +106,40 @@ function finish(record) {
     const next = ready[flushNext];
     delete ready[flushNext];
     flushNext++;
-    post(next);
+    post(withFacts(next));
   }
+}
+
+// The property facts of a record (`fx`: owner, descriptor, getter/setter owner) travel once per
+// realm: the first record that leaves with them carries them and `fdef: n`; every later record
+// with the same facts carries only `fref: n`, and the recorder fills them back in. Decided here,
+// in the order records leave, so a definition always reaches the recorder before its references.
+// Facts that change with every write (an emulated data property's value) always travel whole.
+const factIds = new WeakMapC();
+let nextFacts = 1;
+
+function withFacts(record) {
+  const facts = record.fx;
+  if (facts === undefined) return record;
+  record.fx = undefined;
+  if (record.fxWhole === true) {
+    record.fxWhole = undefined;
+  } else {
+    const id = apply(wmGet, factIds, [facts]);
+    if (id !== undefined) {
+      record.fref = id;
+      return record;
+    }
+    record.fdef = nextFacts;
+    apply(wmSet, factIds, [facts, nextFacts++]);
+  }
+  record.owner = facts.owner;
+  record.descriptor = facts.descriptor;
+  if (own(facts, "getterOwner")) {
+    record.getterOwner = facts.getterOwner;
+    record.setterOwner = facts.setterOwner;
+  }
+  return record;
 }
 
 function begin(prop, accessType) {
@@ -184,17 +221,156 @@ for (let i = 0; i < singletonNames.length; i++) {
   }
 }
 
-// Per-property facts, measured once on the original descriptor.
-function propertyOf(holder, name, d, iface, api, hooks) {
-  return {
+// ---- watched properties: cells and generations ---------------------------------------------
+//
+// A cell is one watched property: own property `name` of `holder`. Its generation (`prop`) is
+// the definition the probe records for it now: `d`, the descriptor as defined with the probe's
+// wrappers taken off (the functions that really run), and `facts`, measured on `d` and the
+// holder at the first access. Every redefinition the probe sees (Object.defineProperty,
+// Object.defineProperties, Reflect.defineProperty, __defineGetter__/__defineSetter__, an
+// assignment to a data property it emulates) gives the cell a new generation; a wrapper records
+// the generation it was made or re-adopted for.
+//
+// The page sees its own definitions: where the probe keeps recording a property the page
+// defined, the real property holds the probe's wrapper (for a data property: an accessor pair
+// that emulates it) and the descriptor readers (Object.getOwnPropertyDescriptor(s),
+// Reflect.getOwnPropertyDescriptor, __lookupGetter__/__lookupSetter__) show the page's own
+// functions or value: the cell's `view`. Properties the browser defined show the wrappers, as
+// they always did (`view` null).
+
+const isExtensible = O.isExtensible;
+const objectIs = O.is;
+const cells = new WeakMapC(); // holder -> null-prototype map "$name" -> cell
+const watchedNames = O.create(null); // "$name" -> true, for every name some cell watches
+const handlers = new WeakMapC(); // a wrapper -> its Proxy handler (prop, cell, kind)
+const originals = new WeakMapC(); // a wrapper -> the function it wraps
+const installed = new WeakMapC(); // a function put in place of the page's own -> its cell
+
+function isObject(value) {
+  return (typeof value === "object" && value !== null) || typeof value === "function";
+}
+
+function own(object, key) {
+  return apply(hasOwnProperty, object, [key]);
+}
+
+// A descriptor as a null-prototype record, so that page changes to Object.prototype never leak
+// into reading it or defining with it.
+function accessorRecord(get, set, enumerable, configurable) {
+  const d = O.create(null);
+  d.get = get;
+  d.set = set;
+  d.enumerable = !!enumerable;
+  d.configurable = !!configurable;
+  return d;
+}
+function dataRecord(value, writable, enumerable, configurable) {
+  const d = O.create(null);
+  d.value = value;
+  d.writable = !!writable;
+  d.enumerable = !!enumerable;
+  d.configurable = !!configurable;
+  return d;
+}
+function plain(d) {
+  if (d === undefined) return undefined;
+  if (own(d, "get") || own(d, "set")) return accessorRecord(d.get, d.set, d.enumerable, d.configurable);
+  return dataRecord(d.value, d.writable, d.enumerable, d.configurable);
+}
+function isAccessor(d) {
+  return "get" in d;
+}
+function same(a, b) {
+  if (isAccessor(a) !== isAccessor(b) || a.enumerable !== b.enumerable || a.configurable !== b.configurable) {
+    return false;
+  }
+  if (isAccessor(a)) return a.get === b.get && a.set === b.set;
+  return a.writable === b.writable && objectIs(a.value, b.value);
+}
+
+// The real own property `name` of `object`, as a record; undefined when there is none.
+function realOf(object, name) {
+  try {
+    return plain(gopd(object, name));
+  } catch (_) {
+    return undefined;
+  }
+}
+
+function unwrap(f) {
+  const original = typeof f === "function" ? apply(wmGet, originals, [f]) : undefined;
+  return original === undefined ? f : original;
+}
+
+function cellAt(holder, name) {
+  const map = apply(wmGet, cells, [holder]);
+  if (map === undefined) return null;
+  const cell = map["$" + name];
+  return cell === undefined ? null : cell;
+}
+
+// The nearest cell for `name` on the prototype chain of `object` (itself excluded).
+function inheritedCell(object, name) {
+  let p = object;
+  for (let i = 0; i < 64; i++) {
+    try {
+      p = getProto(p);
+    } catch (_) {
+      return null;
+    }
+    if (p === null) return null;
+    const cell = cellAt(p, name);
+    if (cell !== null) return cell;
+  }
+  return null;
+}
+
+// mode: "get" (an accessor: gets and sets are recorded), "call" (a method: calls are recorded),
+// "construct" (a constructor). `native` is the browser's own descriptor of the first cell for
+// the property; a cell for the same property lower on a chain copies it from the cell above.
+function newCell(holder, name, mode, iface, api, onPrototype, native) {
+  const cell = {
     holder: holder,
     name: name,
-    d: d,
+    mode: mode,
     iface: iface,
     api: api,
+    onPrototype: onPrototype,
+    native: native,
+    gen: null,
+    real: null,
+    view: null,
+  };
+  let map = apply(wmGet, cells, [holder]);
+  if (map === undefined) {
+    map = O.create(null);
+    apply(wmSet, cells, [holder, map]);
+  }
+  map["$" + name] = cell;
+  watchedNames["$" + name] = true;
+  return cell;
+}
+
+// A generation of `cell` for definition `d`. The hooks (side effects, stateful families) describe
+// what the browser's own functions do, so a definition of the page's own gets none.
+function generation(cell, d) {
+  const native = cell.native;
+  const isNative = isAccessor(d)
+    ? isAccessor(native) && d.get === native.get && d.set === native.set
+    : !isAccessor(native) && d.value === native.value;
+  return {
+    cell: cell,
+    holder: cell.holder,
+    name: cell.name,
+    d: d,
+    iface: cell.iface,
+    api: cell.api,
+    onPrototype: cell.onPrototype,
     facts: null,
-    tags: tagsFor(iface, api),
-    hook: hooks[api] || null,
+    volatile: false,
+    tags: tagsFor(cell.iface, cell.api),
+    hook: isNative ? HOOKS[cell.api] || null : null,
+    after: isNative ? AFTER[cell.api] || null : null,
   };
 }
 
@@ -216,15 +392,10 @@ function apiFor(prop, receiver) {
 function complete(record, prop, receiver, args, result, threw, error, measureResult) {
   busy++;
   try {
-    const facts = propFacts(prop);
+    record.fx = propFacts(prop);
+    if (prop.volatile === true) record.fxWhole = true;
     record.api = apiFor(prop, receiver);
     record.receiver = M.receiverName(receiver);
-    record.owner = facts.owner;
-    record.descriptor = facts.descriptor;
-    if ("getterOwner" in facts) {
-      record.getterOwner = facts.getterOwner;
-      record.setterOwner = facts.setterOwner;
-    }
     if (args !== null) {
       const encoded = [];
       for (let i = 0; i < args.length; i++) encoded[i] = M.encode(args[i]);
@@ -252,18 +423,28 @@ function complete(record, prop, receiver, args, result, threw, error, measureRes
   finish(record);
 }
 
-// A thrown error's stack without the probe's frames.
+// A thrown error's stack without the probe's frames. Chromium keeps `stack` as an own accessor
+// pair (older versions: a data property): the text is read and written back through it, so the
+// property keeps its shape.
 function cleanStack(error) {
   try {
+    if (error === null || (typeof error !== "object" && typeof error !== "function")) return;
     const d = gopd(error, "stack");
-    if (!d || !("value" in d) || typeof d.value !== "string") return;
-    const lines = apply(strSplit, d.value, ["\n"]);
+    if (!d) return;
+    const accessor = apply(hasOwnProperty, d, ["get"]);
+    const text = accessor ? (typeof d.get === "function" ? apply(d.get, error, []) : undefined) : d.value;
+    if (typeof text !== "string") return;
+    const lines = apply(strSplit, text, ["\n"]);
     const kept = [];
     for (let i = 0; i < lines.length; i++) {
       if (apply(strIndexOf, lines[i], [config.ownUrl]) < 0) kept[kept.length] = lines[i];
     }
-    if (kept.length !== lines.length) {
-      defineProperty(error, "stack", { value: kept.join("\n"), writable: true, configurable: true, enumerable: false });
+    if (kept.length === lines.length) return;
+    const cleaned = apply(arrayJoin, kept, ["\n"]);
+    if (!accessor) {
+      defineProperty(error, "stack", { value: cleaned, writable: d.writable, enumerable: d.enumerable, configurable: d.configurable });
+    } else if (typeof d.set === "function") {
+      apply(d.set, error, [cleaned]);
     }
   } catch (_) {
     // leave it
@@ -281,8 +462,11 @@ function disguise(wrapper, original) {
   return wrapper;
 }
 
-function callTrap(prop, accessType, measureResult) {
+// A Proxy trap that records one access of the generation its handler holds (`this[field]`: the
+// handler is the trap's `this`).
+function callTrap(accessType, measureResult, field) {
   return function (target, thisArg, args) {
+    const prop = this[field];
     if (busy) return apply(target, thisArg, args);
     const record = begin(prop, accessType);
     let result;
@@ -309,53 +493,287 @@ function callTrap(prop, accessType, measureResult) {
   };
 }
 
-let wrapped = 0;
-const done = new WeakMapC();
+const TRAPS = O.create(null);
+TRAPS.get = callTrap("get", true, "prop");
+TRAPS.set = callTrap("set", false, "prop");
+TRAPS.call = callTrap("call", "objects", "prop");
 
-function alreadyWrapped(holder, name) {
-  let names = apply(wmGet, done, [holder]);
-  if (names === undefined) {
-    names = O.create(null);
-    apply(wmSet, done, [holder, names]);
-  }
-  const key = typeof name === "symbol" ? "@@" + StringOf(name.description) : "$" + name;
-  if (names[key]) return true;
-  names[key] = true;
-  return false;
+// A handler without a prototype: a trap name the page defines on Object.prototype is never
+// taken for one of ours.
+function handlerOf(fields) {
+  const handler = O.create(null);
+  const keys = ownKeysOf(fields);
+  for (let i = 0; i < keys.length; i++) handler[keys[i]] = fields[keys[i]];
+  return handler;
 }
+
+// A recording wrapper around `f` (the function itself when `f` is a wrapper already) for
+// generation `prop` of `cell`.
+function wrapFn(f, cell, prop, kind) {
+  const target = unwrap(f);
+  const handler = handlerOf({ apply: TRAPS[kind], prop: prop, cell: cell, kind: kind });
+  const proxy = disguise(new ProxyC(target, handler), target);
+  apply(wmSet, handlers, [proxy, handler]);
+  apply(wmSet, originals, [proxy, target]);
+  return proxy;
+}
+
+// Whether `f` is the wrapper of this kind the probe made for `cell`.
+function ownWrapper(f, cell, kind) {
+  if (typeof f !== "function") return false;
+  const handler = apply(wmGet, handlers, [f]);
+  return handler !== undefined && handler.cell === cell && handler.kind === kind;
+}
+
+// From now on, wrapper `f` records generation `prop`.
+function repoint(f, prop) {
+  if (typeof f === "function") apply(wmGet, handlers, [f]).prop = prop;
+  return f;
+}
+
+// The accessor pair that stands for a data property the page defined on an accessor's cell: a
+// get returns the value, a set (writable only) stores it, each recorded.
+function emulatedGet(prop) {
+  return function () {
+    const value = prop.d.value;
+    if (busy) return value;
+    const record = begin(prop, "get");
+    complete(record, prop, this, null, value, false, undefined, true);
+    return value;
+  };
+}
+function emulatedSet(prop) {
+  const cell = prop.cell;
+  return function (value) {
+    const receiver = this;
+    if (!busy) complete(begin(prop, "set"), prop, receiver, [value], undefined, false, undefined, false);
+    if (receiver === cell.holder) {
+      prop.d.value = value;
+      prop.facts = null;
+      // Its facts change with every write: they travel whole, so the recorder keeps none of them.
+      prop.volatile = true;
+      return;
+    }
+    // Inherited writable data property: the assignment defines an own data property on the
+    // receiver (OrdinarySet), itself a redefinition the probe then records.
+    if (!isObject(receiver)) return;
+    const name = cell.name;
+    const existing = realOf(receiver, name);
+    if (existing !== undefined) {
+      if (isAccessor(existing) || !existing.writable) return;
+      const update = O.create(null);
+      update.value = value;
+      redefine(receiver, name, function () { defineProperty(receiver, name, update); });
+      return;
+    }
+    if (!isExtensible(receiver)) return;
+    redefine(receiver, name, function () {
+      defineProperty(receiver, name, dataRecord(value, true, true, true));
+    });
+  };
+}
+
+// The property as the page sees it: its own definition (`cell.view`) with the real property's
+// flags (a freeze the probe did not see still shows).
+function pageDescriptor(cell, real, forPage) {
+  const view = cell.view;
+  if (isAccessor(view)) {
+    return forPage
+      ? { get: view.get, set: view.set, enumerable: real.enumerable, configurable: real.configurable }
+      : accessorRecord(view.get, view.set, real.enumerable, real.configurable);
+  }
+  const d = cell.gen.d;
+  return forPage
+    ? { value: d.value, writable: d.writable, enumerable: real.enumerable, configurable: real.configurable }
+    : dataRecord(d.value, d.writable, real.enumerable, real.configurable);
+}
+
+// Whether the real property `d` is still the one the probe last put in place for `cell`.
+function isLive(cell, d) {
+  const real = cell.real;
+  if (real === null || d === undefined || isAccessor(real) !== isAccessor(d)) return false;
+  return isAccessor(d) ? d.get === real.get && d.set === real.set : objectIs(d.value, real.value);
+}
+
+// Takes property `P` (as it now is on the cell's holder) as the cell's new definition and puts
+// the probe's wrapper in place. `initial`: the browser's own definition at install time, whose
+// wrappers the page sees as before; a later definition is the page's, and the page keeps seeing
+// it (the cell's view). Where P still holds this cell's own wrappers they record the new
+// generation and nothing is redefined. Otherwise a definition that is not configurable is left
+// exactly as the page made it and is no longer recorded; so is a method replaced by a function
+// that is not the probe's (calling page code is not a host access).
+function adopt(cell, P, initial) {
+  cell.gen = null;
+  cell.real = null;
+  cell.view = null;
+  if (P === undefined) return;
+  let real = null;
+  let hidden = false;
+  if (isAccessor(P)) {
+    const keepGet = typeof P.get !== "function" || ownWrapper(P.get, cell, "get");
+    const keepSet = typeof P.set !== "function" || ownWrapper(P.set, cell, "set");
+    if ((!keepGet || !keepSet) && !P.configurable) return;
+    const prop = generation(cell, accessorRecord(unwrap(P.get), unwrap(P.set), P.enumerable, P.configurable));
+    const get = keepGet ? repoint(P.get, prop) : wrapFn(P.get, cell, prop, "get");
+    const set = keepSet ? repoint(P.set, prop) : wrapFn(P.set, cell, prop, "set");
+    if (!keepGet || !keepSet) {
+      real = accessorRecord(get, set, P.enumerable, true);
+      hidden = !initial;
+    }
+    cell.gen = prop;
+  } else if (cell.mode === "get") {
+    if (!P.configurable) return;
+    const prop = generation(cell, dataRecord(P.value, P.writable, P.enumerable, P.configurable));
+    real = accessorRecord(emulatedGet(prop), P.writable ? emulatedSet(prop) : undefined, P.enumerable, true);
+    hidden = true;
+    cell.gen = prop;
+  } else {
+    const keep = ownWrapper(P.value, cell, cell.mode);
+    if (!keep && (!initial || typeof P.value !== "function")) return;
+    const prop = generation(cell, dataRecord(unwrap(P.value), P.writable, P.enumerable, P.configurable));
+    if (keep) {
+      repoint(P.value, prop);
+    } else {
+      real = dataRecord(wrapFn(P.value, cell, prop, "call"), P.writable, P.enumerable, true);
+    }
+    cell.gen = prop;
+  }
+  if (real !== null) {
+    defineProperty(cell.holder, cell.name, real);
+    if (hidden) {
+      cell.view = P;
+      if (typeof real.get === "function") apply(wmSet, installed, [real.get, cell]);
+      if (typeof real.set === "function") apply(wmSet, installed, [real.set, cell]);
+    }
+  }
+  cell.real = real !== null ? real : P;
+}
+
+// Runs the page's definition of property `name` of `object` (`operation`) and, when the name is
+// watched there, takes the result as the property's new definition. The page's own view is put
+// back in place first, so that a partial descriptor merges with what the page sees and the
+// browser's own checks (and error messages) apply to it; a failed definition leaves things as
+// they were.
+function redefine(object, name, operation) {
+  if (watchedNames["$" + name] !== true) return operation();
+  const ownCell = cellAt(object, name);
+  const base = ownCell !== null ? ownCell : inheritedCell(object, name);
+  if (base === null) return operation();
+  const before = realOf(object, name);
+  let restored = false;
+  if (ownCell !== null && ownCell.view !== null && isLive(ownCell, before)) {
+    try {
+      defineProperty(object, name, pageDescriptor(ownCell, before, false));
+      restored = true;
+    } catch (_) {
+      // frozen since: the page's definition meets the real property
+    }
+  }
+  let result;
+  try {
+    result = operation();
+  } catch (e) {
+    if (restored) defineProperty(object, name, before);
+    throw e;
+  }
+  if (result === false) {
+    if (restored) defineProperty(object, name, before);
+    return result;
+  }
+  const cell = ownCell !== null ? ownCell
+    : newCell(object, name, base.mode, base.iface, base.api, base.onPrototype, base.native);
+  adopt(cell, realOf(object, name), false);
+  return result;
+}
+
+// The names watched on `object` or its prototype chain.
+function watchedAround(object) {
+  const names = [];
+  const seen = O.create(null);
+  let p = object;
+  for (let i = 0; p !== null && i < 64; i++) {
+    const map = apply(wmGet, cells, [p]);
+    if (map !== undefined) {
+      const keys = ownKeysOf(map);
+      for (let j = 0; j < keys.length; j++) {
+        if (seen[keys[j]] === true) continue;
+        seen[keys[j]] = true;
+        names[names.length] = apply(strSlice, keys[j], [1]);
+      }
+    }
+    try {
+      p = getProto(p);
+    } catch (_) {
+      break;
+    }
+  }
+  return names;
+}
+
+// `redefine` for a definition of any number of properties (Object.defineProperties): every
+// watched name is checked before and after, and those that changed are taken.
+function redefineMany(object, operation) {
+  const names = watchedAround(object);
+  if (names.length === 0) return operation();
+  const before = [];
+  const restored = [];
+  for (let i = 0; i < names.length; i++) {
+    const d = realOf(object, names[i]);
+    const cell = cellAt(object, names[i]);
+    before[i] = d;
+    restored[i] = false;
+    if (cell !== null && cell.view !== null && isLive(cell, d)) {
+      try {
+        defineProperty(object, names[i], pageDescriptor(cell, d, false));
+        restored[i] = true;
+      } catch (_) {
+        // frozen since
+      }
+    }
+  }
+  let result;
+  try {
+    result = operation();
+  } catch (e) {
+    for (let i = 0; i < names.length; i++) if (restored[i]) defineProperty(object, names[i], before[i]);
+    throw e;
+  }
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    const now = realOf(object, name);
+    if (now === undefined) continue;
+    const ownCell = cellAt(object, name);
+    const was = restored[i] ? pageDescriptor(ownCell, before[i], false) : before[i];
+    if (was !== undefined && same(was, now)) {
+      if (restored[i]) defineProperty(object, name, before[i]);
+      continue;
+    }
+    const base = ownCell !== null ? ownCell : inheritedCell(object, name);
+    if (base === null) continue;
+    const cell = ownCell !== null ? ownCell
+      : newCell(object, name, base.mode, base.iface, base.api, base.onPrototype, base.native);
+    adopt(cell, now, false);
+  }
+  return result;
+}
+
+let wrapped = 0;
 
 // Wraps own property `name` of `holder`: accessors (get/set) and methods (call).
 function wrapMember(holder, name, iface, api, onPrototype) {
-  if (name === "constructor" || alreadyWrapped(holder, name)) return;
-  let d;
-  try {
-    d = gopd(holder, name);
-  } catch (_) {
+  if (name === "constructor" || cellAt(holder, name) !== null) return;
+  const d = realOf(holder, name);
+  if (d === undefined || !d.configurable) return;
+  let mode;
+  if (isAccessor(d)) {
+    mode = "get";
+  } else if (typeof d.value === "function" && !isConstructorLike(d.value)) {
+    mode = "call";
+  } else {
     return;
   }
-  if (!d || !d.configurable) return;
-  const prop = propertyOf(holder, name, d, iface, api, HOOKS);
-  prop.onPrototype = onPrototype;
-  prop.after = AFTER[api] || null;
-  if ("get" in d || "set" in d) {
-    const replacement = { enumerable: d.enumerable, configurable: true };
-    if (typeof d.get === "function") {
-      replacement.get = disguise(new ProxyC(d.get, { apply: callTrap(prop, "get", true) }), d.get);
-    } else {
-      replacement.get = d.get;
-    }
-    if (typeof d.set === "function") {
-      replacement.set = disguise(new ProxyC(d.set, { apply: callTrap(prop, "set", false) }), d.set);
-    } else {
-      replacement.set = d.set;
-    }
-    defineProperty(holder, name, replacement);
-    wrapped++;
-  } else if (typeof d.value === "function" && !isConstructorLike(d.value)) {
-    const proxy = disguise(new ProxyC(d.value, { apply: callTrap(prop, "call", "objects") }), d.value);
-    defineProperty(holder, name, { value: proxy, writable: d.writable, enumerable: d.enumerable, configurable: true });
-    wrapped++;
-  }
+  adopt(newCell(holder, name, mode, iface, api, onPrototype, d), d, true);
+  wrapped++;
 }
 
 function isConstructorLike(f) {
@@ -365,19 +783,16 @@ function isConstructorLike(f) {
 
 // Wraps a constructor held as property `name` of `holder` (construct and call).
 function wrapConstructor(holder, name, path) {
-  if (alreadyWrapped(holder, name)) return null;
-  const d = gopd(holder, name);
-  if (!d || !("value" in d) || typeof d.value !== "function" || !d.configurable) return null;
+  if (cellAt(holder, name) !== null) return null;
+  const d = realOf(holder, name);
+  if (d === undefined || isAccessor(d) || typeof d.value !== "function" || !d.configurable) return null;
   const C = d.value;
-  const prop = propertyOf(holder, name, d, path, path, HOOKS);
-  prop.onPrototype = false;
-  prop.after = AFTER[path] || null;
-  const callProp = propertyOf(holder, name, d, path, path, HOOKS);
-  callProp.onPrototype = false;
-  callProp.facts = null;
+  const cell = newCell(holder, name, "construct", path, path, false, d);
+  const prop = generation(cell, d);
   let proxy = null;
-  const handler = {
+  const handler = handlerOf({
     construct: function (target, args, newTarget) {
+      const prop = this.prop;
       const nt = newTarget === proxy ? target : newTarget;
       if (busy) return construct(target, args, nt);
       const record = begin(prop, "construct");
@@ -401,10 +816,18 @@ function wrapConstructor(holder, name, path) {
       if (threw) throw error;
       return result;
     },
-    apply: callTrap(callProp, "call", "objects"),
-  };
+    apply: TRAPS.call,
+    prop: prop,
+    cell: cell,
+    kind: "construct",
+  });
   proxy = disguise(new ProxyC(C, handler), C);
-  defineProperty(holder, name, { value: proxy, writable: d.writable, enumerable: d.enumerable, configurable: true });
+  apply(wmSet, handlers, [proxy, handler]);
+  apply(wmSet, originals, [proxy, C]);
+  const real = dataRecord(proxy, d.writable, d.enumerable, true);
+  defineProperty(holder, name, real);
+  cell.gen = prop;
+  cell.real = real;
   const pd = gopd(C, "prototype");
   if (pd && pd.value && typeof pd.value === "object") {
     const cd = gopd(pd.value, "constructor");
@@ -723,6 +1146,350 @@ sideEffect("Storage.prototype.clear", function () { return "storage:clear"; });
 sideEffect("History.prototype.pushState", function () { return "history:push"; });
 sideEffect("History.prototype.replaceState", function () { return "history:replace"; });
 
+// ---- requests: what a request-making call asks for ------------------------------------------
+//
+// The `request` field of an XMLHttpRequest.prototype.send, fetch or Navigator.prototype.sendBeacon
+// line: {method, url, headerNames, body: {shape, value, length}}. Everything is read with the
+// browser's own functions saved here, before any wrapping, and never by running page code: a
+// page object's accessor is not called, an iterable other than an array or Headers is not
+// iterated, and a body stream is only recognised, never read. A field that cannot be read that
+// way is left out (absent = not sampled).
+
+function savedGetter(C, name) {
+  try {
+    const d = typeof C === "function" ? gopd(C.prototype, name) : undefined;
+    return d && typeof d.get === "function" ? d.get : null;
+  } catch (_) {
+    return null;
+  }
+}
+function savedSetter(C, name) {
+  try {
+    const d = typeof C === "function" ? gopd(C.prototype, name) : undefined;
+    return d && typeof d.set === "function" ? d.set : null;
+  } catch (_) {
+    return null;
+  }
+}
+function savedMethod(C, name) {
+  try {
+    const d = typeof C === "function" ? gopd(C.prototype, name) : undefined;
+    return d && typeof d.value === "function" ? d.value : null;
+  } catch (_) {
+    return null;
+  }
+}
+
+const URLC = typeof g.URL === "function" ? g.URL : null;
+const urlHref = savedGetter(g.URL, "href");
+const urlSetUsername = savedSetter(g.URL, "username");
+const urlSetPassword = savedSetter(g.URL, "password");
+const documentNode = isWindow && g.document ? g.document : null;
+const nodeBaseURI = savedGetter(g.Node, "baseURI");
+const workerLocation = savedGetter(g.WorkerGlobalScope, "location");
+const locationHref = savedGetter(g.WorkerLocation, "href");
+const blobSize = savedGetter(g.Blob, "size");
+const searchParamsText = savedMethod(g.URLSearchParams, "toString");
+const formDataHas = savedMethod(g.FormData, "has");
+const bufferLength = savedGetter(g.ArrayBuffer, "byteLength");
+const sharedBufferLength = savedGetter(g.SharedArrayBuffer, "byteLength");
+const isView = typeof ArrayBuffer === "function" ? ArrayBuffer.isView : null;
+const typedArrayLength = typeof Uint8Array === "function" ? savedGetter(getProto(Uint8Array), "byteLength") : null;
+const dataViewLength = savedGetter(g.DataView, "byteLength");
+const streamLocked = savedGetter(g.ReadableStream, "locked");
+const requestMethod = savedGetter(g.Request, "method");
+const requestUrl = savedGetter(g.Request, "url");
+const headersForEach = savedMethod(g.Headers, "forEach");
+const isArray = Array.isArray;
+const keysOf = O.keys;
+const iteratorSymbol = Symbol.iterator;
+const charCodeAt = String.prototype.charCodeAt;
+const fromCharCode = String.fromCharCode;
+const toWellFormed = typeof String.prototype.toWellFormed === "function" ? String.prototype.toWellFormed : null;
+// Marks a value that cannot be read without running page code.
+const UNREAD = O.create(null);
+
+// `f` called on `value`, or UNREAD when it refuses (`value` is not of its kind).
+function tryCall(f, value, args) {
+  if (f === null) return UNREAD;
+  try {
+    return apply(f, value, args);
+  } catch (_) {
+    return UNREAD;
+  }
+}
+
+function isPrimitive(value) {
+  return value === null || (typeof value !== "object" && typeof value !== "function");
+}
+
+// The value of member `name` of dictionary `object` (own or inherited), or UNREAD when it is an
+// accessor (calling it would run page code).
+function dataMember(object, name) {
+  let p = object;
+  for (let i = 0; p !== null && i < 64; i++) {
+    let d;
+    try {
+      d = gopd(p, name);
+    } catch (_) {
+      return UNREAD;
+    }
+    if (d !== undefined) return own(d, "value") ? d.value : UNREAD;
+    try {
+      p = getProto(p);
+    } catch (_) {
+      return UNREAD;
+    }
+  }
+  return undefined;
+}
+
+// The document's base URL (a worker: its location).
+function baseURL() {
+  try {
+    if (documentNode !== null && nodeBaseURI !== null) return apply(nodeBaseURI, documentNode, []);
+    if (workerLocation !== null && locationHref !== null) {
+      return apply(locationHref, apply(workerLocation, g, []), []);
+    }
+  } catch (_) {
+    // no base: leave the URL out
+  }
+  return undefined;
+}
+
+// A URL argument as the browser turns it into text: primitives as String() does, a URL object
+// by its href; anything else would run page code (UNREAD).
+function urlText(value) {
+  if (typeof value === "symbol") return UNREAD;
+  if (isPrimitive(value)) return StringOf(value);
+  return tryCall(urlHref, value, []);
+}
+
+// The absolute URL `value` names, parsed by the browser's URL parser against the base URL;
+// username and password set as XMLHttpRequest.open sets them. Undefined when unknown.
+function absoluteURL(value, username, password) {
+  const text = urlText(value);
+  if (text === UNREAD || URLC === null || urlHref === null) return undefined;
+  const base = baseURL();
+  try {
+    const url = construct(URLC, base === undefined ? [text] : [text, base]);
+    if (username !== undefined && username !== null && isPrimitive(username) && urlSetUsername !== null) {
+      apply(urlSetUsername, url, [StringOf(username)]);
+    }
+    if (password !== undefined && password !== null && isPrimitive(password) && urlSetPassword !== null) {
+      apply(urlSetPassword, url, [StringOf(password)]);
+    }
+    return apply(urlHref, url, []);
+  } catch (_) {
+    return undefined;
+  }
+}
+
+// A method as XMLHttpRequest and fetch normalize it: DELETE, GET, HEAD, OPTIONS, POST and PUT
+// upper-cased whatever their case (ASCII), any other method as given.
+const NORMALIZED_METHODS = ["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"];
+function normalizeMethod(value) {
+  if (typeof value === "symbol" || !isPrimitive(value)) return undefined;
+  const text = StringOf(value);
+  let upper = "";
+  for (let i = 0; i < text.length; i++) {
+    const c = apply(charCodeAt, text, [i]);
+    upper += c >= 97 && c <= 122 ? fromCharCode(c - 32) : text[i];
+  }
+  return includes(NORMALIZED_METHODS, upper) ? upper : text;
+}
+
+// The UTF-8 length of a string with no lone surrogate.
+function utf8Length(text) {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = apply(charCodeAt, text, [i]);
+    if (c < 0x80) {
+      n += 1;
+    } else if (c < 0x800) {
+      n += 2;
+    } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const next = apply(charCodeAt, text, [i + 1]);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n += 4;
+        i++;
+      } else {
+        n += 3;
+      }
+    } else {
+      n += 3;
+    }
+  }
+  return n;
+}
+
+function textBody(shape, text) {
+  const sent = toWellFormed !== null ? apply(toWellFormed, text, []) : text;
+  return { shape: shape, value: sent, length: utf8Length(sent) };
+}
+
+// What a body argument will send: {shape, value?, length?}. `streams`: whether a ReadableStream
+// is a body of its own (fetch) or, like any other object, turned into text (XMLHttpRequest,
+// sendBeacon).
+function describeBody(body, streams) {
+  if (body === undefined || body === null) return { shape: "none" };
+  if (typeof body === "string") return textBody("text", body);
+  if (isPrimitive(body)) return typeof body === "symbol" ? { shape: "other" } : textBody("text", StringOf(body));
+  const size = tryCall(blobSize, body, []);
+  if (size !== UNREAD) return { shape: "blob", length: size };
+  const params = tryCall(searchParamsText, body, []);
+  if (params !== UNREAD) return textBody("urlencoded", params);
+  if (tryCall(formDataHas, body, [""]) !== UNREAD) return { shape: "formdata" };
+  let bytes = tryCall(bufferLength, body, []);
+  if (bytes === UNREAD) bytes = tryCall(sharedBufferLength, body, []);
+  if (bytes === UNREAD && isView !== null && isView(body)) {
+    bytes = tryCall(typedArrayLength, body, []);
+    if (bytes === UNREAD) bytes = tryCall(dataViewLength, body, []);
+    if (bytes === UNREAD) return { shape: "bytes" };
+  }
+  if (bytes !== UNREAD) return { shape: "bytes", length: bytes };
+  if (streams && tryCall(streamLocked, body, []) !== UNREAD) return { shape: "stream" };
+  return { shape: "other" };
+}
+
+// The header names of a HeadersInit as the script wrote them: a Headers object's (its iteration
+// order), an array of pairs' first items, an object's own enumerable keys (Object.keys order).
+// UNREAD for an iterable of another kind, or an accessor in the way.
+function headerNamesOf(init) {
+  if (isPrimitive(init)) return UNREAD;
+  const names = [];
+  if (tryCall(headersForEach, init, [function (value, name) { names[names.length] = name; }]) !== UNREAD) {
+    return names;
+  }
+  if (isArray(init)) {
+    const n = dataMember(init, "length");
+    if (typeof n !== "number") return UNREAD;
+    for (let i = 0; i < n; i++) {
+      const pair = dataMember(init, StringOf(i));
+      if (!isArray(pair)) return UNREAD;
+      const name = dataMember(pair, "0");
+      if (name === UNREAD || typeof name === "symbol" || !isPrimitive(name)) return UNREAD;
+      names[names.length] = StringOf(name);
+    }
+    return names;
+  }
+  if (dataMember(init, iteratorSymbol) !== undefined) return UNREAD;
+  try {
+    return keysOf(init);
+  } catch (_) {
+    return UNREAD;
+  }
+}
+
+// Requests the probe saw constructed: their script-set header names and body (a Request's own
+// headers also hold the ones the browser added, its body is a stream by then).
+const constructedRequests = new WeakMapC();
+
+// What fetch(input, init) or new Request(input, init) asks for.
+function fetchRequest(args) {
+  const input = args[0];
+  const init = args.length > 1 ? args[1] : undefined;
+  if (init !== undefined && init !== null && isPrimitive(init)) return null;
+  const dict = init === undefined || init === null ? null : init;
+  const method = dict !== null ? dataMember(dict, "method") : undefined;
+  const headers = dict !== null ? dataMember(dict, "headers") : undefined;
+  const body = dict !== null ? dataMember(dict, "body") : undefined;
+  const inputUrl = isPrimitive(input) ? UNREAD : tryCall(requestUrl, input, []);
+  const fromRequest = inputUrl !== UNREAD;
+  const seen = fromRequest ? apply(wmGet, constructedRequests, [input]) : undefined;
+  const out = {};
+  if (method !== UNREAD) {
+    const m = method !== undefined ? normalizeMethod(method)
+      : fromRequest ? tryCall(requestMethod, input, []) : "GET";
+    if (m !== undefined && m !== UNREAD) out.method = m;
+  }
+  const url = fromRequest ? inputUrl : absoluteURL(input);
+  if (url !== undefined) out.url = url;
+  if (headers !== UNREAD) {
+    const names = headers !== undefined ? headerNamesOf(headers)
+      : fromRequest ? (seen !== undefined ? seen.headerNames : UNREAD) : [];
+    if (names !== UNREAD && names !== undefined) out.headerNames = names;
+  }
+  if (body !== UNREAD) {
+    const described = body !== undefined ? describeBody(body, true)
+      : fromRequest ? (seen !== undefined ? seen.body : undefined) : { shape: "none" };
+    if (described !== undefined) out.body = described;
+  }
+  return out;
+}
+
+function extendHook(api, extra) {
+  const previous = HOOKS[api];
+  HOOKS[api] = function (record, receiver, args, result, threw) {
+    if (previous) previous(record, receiver, args, result, threw);
+    extra(record, receiver, args || [], result, threw);
+  };
+}
+
+function copyOf(list) {
+  const out = [];
+  for (let i = 0; i < list.length; i++) out[i] = list[i];
+  return out;
+}
+
+// XMLHttpRequest: the method and URL of the last open(), the names of the setRequestHeader()
+// calls since, and the body of send().
+const openedRequests = new WeakMapC();
+extendHook("XMLHttpRequest.prototype.open", function (record, xhr, args, result, threw) {
+  if (threw || isPrimitive(xhr)) return;
+  const method = normalizeMethod(args[0]);
+  const state = { headerNames: [] };
+  if (method !== undefined) state.method = method;
+  const url = absoluteURL(args[1], args[3], args[4]);
+  if (url !== undefined) state.url = url;
+  apply(wmSet, openedRequests, [xhr, state]);
+});
+extendHook("XMLHttpRequest.prototype.setRequestHeader", function (record, xhr, args, result, threw) {
+  if (threw || isPrimitive(xhr)) return;
+  const state = apply(wmGet, openedRequests, [xhr]);
+  if (state === undefined || state.headerNames === null) return;
+  const name = args[0];
+  if (isPrimitive(name) && typeof name !== "symbol") {
+    state.headerNames[state.headerNames.length] = StringOf(name);
+  } else {
+    state.headerNames = null;
+  }
+});
+extendHook("XMLHttpRequest.prototype.send", function (record, xhr, args, result, threw) {
+  // A synchronous request that failed was still made.
+  if (threw && !(record.exception && record.exception.name === "NetworkError")) return;
+  const state = isPrimitive(xhr) ? undefined : apply(wmGet, openedRequests, [xhr]);
+  if (state === undefined) return;
+  const request = {};
+  if (state.method !== undefined) request.method = state.method;
+  if (state.url !== undefined) request.url = state.url;
+  if (state.headerNames !== null) request.headerNames = copyOf(state.headerNames);
+  request.body = state.method === "GET" || state.method === "HEAD"
+    ? { shape: "none" }
+    : describeBody(args[0], false);
+  record.request = request;
+});
+extendHook("fetch", function (record, receiver, args, result, threw) {
+  if (threw) return;
+  const request = fetchRequest(args);
+  if (request !== null) record.request = request;
+});
+extendHook("Request", function (record, receiver, args, result, threw) {
+  if (threw || record.accessType !== "construct" || isPrimitive(result)) return;
+  const request = fetchRequest(args);
+  if (request === null) return;
+  apply(wmSet, constructedRequests, [result, { headerNames: request.headerNames, body: request.body }]);
+});
+extendHook("Navigator.prototype.sendBeacon", function (record, receiver, args, result, threw) {
+  if (threw) return;
+  const request = { method: "POST" };
+  const url = absoluteURL(args[0]);
+  if (url !== undefined) request.url = url;
+  request.headerNames = [];
+  request.body = describeBody(args[1], false);
+  record.request = request;
+});
+
 // ---- phases and the end marker -------------------------------------------------------------
 
 const PHASE = "tracer:phase=";
@@ -737,7 +1504,7 @@ function watchMarks() {
   if (!d || typeof d.value !== "function" || !d.configurable) return;
   const inner = d.value;
   // Phase markers are instrumentation, not accesses: they set the phase and are not recorded.
-  const proxy = disguise(new ProxyC(inner, {
+  const proxy = disguise(new ProxyC(inner, handlerOf({
     apply: function (target, thisArg, args) {
       const name = args[0];
       if (startsWith(name, PHASE)) {
@@ -751,7 +1518,7 @@ function watchMarks() {
       }
       return apply(target, thisArg, args);
     },
-  }), markOriginal);
+  })), markOriginal);
   defineProperty(proto, "mark", { value: proxy, writable: d.writable, enumerable: d.enumerable, configurable: true });
 }
 
@@ -761,15 +1528,156 @@ function patchToString() {
   const d = gopd(Function.prototype, "toString");
   if (!d || !d.configurable) return;
   const original = d.value;
-  const proxy = new ProxyC(original, {
+  const proxy = new ProxyC(original, handlerOf({
     apply: function (target, thisArg, args) {
       const known = apply(wmGet, sources, [thisArg]);
       if (typeof known === "string") return known;
       return apply(target, thisArg, args);
     },
-  });
+  }));
   disguise(proxy, original);
   defineProperty(Function.prototype, "toString", { value: proxy, writable: d.writable, enumerable: d.enumerable, configurable: true });
+}
+
+// ---- the page's definitions: the descriptor definers and readers ----------------------------
+//
+// The definers run the page's call unchanged and take what it defined on a watched name as the
+// property's new definition (see `redefine`); the readers show the page's own definition where
+// the probe stands in for it. Each keeps its name, length and source; an error it throws is the
+// browser's own, without the probe's frames.
+
+// A property key the probe can take without converting it a second time: symbols are never
+// watched, and an object key is left alone (its toString would run twice).
+function keyOf(key) {
+  if (typeof key === "string") return key;
+  if (typeof key === "number") return StringOf(key);
+  return null;
+}
+
+function patchMethod(holder, name, trap) {
+  if (holder === null || holder === undefined) return;
+  const d = gopd(holder, name);
+  if (!d || typeof d.value !== "function" || !d.configurable) return;
+  const proxy = disguise(new ProxyC(d.value, handlerOf({ apply: trap })), d.value);
+  defineProperty(holder, name, { value: proxy, writable: d.writable, enumerable: d.enumerable, configurable: true });
+}
+
+// Object.defineProperty(o, key, attributes), Reflect.defineProperty(o, key, attributes).
+function defineTrap(target, thisArg, args) {
+  try {
+    const object = args[0];
+    const name = keyOf(args[1]);
+    if (name === null || !isObject(object)) return apply(target, thisArg, args);
+    return redefine(object, name, function () { return apply(target, thisArg, args); });
+  } catch (e) {
+    cleanStack(e);
+    throw e;
+  }
+}
+
+// Object.defineProperties(o, properties).
+function defineManyTrap(target, thisArg, args) {
+  try {
+    const object = args[0];
+    if (!isObject(object)) return apply(target, thisArg, args);
+    return redefineMany(object, function () { return apply(target, thisArg, args); });
+  } catch (e) {
+    cleanStack(e);
+    throw e;
+  }
+}
+
+// o.__defineGetter__(key, f), o.__defineSetter__(key, f).
+function legacyDefineTrap(target, thisArg, args) {
+  try {
+    const name = keyOf(args[0]);
+    if (name === null || !isObject(thisArg)) return apply(target, thisArg, args);
+    return redefine(thisArg, name, function () { return apply(target, thisArg, args); });
+  } catch (e) {
+    cleanStack(e);
+    throw e;
+  }
+}
+
+// The page's view of own property descriptor `d` of `object` (d itself when the probe does not
+// stand in for that property there).
+function viewOf(object, d) {
+  let f = own(d, "get") ? d.get : undefined;
+  if (typeof f !== "function") f = own(d, "set") ? d.set : undefined;
+  if (typeof f !== "function") return d;
+  const cell = apply(wmGet, installed, [f]);
+  if (cell === undefined || cell.holder !== object || cell.view === null) return d;
+  const real = plain(d);
+  if (!isLive(cell, real)) return d;
+  return pageDescriptor(cell, real, true);
+}
+
+// Object.getOwnPropertyDescriptor(o, key), Reflect.getOwnPropertyDescriptor(o, key).
+function describeTrap(target, thisArg, args) {
+  let d;
+  try {
+    d = apply(target, thisArg, args);
+  } catch (e) {
+    cleanStack(e);
+    throw e;
+  }
+  const object = args[0];
+  if (d === undefined || !isObject(object) || apply(wmGet, cells, [object]) === undefined) return d;
+  return viewOf(object, d);
+}
+
+// Object.getOwnPropertyDescriptors(o).
+function describeAllTrap(target, thisArg, args) {
+  let all;
+  try {
+    all = apply(target, thisArg, args);
+  } catch (e) {
+    cleanStack(e);
+    throw e;
+  }
+  const object = args[0];
+  const map = isObject(object) ? apply(wmGet, cells, [object]) : undefined;
+  if (map === undefined) return all;
+  const keys = ownKeysOf(map);
+  for (let i = 0; i < keys.length; i++) {
+    const name = apply(strSlice, keys[i], [1]);
+    if (!own(all, name)) continue;
+    const d = all[name];
+    const view = viewOf(object, d);
+    if (view !== d) defineProperty(all, name, dataRecord(view, true, true, true));
+  }
+  return all;
+}
+
+// o.__lookupGetter__(key), o.__lookupSetter__(key).
+function lookupTrap(which) {
+  return function (target, thisArg, args) {
+    let f;
+    try {
+      f = apply(target, thisArg, args);
+    } catch (e) {
+      cleanStack(e);
+      throw e;
+    }
+    if (typeof f !== "function") return f;
+    const cell = apply(wmGet, installed, [f]);
+    if (cell === undefined || cell.view === null || cell.real === null || cell.real[which] !== f) return f;
+    return isAccessor(cell.view) ? cell.view[which] : undefined;
+  };
+}
+
+function patchDescriptors() {
+  const objectProto = O.prototype;
+  patchMethod(O, "defineProperty", defineTrap);
+  patchMethod(R, "defineProperty", defineTrap);
+  patchMethod(O, "defineProperties", defineManyTrap);
+  patchMethod(objectProto, "__defineGetter__", legacyDefineTrap);
+  patchMethod(objectProto, "__defineSetter__", legacyDefineTrap);
+  patchMethod(O, "getOwnPropertyDescriptor", describeTrap);
+  patchMethod(R, "getOwnPropertyDescriptor", describeTrap);
+  patchMethod(O, "getOwnPropertyDescriptors", describeAllTrap);
+  patchMethod(objectProto, "__lookupGetter__", lookupTrap("get"));
+  patchMethod(objectProto, "__lookupSetter__", lookupTrap("set"));
 }
 
 // ---- install ------------------------------------------------------------------------------
@@ -784,5 +1692,6 @@ for (let i = 0; i < apis.length; i++) {
   }
 }
 watchMarks();
+patchDescriptors();
 patchToString();
 post({ k: "ready", realm: realm, wrapped: wrapped, failed: failed });

@@ -3,6 +3,11 @@
 //! turned into a trace line (global `seq`, `t`, `realmId`, `nav`) as it arrives. It decides when
 //! the recording ends: the page's `tracer:done` mark, the load event plus a quiet period, the
 //! timeout, a signal, or the browser going away.
+//!
+//! A realm's probe sends the property facts of a definition (`owner`, `descriptor`,
+//! `getterOwner`, `setterOwner`) once, on the first record that has them, marked `fdef: n`; later
+//! records with the same facts carry `fref: n`, and the facts are filled back in here, so every
+//! trace line is whole. `n` is per realm instance (CDP session and execution context).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -20,6 +25,8 @@ use crate::record::writer::TraceWriter;
 /// How long to keep reading after the page said `tracer:done`, for records of other realms
 /// still on the wire.
 const DRAIN: Duration = Duration::from_millis(200);
+/// The property facts a probe sends once per definition (see the module comment).
+const FACTS: [&str; 4] = ["owner", "descriptor", "getterOwner", "setterOwner"];
 /// How long one setup request may take.
 const SETUP_LIMIT: Duration = Duration::from_secs(15);
 
@@ -67,6 +74,8 @@ pub struct Recorder<'a> {
     /// (session, execution context) -> (realmId, nav).
     realms: HashMap<(String, i64), (String, u64)>,
     realm_counts: HashMap<String, u64>,
+    /// (session, execution context, `fdef` number) -> the property facts the probe sent once.
+    facts: HashMap<(String, i64, u64), Map<String, Value>>,
     /// The nav of the newest main realm.
     nav: u64,
     loaded: bool,
@@ -190,6 +199,7 @@ impl<'a> Recorder<'a> {
             probe_source,
             realms: HashMap::new(),
             realm_counts: HashMap::new(),
+            facts: HashMap::new(),
             nav: 0,
             loaded: false,
             last_activity: Instant::now(),
@@ -409,6 +419,18 @@ impl<'a> Recorder<'a> {
             .and_then(Value::as_str)
             .unwrap_or("main")
             .to_owned();
+        if let Some(n) = record.remove("fref").and_then(|n| n.as_u64())
+            && let Some(facts) = self.facts.get(&(session.clone(), context, n))
+        {
+            record.extend(facts.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        if let Some(n) = record.remove("fdef").and_then(|n| n.as_u64()) {
+            let facts = FACTS
+                .iter()
+                .filter_map(|&field| Some((field.to_owned(), record.get(field)?.clone())))
+                .collect();
+            self.facts.insert((session.clone(), context, n), facts);
+        }
         let key = (session, context);
         let (realm_id, nav) = match self.realms.get(&key) {
             Some(known) => known.clone(),

@@ -191,6 +191,22 @@ mod tests {
     }
 
     #[test]
+    fn a_long_request_body_is_digested_inside_the_request_field() {
+        let long = "x".repeat(501);
+        let fields: Map<String, Value> = serde_json::from_value(json!({
+            "api": "fetch",
+            "request": {"method": "POST", "body": {"shape": "text", "value": long, "length": 501}}
+        }))
+        .unwrap();
+        let line: Value = serde_json::from_str(&render(fields)).unwrap();
+        let body = &line["request"]["body"];
+        assert_eq!(body["value"]["$string"], hash::of_bytes(long.as_bytes()));
+        assert_eq!(body["value"]["length"], 501);
+        assert_eq!(body["length"], 501);
+        assert_eq!(line["request"]["method"], "POST");
+    }
+
+    #[test]
     fn a_preview_never_splits_a_surrogate_pair() {
         let text = format!("{}{}", "a".repeat(119), "😀".repeat(300));
         let mut value = Value::from(text);
