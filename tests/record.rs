@@ -700,3 +700,82 @@ fn request_making_calls_carry_the_request_they_make() {
     );
     assert_eq!(requests[3]["request"]["url"], "http://127.0.0.1:9/long");
 }
+
+/// issue 3, point 8, end to end: the requests a page made in Chromium (recorded with their
+/// resolved URLs, methods, header names and bodies) against the requests a Node environment tried
+/// to send under the no-send guard, request by request.
+#[test]
+fn recorded_requests_are_compared_with_what_the_environment_tried_to_send() {
+    let Some(browser) = chromium() else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED record::recorded_requests_are_compared_with_what_the_environment_tried_to_send: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
+        );
+        return;
+    };
+    let (dir, _) = record_fixture(&browser, "request-loop/page.html");
+    let root = dir.path();
+    check(
+        &tracer(root, &["contract", "build", "--case-dir", "case"]),
+        "tracer contract build",
+    );
+    let audit = |requests: &str| {
+        let entry = format!(
+            "const http = require('node:http');\n\
+             const send = (method, path, headers, body) => new Promise((done) => {{\n\
+               const r = http.request('http://127.0.0.1:9' + path, {{ method, headers }});\n\
+               r.on('error', () => done());\n\
+               r.end(body);\n\
+             }});\n\
+             (async () => {{\n{requests}\n\
+               require('node:fs').writeFileSync(process.env.WEB_JS_ENV_PATCHER_TRACE_AUDIT_OUT, '{{\"timeline\":[],\"observations\":[]}}');\n\
+             }})();\n"
+        );
+        std::fs::create_dir_all(root.join("case/result")).unwrap();
+        std::fs::write(root.join("case/result/final.js"), entry).unwrap();
+        let out = tracer(
+            root,
+            &[
+                "audit",
+                "--case-dir",
+                "case",
+                "--entry",
+                "case/result/final.js",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(3), "the attempts alone block");
+        let diff: Value = serde_json::from_str(
+            &std::fs::read_to_string(root.join("case/notes/trace-runtime-diff.json")).unwrap(),
+        )
+        .unwrap();
+        diff
+    };
+    let faithful = audit(
+        "await send('POST', '/app/submit?x=1', { 'X-B': '1', 'Content-Type': 'text/plain' }, 'h\\u00e9llo');\n\
+         await send('GET', '/app/data', {});",
+    );
+    assert_eq!(faithful["requests"]["expected"], 2, "{faithful:#}");
+    assert_eq!(
+        faithful["requestsMatched"], true,
+        "{:#}",
+        faithful["requests"]
+    );
+    // The same two requests, but the POST's headers in the other order and a body one byte longer.
+    let unfaithful = audit(
+        "await send('POST', '/app/submit?x=1', { 'Content-Type': 'text/plain', 'X-B': '1' }, 'h\\u00e9llo!');\n\
+         await send('GET', '/app/data', {});",
+    );
+    assert_eq!(unfaithful["requestsMatched"], false);
+    let fields: Vec<&str> = unfaithful["requests"]["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["field"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        fields,
+        ["headerNames", "body.length"],
+        "{:#}",
+        unfaithful["requests"]
+    );
+}
