@@ -542,6 +542,25 @@ fn session_files_defined_behaviour() {
         let e = format!("{:#}", read_json::<Value>(&path).unwrap_err());
         assert!(e.contains(at), "{text:?}: {e}");
     }
+    // Bytes that are not UTF-8 (found by the `policy` fuzz target): a parse error naming
+    // file:line:column and a usage error (exit 2), like any other malformed file, not an I/O error.
+    for text in [
+        &b"{\"version\": \"trace-runtime\x00\x00\x00\xe7licy/v1\"}"[..],
+        &b"\xff{}"[..],
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session.json");
+        std::fs::write(&path, text).unwrap();
+        for e in [
+            read_json::<Session>(&path).unwrap_err(),
+            read_json::<Policy>(&path).unwrap_err(),
+            read_json::<Value>(&path).unwrap_err(),
+        ] {
+            let message = format!("{e:#}");
+            assert!(message.contains("session.json:1:"), "{message}");
+            assert_eq!(tracer::error::exit_code_of(&e), 2, "{message}");
+        }
+    }
     // A number too large for its field: refused; a float overflowing f64: refused.
     let (_d, path) = session_file(&sample.replacen(
         "\"eventCount\": 3",
