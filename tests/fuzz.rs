@@ -475,6 +475,29 @@ fn cdp_messages_defined_behaviour() {
     ));
 }
 
+#[test]
+fn exception_positions_beyond_u32_are_clamped() {
+    // Found while writing the `cdp_message` fuzz target: an exception without a stack at a 0-based
+    // line of u32::MAX overflowed when made 1-based (a panic with overflow checks, line 0 without),
+    // and a line beyond u32 was truncated to a small one. Both now give the largest position.
+    use tracer::inspector::driver::Observer;
+    use tracer::trace::capture::Capture;
+    use tracer::trace::event::Clock;
+    use tracer::trace::mapper::Mapper;
+
+    let dir = tempfile::tempdir().unwrap();
+    for (line0, column0) in [(4_294_967_295u64, 4_294_967_295u64), (4_294_967_296, 0)] {
+        let (tx, rx) = std::sync::mpsc::sync_channel(4);
+        let mut capture = Capture::new(Mapper::new(dir.path().into()), tx, Clock::start(), None);
+        let params = json!({"exceptionDetails": {"text": "Uncaught", "lineNumber": line0,
+            "columnNumber": column0, "url": "/w/a.js"}});
+        capture.on_event(None, "Runtime.exceptionThrown", &params);
+        let event = rx.try_recv().expect("an exception event");
+        assert_eq!(event.line, Some(u32::MAX), "{line0}");
+        assert!(event.column.is_some_and(|c| c >= 1), "{column0}");
+    }
+}
+
 fn session_file(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("session.json");
