@@ -9,6 +9,7 @@ pub mod commands;
 pub mod conformance;
 pub mod error;
 pub mod exit;
+pub mod files;
 pub mod guard;
 pub mod inspector;
 pub mod output;

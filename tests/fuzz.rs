@@ -724,3 +724,42 @@ fn stack_texts_defined_behaviour() {
         .collect();
     assert_eq!(found, [("/w/a.js", 3, 9), ("/w/c.js", 1, 2)]);
 }
+
+// ---- Files named by outside input: a device or a FIFO is refused, never read. ----
+
+#[test]
+fn a_source_map_naming_a_device_is_a_note_not_a_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("app.js");
+    std::fs::write(&script, "1\n//# sourceMappingURL=/dev/zero\n").unwrap();
+    for named in [Some("file:///dev/zero"), Some("/dev/zero"), None] {
+        let note = sourcemaps::load(&script, named)
+            .err()
+            .expect("refused with a note");
+        assert!(
+            note.contains("source map /dev/zero of ") && note.ends_with("not a regular file"),
+            "{note}"
+        );
+    }
+}
+
+#[test]
+fn a_replayed_session_naming_a_device_shows_no_source() {
+    use tracer::commands::replay::Timeline;
+    use tracer::output::human::Styles;
+
+    let mut session: Session =
+        serde_json::from_str(include_str!("fixtures/session_sample.json")).unwrap();
+    session.events[1].file = Some("/dev/zero".into());
+    session.events[1].line = Some(1);
+    session.events[1].column = Some(1);
+    let mut out = Vec::new();
+    Timeline::new(&session, None, &[], None)
+        .print_all(&Styles::default(), &mut out)
+        .unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains("/dev/zero:1:1") && out.contains("(the source file cannot be read now)"),
+        "{out}"
+    );
+}
