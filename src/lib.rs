@@ -10,6 +10,8 @@ pub mod conformance;
 pub mod error;
 pub mod exit;
 pub mod files;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod guard;
 pub mod inspector;
 pub mod output;
