@@ -9,6 +9,9 @@ pub mod commands;
 pub mod conformance;
 pub mod error;
 pub mod exit;
+pub mod files;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod guard;
 pub mod inspector;
 pub mod output;

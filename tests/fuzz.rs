@@ -1,7 +1,9 @@
 //! Property tests for every parser of outside input (issue 6, point 2), through the public library
 //! API: CDP messages, stack texts and script URLs, source maps, raw traces, the JSON files read back
-//! (`session.json`, policies), rendered values, and the bounded event log. Each property is "never
-//! panics" plus what the reader promises (a clear error naming the file and line, caps, counts).
+//! (`session.json`, policies), contracts and audits as `tracer check` reads them, rendered values,
+//! and the bounded event log. Each property is "never panics" plus what the reader promises (a
+//! clear error naming the file and line, caps, counts). The coverage-guided targets in `fuzz/` call
+//! the same harness (`tracer::fuzzing`).
 //!
 //! The default run is quick (proptest's 256 cases, fewer for targets that touch the disk);
 //! `scripts/fuzz.sh` runs the same properties with `PROPTEST_CASES` set high. The second half
@@ -11,11 +13,13 @@
 use std::path::Path;
 
 use proptest::prelude::*;
-use proptest::test_runner::Config;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{Value, json};
 
+use tracer::conformance::check;
 use tracer::conformance::policy::Policy;
 use tracer::conformance::raw_trace;
+use tracer::fuzzing::{self, CheckCase, base64};
 use tracer::inspector::cdp::{self, Incoming};
 use tracer::output::store::read_json;
 use tracer::trace::event::{Event, Kind};
@@ -372,6 +376,137 @@ proptest! {
     }
 }
 
+/// The example's conformance case with the contract and audit `tracer` made of it (`fuzz/case`,
+/// shared with the cargo-fuzz targets): it matches, so each mutated file is checked against a case
+/// that otherwise passes.
+fn matching_case() -> CheckCase {
+    CheckCase::new(&[
+        (
+            "ruyi-trace/logs/current.ndjson",
+            include_bytes!("../examples/conformance/case/ruyi-trace/logs/current.ndjson"),
+        ),
+        (
+            "result/final.js",
+            include_bytes!("../examples/conformance/result-fixed/final.js"),
+        ),
+        ("notes/trace-runtime-contract.json", CONTRACT),
+        ("tmp/node-trace-runtime-audit.json", AUDIT),
+    ])
+    .unwrap()
+}
+
+const CONTRACT: &[u8] = include_bytes!("../fuzz/case/notes/trace-runtime-contract.json");
+const AUDIT: &[u8] = include_bytes!("../fuzz/case/tmp/node-trace-runtime-audit.json");
+
+/// A JSON file damaged the ways a file on disk gets damaged: a byte changed, cut short, a byte
+/// inserted, one value replaced by arbitrary JSON, or arbitrary bytes.
+fn damaged(original: &'static [u8]) -> impl Strategy<Value = Vec<u8>> {
+    let value: Value = serde_json::from_slice(original).unwrap();
+    prop_oneof![
+        3 => (any::<prop::sample::Index>(), any::<u8>(), 0u8..3).prop_map(move |(at, byte, how)| {
+            let mut bytes = original.to_vec();
+            let at = at.index(bytes.len());
+            match how {
+                0 => bytes[at] = byte,
+                1 => bytes.truncate(at),
+                _ => bytes.insert(at, byte),
+            }
+            bytes
+        }),
+        3 => (any::<prop::sample::Index>(), json_value()).prop_map(move |(at, replacement)| {
+            let mut value = value.clone();
+            let mut slots = Vec::new();
+            collect_pointers(&value, String::new(), &mut slots);
+            let pointer = &slots[at.index(slots.len())];
+            if let Some(slot) = value.pointer_mut(pointer) {
+                *slot = replacement;
+            }
+            serde_json::to_vec_pretty(&value).unwrap()
+        }),
+        1 => prop::collection::vec(any::<u8>(), 0..300),
+        1 => json_ish_text().prop_map(String::into_bytes),
+    ]
+}
+
+fn collect_pointers(value: &Value, at: String, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map {
+                let escaped = key.replace('~', "~0").replace('/', "~1");
+                collect_pointers(inner, format!("{at}/{escaped}"), out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, inner) in items.iter().enumerate() {
+                collect_pointers(inner, format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+    out.push(at);
+}
+
+/// What `tracer check` promises for a damaged input file: not JSON is an `UNREADABLE_INPUT` naming
+/// the file (exit 2); anything else is checked without a panic, and a finding blocks the match.
+fn assert_checked_or_refused(
+    outcome: &check::Outcome,
+    bytes: &[u8],
+    file: &str,
+) -> Result<(), TestCaseError> {
+    let diff = &outcome.diff;
+    if serde_json::from_slice::<Value>(bytes).is_err() {
+        prop_assert!(outcome.bad_input, "not JSON is bad input (exit 2)");
+        let unreadable = diff
+            .blocking
+            .iter()
+            .find(|f| f.code == "UNREADABLE_INPUT" && f.message.contains(file));
+        prop_assert!(unreadable.is_some(), "{:?}", diff.blocking);
+    }
+    prop_assert_eq!(diff.matched, diff.blocking.is_empty());
+    Ok(())
+}
+
+#[test]
+fn the_fuzz_case_matches() {
+    // The contract and audit targets start from this case: if a format change made it stale,
+    // `scripts/fuzz.sh --refresh-case` rebuilds it.
+    let case = matching_case();
+    let outcome = check::check(case.path(), "case");
+    assert!(
+        outcome.diff.matched && !outcome.bad_input,
+        "fuzz/case no longer matches: run `scripts/fuzz.sh --refresh-case`\n{:#?}",
+        outcome.diff.blocking
+    );
+}
+
+#[test]
+fn any_contract_is_checked_or_refused_with_a_blocking_finding() {
+    let case = matching_case();
+    let original: Value = serde_json::from_slice(CONTRACT).unwrap();
+    TestRunner::new(disk_config())
+        .run(&damaged(CONTRACT), |bytes| {
+            let outcome = fuzzing::contract(&case, &bytes);
+            assert_checked_or_refused(&outcome, &bytes, "trace-runtime-contract.json")?;
+            // Any change to the contract's content changes its hash: never a match.
+            if serde_json::from_slice::<Value>(&bytes).is_ok_and(|v| v != original) {
+                prop_assert!(!outcome.diff.matched, "an edited contract matched");
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[test]
+fn any_audit_is_checked_or_refused_with_a_blocking_finding() {
+    let case = matching_case();
+    TestRunner::new(disk_config())
+        .run(&damaged(AUDIT), |bytes| {
+            let outcome = fuzzing::audit(&case, &bytes);
+            assert_checked_or_refused(&outcome, &bytes, "node-trace-runtime-audit.json")
+        })
+        .unwrap();
+}
+
 /// A raw trace: a header (or not), then lines of events, blanks, CRLF, garbage.
 fn raw_trace_lines() -> impl Strategy<Value = Vec<u8>> {
     let header = prop_oneof![
@@ -417,24 +552,6 @@ fn raw_trace_lines() -> impl Strategy<Value = Vec<u8>> {
         })
 }
 
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
-        for i in 0..=chunk.len() {
-            out.push(ALPHABET[(n >> (18 - 6 * i)) as usize & 63] as char);
-        }
-        for _ in chunk.len()..3 {
-            out.push('=');
-        }
-    }
-    out
-}
-
 // ---- Defined behaviour, reader by reader (docs/input-handling.md states each of these). ----
 
 fn nested(depth: usize) -> String {
@@ -473,6 +590,29 @@ fn cdp_messages_defined_behaviour() {
         cdp::parse(r#"{"id":1,"id":2}"#),
         Incoming::Response { id: 2, .. }
     ));
+}
+
+#[test]
+fn exception_positions_beyond_u32_are_clamped() {
+    // Found while writing the `cdp_message` fuzz target: an exception without a stack at a 0-based
+    // line of u32::MAX overflowed when made 1-based (a panic with overflow checks, line 0 without),
+    // and a line beyond u32 was truncated to a small one. Both now give the largest position.
+    use tracer::inspector::driver::Observer;
+    use tracer::trace::capture::Capture;
+    use tracer::trace::event::Clock;
+    use tracer::trace::mapper::Mapper;
+
+    let dir = tempfile::tempdir().unwrap();
+    for (line0, column0) in [(4_294_967_295u64, 4_294_967_295u64), (4_294_967_296, 0)] {
+        let (tx, rx) = std::sync::mpsc::sync_channel(4);
+        let mut capture = Capture::new(Mapper::new(dir.path().into()), tx, Clock::start(), None);
+        let params = json!({"exceptionDetails": {"text": "Uncaught", "lineNumber": line0,
+            "columnNumber": column0, "url": "/w/a.js"}});
+        capture.on_event(None, "Runtime.exceptionThrown", &params);
+        let event = rx.try_recv().expect("an exception event");
+        assert_eq!(event.line, Some(u32::MAX), "{line0}");
+        assert!(event.column.is_some_and(|c| c >= 1), "{column0}");
+    }
 }
 
 fn session_file(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
@@ -541,6 +681,25 @@ fn session_files_defined_behaviour() {
         let (_d, path) = session_file(text);
         let e = format!("{:#}", read_json::<Value>(&path).unwrap_err());
         assert!(e.contains(at), "{text:?}: {e}");
+    }
+    // Bytes that are not UTF-8 (found by the `policy` fuzz target): a parse error naming
+    // file:line:column and a usage error (exit 2), like any other malformed file, not an I/O error.
+    for text in [
+        &b"{\"version\": \"trace-runtime\x00\x00\x00\xe7licy/v1\"}"[..],
+        &b"\xff{}"[..],
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session.json");
+        std::fs::write(&path, text).unwrap();
+        for e in [
+            read_json::<Session>(&path).unwrap_err(),
+            read_json::<Policy>(&path).unwrap_err(),
+            read_json::<Value>(&path).unwrap_err(),
+        ] {
+            let message = format!("{e:#}");
+            assert!(message.contains("session.json:1:"), "{message}");
+            assert_eq!(tracer::error::exit_code_of(&e), 2, "{message}");
+        }
     }
     // A number too large for its field: refused; a float overflowing f64: refused.
     let (_d, path) = session_file(&sample.replacen(
@@ -681,4 +840,57 @@ fn stack_texts_defined_behaviour() {
         .map(|f| (f.file.as_str(), f.line, f.column))
         .collect();
     assert_eq!(found, [("/w/a.js", 3, 9), ("/w/c.js", 1, 2)]);
+}
+
+// ---- Files named by outside input: a device or a FIFO is refused, never read. ----
+
+#[test]
+fn a_source_map_naming_a_device_is_a_note_not_a_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("app.js");
+    std::fs::write(&script, "1\n//# sourceMappingURL=/dev/zero\n").unwrap();
+    for named in [Some("file:///dev/zero"), Some("/dev/zero"), None] {
+        let note = sourcemaps::load(&script, named)
+            .err()
+            .expect("refused with a note");
+        assert!(
+            note.contains("source map /dev/zero of ") && note.ends_with("not a regular file"),
+            "{note}"
+        );
+    }
+}
+
+#[test]
+fn a_contract_naming_a_device_as_its_trace_is_stale_not_a_hang() {
+    let case = matching_case();
+    let mut contract: Value = serde_json::from_slice(CONTRACT).unwrap();
+    contract["traces"][0]["path"] = json!("/dev/zero");
+    let outcome = fuzzing::contract(&case, &serde_json::to_vec(&contract).unwrap());
+    let finding = outcome
+        .diff
+        .blocking
+        .iter()
+        .find(|f| f.message.contains("trace /dev/zero cannot be read now"));
+    assert!(finding.is_some(), "{:#?}", outcome.diff.blocking);
+}
+
+#[test]
+fn a_replayed_session_naming_a_device_shows_no_source() {
+    use tracer::commands::replay::Timeline;
+    use tracer::output::human::Styles;
+
+    let mut session: Session =
+        serde_json::from_str(include_str!("fixtures/session_sample.json")).unwrap();
+    session.events[1].file = Some("/dev/zero".into());
+    session.events[1].line = Some(1);
+    session.events[1].column = Some(1);
+    let mut out = Vec::new();
+    Timeline::new(&session, None, &[], None)
+        .print_all(&Styles::default(), &mut out)
+        .unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains("/dev/zero:1:1") && out.contains("(the source file cannot be read now)"),
+        "{out}"
+    );
 }

@@ -30,6 +30,8 @@ use crate::trace::values::cap;
 const CONTEXT_LINES: u32 = 2;
 /// The longest source line shown.
 const SOURCE_LINE_LIMIT: usize = 200;
+/// The largest source file read to show its lines (a session names any path).
+const MAX_SOURCE_BYTES: u64 = 64 * 1024 * 1024;
 /// Lines of a multi-line value (a stack) shown.
 const VALUE_LINES: usize = 12;
 
@@ -443,7 +445,8 @@ fn matches(re: &Regex, event: &Event) -> bool {
 
 fn read_source(file: &str, started_at: &str) -> Option<Source> {
     let path = Path::new(file);
-    let text = std::fs::read_to_string(path).ok()?;
+    let bytes = crate::files::read_capped(path, MAX_SOURCE_BYTES).ok()?;
+    let text = String::from_utf8(bytes).ok()?;
     let modified = path.metadata().and_then(|m| m.modified()).ok();
     let started = humantime::parse_rfc3339(started_at).ok();
     let changed_after_run = matches!((modified, started), (Some(m), Some(s)) if m > s);

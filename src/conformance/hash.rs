@@ -3,7 +3,6 @@
 //! without that field) and `runtimeSourceHash` (every file under `case/result/`). Also the digest
 //! behind contract item ids. This module only hashes; it decides nothing.
 
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
@@ -36,9 +35,10 @@ impl Hasher {
     }
 }
 
-/// sha256 of a file's bytes, streamed.
+/// sha256 of a file's bytes, streamed. Only a regular file is hashed: a contract can name any
+/// path, and hashing `/dev/zero` would never end.
 pub fn of_file(path: &Path) -> io::Result<String> {
-    let mut file = File::open(path)?;
+    let mut file = crate::files::open_regular(path)?;
     let mut hasher = Hasher::default();
     let mut buf = vec![0u8; 256 * 1024];
     loop {
@@ -56,7 +56,7 @@ pub fn trace_source(files: &[PathBuf]) -> io::Result<String> {
     let mut hasher = Hasher::default();
     let mut buf = vec![0u8; 256 * 1024];
     for path in files {
-        let mut file = File::open(path)?;
+        let mut file = crate::files::open_regular(path)?;
         loop {
             let n = file.read(&mut buf)?;
             if n == 0 {

@@ -192,10 +192,12 @@ pub fn valid_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
-/// Reads and parses a JSON file; a parse error names the file, the line and the column.
+/// Reads and parses a JSON file; a parse error names the file, the line and the column. Bytes
+/// that are not UTF-8 are a parse error like any other (a usage error, exit 2), not a failure to
+/// read the file.
 pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T> {
-    let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| {
+    let bytes = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    serde_json::from_slice(&bytes).map_err(|e| {
         TracerError::usage(format!(
             "{}:{}:{}: not a valid file of this version ({e}); it may have been edited or written by another tool",
             path.display(),

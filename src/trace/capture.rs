@@ -163,7 +163,8 @@ impl Capture {
                 .unwrap_or(0);
             if let Some(line0) = line0
                 && let Some((frame, _)) =
-                    self.mapper.position("", url, line0 as u32, column0 as u32)
+                    self.mapper
+                        .position("", url, mapper::to_u32(line0), mapper::to_u32(column0))
             {
                 let note = event.note.take();
                 self.place(&mut event, vec![frame], note);

@@ -32,6 +32,8 @@ pub const CAVEAT: &str = "This chain orders captured events by time and shows th
 
 /// The longest source line quoted.
 const SOURCE_LINE_LIMIT: usize = 300;
+/// The largest source file read for a line of it (a source map can name any path).
+const MAX_SOURCE_BYTES: u64 = 64 * 1024 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -241,7 +243,8 @@ fn step(event: &Event, source_line: &dyn Fn(&Position) -> Option<String>) -> Ste
 
 /// The text of line `position.line` (1-based) of `position.file`, trimmed and capped.
 pub fn source_line(position: &Position) -> Option<String> {
-    let text = std::fs::read_to_string(Path::new(&position.file)).ok()?;
+    let bytes = crate::files::read_capped(Path::new(&position.file), MAX_SOURCE_BYTES).ok()?;
+    let text = String::from_utf8(bytes).ok()?;
     let line = text.lines().nth(position.line.checked_sub(1)? as usize)?;
     Some(cap(line.trim_end().to_owned(), SOURCE_LINE_LIMIT).0)
 }

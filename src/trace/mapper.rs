@@ -98,10 +98,11 @@ impl Mapper {
         column0: u32,
     ) -> Option<(Frame, Option<String>)> {
         let path = user_path(url)?;
+        // Saturating: a position at u32::MAX (a runtime can report anything) stays the last one.
         let generated = Position {
             file: path.display().to_string(),
-            line: line0 + 1,
-            column: column0 + 1,
+            line: line0.saturating_add(1),
+            column: column0.saturating_add(1),
         };
         let source_map_url = self.source_map_urls.get(url).cloned();
         let entry = self.maps.entry(path.clone()).or_insert_with(|| {
@@ -118,8 +119,8 @@ impl Mapper {
                     Frame {
                         function_name,
                         file: original.path.display().to_string(),
-                        line: original.line0 + 1,
-                        column: original.column0 + 1,
+                        line: original.line0.saturating_add(1),
+                        column: original.column0.saturating_add(1),
                         generated: Some(generated),
                     },
                     None,
@@ -157,7 +158,9 @@ fn plain(function_name: String, position: Position) -> Frame {
     }
 }
 
-fn to_u32(n: u64) -> u32 {
+/// A 0-based CDP line or column as the mapper takes it: one beyond `u32` becomes the largest
+/// position (never truncated to a small one).
+pub fn to_u32(n: u64) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX - 1)
 }
 

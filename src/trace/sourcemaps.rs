@@ -2,7 +2,6 @@
 //! relative to the script, a `file://` URL or a `data:` URL) or from the script's own trailing
 //! `//# sourceMappingURL=` comment. Positions here stay 0-based; the mapper converts them.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use sourcemap::DecodedMap;
@@ -100,14 +99,10 @@ fn trailing_reference(script: &Path) -> Option<String> {
     })
 }
 
+/// A map or script file: a regular file of at most `MAX_MAP_BYTES` (a map named `/dev/zero` is a
+/// note, not a hang).
 fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
-    let size = fs::metadata(path)?.len();
-    if size > MAX_MAP_BYTES {
-        return Err(std::io::Error::other(format!(
-            "larger than {MAX_MAP_BYTES} bytes"
-        )));
-    }
-    fs::read(path)
+    crate::files::read_capped(path, MAX_MAP_BYTES)
 }
 
 /// Removes `.` and `..` components without touching the file system.
