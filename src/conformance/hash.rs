@@ -74,7 +74,7 @@ pub fn trace_source_and_files(files: &[PathBuf]) -> io::Result<(String, Vec<Stri
     let mut each = Vec::with_capacity(files.len());
     let mut buf = vec![0u8; 256 * 1024];
     for path in files {
-        let mut file = File::open(path)?;
+        let mut file = crate::files::open_regular(path)?;
         let mut one = Hasher::default();
         loop {
             let n = file.read(&mut buf)?;

@@ -349,7 +349,7 @@ pub fn display_path(path: &Path, base: &Path) -> String {
 
 impl Shard {
     fn open(path: &Path, display: String) -> Result<Shard> {
-        let file = File::open(path).map_err(|e| {
+        let file = crate::files::open_regular(path).map_err(|e| {
             bad(format!(
                 "cannot read trace {display}: {e}; check the path given to --trace"
             ))
