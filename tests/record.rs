@@ -34,6 +34,27 @@ fn tracer(dir: &Path, args: &[&str]) -> Output {
         .expect("running tracer")
 }
 
+/// `tracer record` of `root/page.html` into `root/case` with `browser`; it must succeed.
+fn record_page(root: &Path, browser: &str) -> Output {
+    let recorded = tracer(
+        root,
+        &[
+            "record",
+            "--case-dir",
+            "case",
+            "--baseline-id",
+            "b1",
+            "--browser",
+            browser,
+            "--timeout",
+            "60",
+            "page.html",
+        ],
+    );
+    check(&recorded, "tracer record");
+    recorded
+}
+
 fn check(output: &Output, what: &str) {
     assert!(
         output.status.success(),
@@ -74,22 +95,7 @@ fn records_a_page_in_chromium_and_the_contract_builds_from_it() {
         std::fs::copy(Path::new(FIXTURES).join(file), root.join(file)).unwrap();
     }
     let browser = browser.to_string_lossy().into_owned();
-    let recorded = tracer(
-        root,
-        &[
-            "record",
-            "--case-dir",
-            "case",
-            "--baseline-id",
-            "b1",
-            "--browser",
-            &browser,
-            "--timeout",
-            "60",
-            "page.html",
-        ],
-    );
-    check(&recorded, "tracer record");
+    let recorded = record_page(root, &browser);
     let stderr = String::from_utf8_lossy(&recorded.stderr);
     assert!(stderr.contains("tracer:done"), "{stderr}");
 
@@ -294,19 +300,7 @@ fn recording_the_same_page_twice_gives_identical_contract_items() {
             root.join("page.html"),
         )
         .unwrap();
-        let args = [
-            "record",
-            "--case-dir",
-            "case",
-            "--baseline-id",
-            "b1",
-            "--browser",
-            &browser,
-            "--timeout",
-            "60",
-            "page.html",
-        ];
-        check(&tracer(root, &args), "tracer record");
+        record_page(root, &browser);
         check(
             &tracer(root, &["contract", "build", "--case-dir", "case"]),
             "tracer contract build",
@@ -366,19 +360,7 @@ fn jsdom_against_chromium_end_to_end() {
     )
     .unwrap();
     std::os::unix::fs::symlink(example.join("node_modules"), root.join("node_modules")).unwrap();
-    let record = [
-        "record",
-        "--case-dir",
-        "case",
-        "--baseline-id",
-        "b1",
-        "--browser",
-        &browser,
-        "--timeout",
-        "60",
-        "page.html",
-    ];
-    check(&tracer(root, &record), "tracer record");
+    record_page(root, &browser);
     check(
         &tracer(root, &["contract", "build", "--case-dir", "case"]),
         "tracer contract build",
@@ -471,22 +453,7 @@ fn record_fixture(browser: &Path, fixture: &str) -> (tempfile::TempDir, Vec<Valu
     let root = dir.path();
     std::fs::copy(Path::new(FIXTURES).join(fixture), root.join("page.html")).unwrap();
     let browser = browser.to_string_lossy().into_owned();
-    let recorded = tracer(
-        root,
-        &[
-            "record",
-            "--case-dir",
-            "case",
-            "--baseline-id",
-            "b1",
-            "--browser",
-            &browser,
-            "--timeout",
-            "60",
-            "page.html",
-        ],
-    );
-    check(&recorded, "tracer record");
+    record_page(root, &browser);
     let all = lines(&root.join("case/ruyi-trace/logs/current.ndjson"));
     (dir, all[1..].to_vec())
 }

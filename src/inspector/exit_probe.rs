@@ -240,42 +240,37 @@ impl ExitProbe {
         if let Some(id) = main {
             params["contextId"] = json!(id);
         }
-        let channels = match call(cdp, backlog, "Runtime.evaluate", params)? {
-            Ok(result) if result.get("exceptionDetails").is_none() => result
-                .pointer("/result/objectId")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            Ok(result) => {
-                self.report.problems.push(format!(
-                    "request observer: {}",
-                    describe_exception(&result["exceptionDetails"])
-                ));
-                None
-            }
-            Err(e) => {
-                self.report.problems.push(format!("request observer: {e}"));
-                None
-            }
-        };
-        let Some(channels) = channels else {
+        let answer = call(cdp, backlog, "Runtime.evaluate", params)?;
+        let Some(channels) = self
+            .answered("request observer", answer)
+            .and_then(object_id)
+        else {
             return Ok(());
         };
         let params = json!({"objectId": channels, "functionDeclaration": REQUESTS_JS,
             "objectGroup": GROUP, "silent": true});
-        match call(cdp, backlog, "Runtime.callFunctionOn", params)? {
-            Ok(result) if result.get("exceptionDetails").is_none() => {
-                self.requests = result
-                    .pointer("/result/objectId")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned);
-            }
-            Ok(result) => self.report.problems.push(format!(
-                "request observer: {}",
-                describe_exception(&result["exceptionDetails"])
-            )),
-            Err(e) => self.report.problems.push(format!("request observer: {e}")),
-        }
+        let answer = call(cdp, backlog, "Runtime.callFunctionOn", params)?;
+        self.requests = self
+            .answered("request observer", answer)
+            .and_then(object_id);
         Ok(())
+    }
+
+    /// The result of a call the probe made, or `None` with the problem (an exception thrown in the
+    /// program's runtime, or a refused call) added to the report under `what`.
+    fn answered(&mut self, what: &str, answer: Result<Value, Value>) -> Option<Value> {
+        match answer {
+            Ok(result) if result.get("exceptionDetails").is_none() => Some(result),
+            Ok(result) => {
+                let problem = describe_exception(&result["exceptionDetails"]);
+                self.report.problems.push(format!("{what}: {problem}"));
+                None
+            }
+            Err(e) => {
+                self.report.problems.push(format!("{what}: {e}"));
+                None
+            }
+        }
     }
 
     /// Takes the request observer's report (once, at exit).
@@ -285,29 +280,25 @@ impl ExitProbe {
         };
         let params = json!({"objectId": observer, "functionDeclaration": TAKE_REQUESTS,
             "returnByValue": true, "silent": true, "objectGroup": GROUP});
-        match call(cdp, backlog, "Runtime.callFunctionOn", params)? {
-            Ok(result) if result.get("exceptionDetails").is_none() => {
-                let value = result.pointer("/result/value").cloned();
-                for (field, what) in [
-                    (
-                        "dropped",
-                        "requests beyond the first 1000 were not described",
-                    ),
-                    ("failed", "requests could not be described"),
-                ] {
-                    let n = value.as_ref().and_then(|v| v.get(field)?.as_u64());
-                    if let Some(n) = n.filter(|n| *n > 0) {
-                        self.report.problems.push(format!("{n} {what}"));
-                    }
-                }
-                self.report.requests = value;
+        let answer = call(cdp, backlog, "Runtime.callFunctionOn", params)?;
+        let Some(value) = self
+            .answered("requests", answer)
+            .and_then(|result| result.pointer("/result/value").cloned())
+        else {
+            return Ok(());
+        };
+        for (field, what) in [
+            (
+                "dropped",
+                "requests beyond the first 1000 were not described",
+            ),
+            ("failed", "requests could not be described"),
+        ] {
+            if let Some(n) = value.get(field).and_then(Value::as_u64).filter(|n| *n > 0) {
+                self.report.problems.push(format!("{n} {what}"));
             }
-            Ok(result) => self.report.problems.push(format!(
-                "requests: {}",
-                describe_exception(&result["exceptionDetails"])
-            )),
-            Err(e) => self.report.problems.push(format!("requests: {e}")),
         }
+        self.report.requests = Some(value);
         Ok(())
     }
 
@@ -526,25 +517,9 @@ impl ExitProbe {
             "Runtime.callFunctionOn",
             instantiate_params(id),
         )?;
-        let object = match answer {
-            Ok(result) if result.get("exceptionDetails").is_none() => result
-                .pointer("/result/objectId")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            Ok(result) => {
-                self.report.problems.push(format!(
-                    "measurer in context {id}: {}",
-                    describe_exception(&result["exceptionDetails"])
-                ));
-                None
-            }
-            Err(e) => {
-                self.report
-                    .problems
-                    .push(format!("measurer in context {id}: {e}"));
-                None
-            }
-        };
+        let object = self
+            .answered(&format!("measurer in context {id}"), answer)
+            .and_then(object_id);
         if let Some(c) = self.contexts.iter_mut().find(|c| c.realm.context_id == id) {
             c.measurer = object;
         }
@@ -606,6 +581,14 @@ fn describe_exception(details: &Value) -> String {
 
 /// Sends one request and waits for its answer; everything else that arrives meanwhile is kept, in
 /// order, in `backlog` for the driver.
+/// The objectId a call's result holds.
+fn object_id(result: Value) -> Option<String> {
+    result
+        .pointer("/result/objectId")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
 fn call(
     cdp: &mut Cdp,
     backlog: &mut VecDeque<Incoming>,
