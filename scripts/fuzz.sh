@@ -15,7 +15,9 @@
 #   scripts/fuzz.sh --cargo-fuzz --seconds 600 contract audit
 #   scripts/fuzz.sh --cargo-fuzz --list                 # the targets
 # Each target runs alone (one libFuzzer process at a time) with -rss_limit_mb=512 and -timeout=10
-# (a slower input is a hang and fails the run). New inputs go to a temporary folder that is removed
+# (a slower input is a hang and fails the run), and -len_control=0 (mutations may grow to the size
+# of the largest seed at once: contracts and sessions are kilobytes). The table at the end gives,
+# per target, the inputs run, the wall time, crashes, libFuzzer's peak RSS and the code edges reached. New inputs go to a temporary folder that is removed
 # (only the seeds are committed); a crashing input is kept in fuzz/artifacts/TARGET/ (ignored by git):
 # reproduce it with `cargo +nightly fuzz run -s none TARGET fuzz/artifacts/TARGET/crash-…`.
 #
@@ -112,12 +114,13 @@ cargo_fuzz_mode() {
     # temporary folders go under $work (TMPDIR), removed at the end.
     (cd fuzz && TMPDIR="$work/$t/tmp" cargo +nightly fuzz run -s none "$t" \
       "$work/$t/new" "corpus/$t" -- \
-      "${limit[@]}" -rss_limit_mb=512 -timeout=10 -print_final_stats=1 \
+      "${limit[@]}" -rss_limit_mb=512 -timeout=10 -len_control=0 -print_final_stats=1 \
       </dev/null >"$log" 2>&1) || status=$?
     local took=$(($(date +%s) - start))
-    local inputs rss crashes=0
+    local inputs rss cov crashes=0
     inputs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1)
+    cov=$(sed -n 's/^#[0-9]*[[:space:]]*[A-Z]*[[:space:]]*cov: \([0-9]*\).*/\1/p' "$log" | tail -1)
     if [ "$status" -ne 0 ]; then
       crashes=1
       failed+=("$t")
@@ -125,11 +128,11 @@ cargo_fuzz_mode() {
       tail -40 "$log" >&2
       grep -h 'Test unit written to' "$log" >&2 || true
     fi
-    rows+=("$(printf '%-14s %12s %8ss %8s %10s' "$t" "${inputs:-?}" "$took" "$crashes" "${rss:-?} MB")")
+    rows+=("$(printf '%-14s %12s %8ss %8s %10s %6s' "$t" "${inputs:-?}" "$took" "$crashes" "${rss:-?} MB" "${cov:-?}")")
     echo "${rows[-1]}" >&2
   done
   echo
-  printf '%-14s %12s %9s %8s %10s\n' target inputs time crashes "peak RSS"
+  printf '%-14s %12s %9s %8s %10s %6s\n' target inputs time crashes "peak RSS" edges
   printf '%s\n' "${rows[@]}"
   if [ ${#failed[@]} -gt 0 ]; then
     echo "fuzz: FAILED: ${failed[*]} (inputs kept in fuzz/artifacts/)" >&2
