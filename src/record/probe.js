@@ -1155,29 +1155,23 @@ sideEffect("History.prototype.replaceState", function () { return "history:repla
 // iterated, and a body stream is only recognised, never read. A field that cannot be read that
 // way is left out (absent = not sampled).
 
-function savedGetter(C, name) {
+// The function in slot `part` ("get", "set" or "value") of `C.prototype[name]`'s descriptor.
+function savedPart(C, name, part) {
   try {
     const d = typeof C === "function" ? gopd(C.prototype, name) : undefined;
-    return d && typeof d.get === "function" ? d.get : null;
+    return d && typeof d[part] === "function" ? d[part] : null;
   } catch (_) {
     return null;
   }
+}
+function savedGetter(C, name) {
+  return savedPart(C, name, "get");
 }
 function savedSetter(C, name) {
-  try {
-    const d = typeof C === "function" ? gopd(C.prototype, name) : undefined;
-    return d && typeof d.set === "function" ? d.set : null;
-  } catch (_) {
-    return null;
-  }
+  return savedPart(C, name, "set");
 }
 function savedMethod(C, name) {
-  try {
-    const d = typeof C === "function" ? gopd(C.prototype, name) : undefined;
-    return d && typeof d.value === "function" ? d.value : null;
-  } catch (_) {
-    return null;
-  }
+  return savedPart(C, name, "value");
 }
 
 const URLC = typeof g.URL === "function" ? g.URL : null;
