@@ -106,6 +106,8 @@ fn body_of_value(value: Option<&Value>) -> Body {
 fn shape_only(shape: &str) -> Body {
     Body {
         shape: Some(shape.to_owned()),
+        // No body is zero bytes.
+        length: (shape == "none").then_some(0),
         ..Body::default()
     }
 }
@@ -312,6 +314,9 @@ pub fn from_runtime(report: &Value) -> Vec<Request> {
                     .map(str::to_owned);
                 if body.shape.is_none() {
                     body.shape = body.content_type.as_deref().and_then(shape_of_content_type);
+                }
+                if body.shape.as_deref() == Some("none") && body.length.is_none() {
+                    body.length = Some(0);
                 }
                 body
             });
@@ -664,7 +669,10 @@ mod tests {
             .iter()
             .filter_map(|d| d.field.clone())
             .collect();
-        assert_eq!(fields, ["method", "url", "headerNames", "body.shape"]);
+        assert_eq!(
+            fields,
+            ["method", "url", "headerNames", "body.shape", "body.length"]
+        );
         assert_eq!(report.matched(), Some(false));
     }
 
