@@ -6,7 +6,7 @@
 // definitions behind the wrappers (the browser's originals, or what the page defined since),
 // never on the wrappers themselves.
 //
-// Reporting: one JSON string per record through the CDP binding `config.binding`, captured in this
+// Reporting: JSON records, in batches (see `post`), through the CDP binding `config.binding`, captured in this
 // closure and deleted from the global before page code runs. Records leave in the order their
 // local sequence numbers were taken (a call takes its number when it starts, so events it fires
 // synchronously come after it); the recorder assigns the global `seq`, `t`, `nav` and `realmId`.
@@ -91,9 +91,38 @@ let nextLocal = 1;
 let flushNext = 1;
 const ready = O.create(null);
 
+// Records leave in batches: one binding call carries every record finished since the last one,
+// sent at the end of the current task (a microtask), as soon as BATCH_RECORDS are waiting, or at
+// the first record finished BATCH_MS after the batch began. One CDP message per record costs the
+// browser process far more than the probe's own work; a batch costs about as much as one record.
+// What a batch risks: a renderer crash, or a task that never ends, before it leaves (the
+// recorder asks a hung page to stop at its timeout, which lets the batch leave; see session.rs).
+const BATCH_RECORDS = 512;
+const BATCH_MS = 20;
+const queueMicrotaskOriginal = typeof g.queueMicrotask === "function" ? g.queueMicrotask : null;
+const batch = [];
+let batchStarted = 0;
+let batchScheduled = false;
+
 function post(message) {
+  batch[batch.length] = stringify(message);
+  if (batch.length === 1) batchStarted = dateNow();
+  if (batch.length >= BATCH_RECORDS || dateNow() - batchStarted >= BATCH_MS ||
+      queueMicrotaskOriginal === null) {
+    sendBatch();
+  } else if (!batchScheduled) {
+    batchScheduled = true;
+    apply(queueMicrotaskOriginal, g, [sendBatch]);
+  }
+}
+
+function sendBatch() {
+  batchScheduled = false;
+  if (batch.length === 0) return;
+  const payload = "[" + apply(arrayJoin, batch, [","]) + "]";
+  batch.length = 0;
   try {
-    apply(send, g, [stringify(message)]);
+    apply(send, g, [payload]);
   } catch (_) {
     // the binding is gone (the page is closing): nothing more can be reported.
   }
@@ -154,7 +183,7 @@ function begin(prop, accessType) {
   };
   busy++;
   try {
-    record.stack = M.stack(config.stackLimit);
+    record.stack = M.stack(config.stackLimit, begin);
   } finally {
     busy--;
   }
@@ -1508,6 +1537,7 @@ function watchMarks() {
       if (name === "tracer:done") {
         const result = apply(markOriginal, thisArg, args);
         finish({ k: "done", ls: nextLocal++, e: epoch(), realm: realm });
+        sendBatch();
         return result;
       }
       return apply(target, thisArg, args);
@@ -1689,3 +1719,4 @@ watchMarks();
 patchDescriptors();
 patchToString();
 post({ k: "ready", realm: realm, wrapped: wrapped, failed: failed });
+sendBatch();

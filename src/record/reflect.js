@@ -35,6 +35,10 @@ function tracerReflect(g, options) {
   const wmGet = WeakMap.prototype.get;
   const wmSet = WeakMap.prototype.set;
   const ErrorC = Error;
+  const captureStackTrace = typeof Error.captureStackTrace === "function" ? Error.captureStackTrace : null;
+  const returnCallSites = function (_, callSites) {
+    return callSites;
+  };
   const toStringTag = Symbol.toStringTag;
   const nativeRe = /\{\s*\[native code\]\s*\}\s*$/;
   // Sources to report for functions the caller replaced (wrapper -> original's source).
@@ -404,16 +408,25 @@ function tracerReflect(g, options) {
   }
 
   // The top `limit` frames of the current stack, the measurer's own frames left out; 1-based.
-  function stack(limit) {
+  // `above` (optional) is the caller's own entry function: it and every frame above it are not
+  // even captured, so only a few frames beyond `limit` are walked (the capture's cost grows with
+  // every frame it walks).
+  function stack(limit, above) {
     const saved = ErrorC.prepareStackTrace;
     const savedLimit = ErrorC.stackTraceLimit;
     let frames = [];
     try {
-      ErrorC.prepareStackTrace = function (_, callSites) {
-        return callSites;
-      };
-      ErrorC.stackTraceLimit = limit + 16;
-      const sites = new ErrorC().stack;
+      ErrorC.prepareStackTrace = returnCallSites;
+      let sites;
+      if (above !== undefined && captureStackTrace !== null) {
+        ErrorC.stackTraceLimit = limit + 4;
+        const holder = {};
+        captureStackTrace(holder, above);
+        sites = holder.stack;
+      } else {
+        ErrorC.stackTraceLimit = limit + 16;
+        sites = new ErrorC().stack;
+      }
       if (isArray(sites)) frames = sites;
     } catch (_) {
       frames = [];

@@ -9,18 +9,20 @@
 //! records with the same facts carry `fref: n`, and the facts are filled back in here, so every
 //! trace line is whole. `n` is per realm instance (CDP session and execution context).
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use serde_json::{Map, Value, json};
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
 
 use crate::error::TracerError;
 use crate::inspector::cdp::{Cdp, Incoming};
 use crate::record::probe;
-use crate::record::writer::TraceWriter;
+use crate::record::writer::{Fields, TraceWriter};
 
 /// How long to keep reading after the page said `tracer:done`, for records of other realms
 /// still on the wire.
@@ -71,11 +73,9 @@ pub struct Recorder<'a> {
     started: f64,
     page_session: String,
     probe_source: String,
-    /// (session, execution context) -> (realmId, nav).
-    realms: HashMap<(String, i64), (String, u64)>,
+    /// session -> execution context -> the realm.
+    realms: HashMap<String, HashMap<i64, Realm>>,
     realm_counts: HashMap<String, u64>,
-    /// (session, execution context, `fdef` number) -> the property facts the probe sent once.
-    facts: HashMap<(String, i64, u64), Map<String, Value>>,
     /// The nav of the newest main realm.
     nav: u64,
     loaded: bool,
@@ -180,6 +180,13 @@ impl<'a> Recorder<'a> {
         call(
             &mut cdp,
             s,
+            "Runtime.setMaxCallStackSizeToCapture",
+            json!({"size": 0}),
+            &mut ignore,
+        )?;
+        call(
+            &mut cdp,
+            s,
             "Page.addScriptToEvaluateOnNewDocument",
             json!({"source": probe_source}),
             &mut ignore,
@@ -199,7 +206,6 @@ impl<'a> Recorder<'a> {
             probe_source,
             realms: HashMap::new(),
             realm_counts: HashMap::new(),
-            facts: HashMap::new(),
             nav: 0,
             loaded: false,
             last_activity: Instant::now(),
@@ -367,104 +373,144 @@ impl<'a> Recorder<'a> {
         Ok(())
     }
 
-    /// One binding call: a record or an array of records (a batch, in local order). Lines are
-    /// flushed to disk once per call.
+    /// One binding call: an array of records (a batch, in local order) or one record. Each
+    /// record is kept as its fields' JSON texts, never parsed into values; lines are flushed to
+    /// disk once per call.
     fn binding(&mut self, session: String, context: i64, payload: &str) -> Result<()> {
-        match serde_json::from_str::<Value>(payload) {
-            Ok(Value::Object(record)) => self.one(session, context, record)?,
-            Ok(Value::Array(records)) => {
-                for record in records {
-                    if let Value::Object(record) = record {
-                        self.one(session.clone(), context, record)?;
-                    }
-                }
+        type Record<'p> = BTreeMap<&'p str, &'p RawValue>;
+        let records: Vec<Record<'_>> = if payload.trim_start().starts_with('[') {
+            match serde_json::from_str(payload) {
+                Ok(records) => records,
+                Err(_) => return Ok(()),
             }
-            _ => return Ok(()),
+        } else {
+            match serde_json::from_str(payload) {
+                Ok(record) => vec![record],
+                Err(_) => return Ok(()),
+            }
+        };
+        for record in records {
+            let fields = record
+                .into_iter()
+                .map(|(k, v)| (Cow::Borrowed(k), Cow::Borrowed(v.get())))
+                .collect();
+            self.one(&session, context, fields)?;
         }
         self.writer.flush()
     }
 
-    fn one(&mut self, session: String, context: i64, mut record: Map<String, Value>) -> Result<()> {
+    fn one(&mut self, session: &str, context: i64, mut record: Fields<'_>) -> Result<()> {
         self.last_activity = Instant::now();
         let kind = record.remove("k");
-        match kind.as_ref().and_then(Value::as_str) {
-            Some("access") => self.access(session, context, record),
-            Some("done") => {
+        let text =
+            |field: Option<&Cow<'_, str>>| -> Option<String> { serde_json::from_str(field?).ok() };
+        match kind.as_deref() {
+            Some("\"access\"") => self.access(session, context, record),
+            Some("\"done\"") => {
                 self.done_at.get_or_insert_with(Instant::now);
                 Ok(())
             }
-            Some("ready") => {
-                let realm = record
-                    .get("realm")
-                    .and_then(Value::as_str)
-                    .unwrap_or("?")
-                    .to_owned();
-                let wrapped = record.get("wrapped").and_then(Value::as_u64).unwrap_or(0);
-                let failed = record.get("failed").and_then(Value::as_u64).unwrap_or(0);
-                self.report.installs.push((realm, wrapped, failed));
+            Some("\"ready\"") => {
+                let realm = text(record.get("realm")).unwrap_or_else(|| "?".to_owned());
+                let count = |field: &str| {
+                    record
+                        .get(field)
+                        .and_then(|v| v.parse::<u64>().ok())
+                        .unwrap_or(0)
+                };
+                self.report
+                    .installs
+                    .push((realm, count("wrapped"), count("failed")));
                 Ok(())
             }
             _ => Ok(()),
         }
     }
 
-    fn access(
-        &mut self,
-        session: String,
-        context: i64,
-        mut record: Map<String, Value>,
-    ) -> Result<()> {
-        let kind = record
-            .get("realm")
-            .and_then(Value::as_str)
-            .unwrap_or("main")
-            .to_owned();
-        if let Some(n) = record.remove("fref").and_then(|n| n.as_u64())
-            && let Some(facts) = self.facts.get(&(session.clone(), context, n))
+    fn access(&mut self, session: &str, context: i64, mut record: Fields<'_>) -> Result<()> {
+        if !self
+            .realms
+            .get(session)
+            .is_some_and(|realms| realms.contains_key(&context))
         {
-            record.extend(facts.iter().map(|(k, v)| (k.clone(), v.clone())));
+            let kind: String = record
+                .get("realm")
+                .and_then(|v| serde_json::from_str(v).ok())
+                .unwrap_or_else(|| "main".to_owned());
+            let count = self.realm_counts.entry(kind.clone()).or_insert(0);
+            let id = format!("{kind}#{count}");
+            if kind == "main" {
+                self.nav = *count;
+            }
+            *count += 1;
+            self.report.realms.push(id.clone());
+            let realm = Realm {
+                id_json: Value::from(id.as_str()).to_string(),
+                id,
+                nav: self.nav.to_string(),
+                facts: HashMap::new(),
+            };
+            self.realms
+                .entry(session.to_owned())
+                .or_default()
+                .insert(context, realm);
         }
-        if let Some(n) = record.remove("fdef").and_then(|n| n.as_u64()) {
+        let Some(realm) = self
+            .realms
+            .get_mut(session)
+            .and_then(|realms| realms.get_mut(&context))
+        else {
+            return Ok(());
+        };
+        if let Some(n) = record.remove("fref").and_then(|n| n.parse::<u64>().ok())
+            && let Some(facts) = realm.facts.get(&n)
+        {
+            for (field, value) in facts {
+                record.insert(Cow::Borrowed(field), Cow::Owned(value.clone()));
+            }
+        }
+        if let Some(n) = record.remove("fdef").and_then(|n| n.parse::<u64>().ok()) {
             let facts = FACTS
                 .iter()
-                .filter_map(|&field| Some((field.to_owned(), record.get(field)?.clone())))
+                .filter_map(|&field| Some((field, record.get(field)?.to_string())))
                 .collect();
-            self.facts.insert((session.clone(), context, n), facts);
+            realm.facts.insert(n, facts);
         }
-        let key = (session, context);
-        let (realm_id, nav) = match self.realms.get(&key) {
-            Some(known) => known.clone(),
-            None => {
-                let count = self.realm_counts.entry(kind.clone()).or_insert(0);
-                let realm_id = format!("{kind}#{count}");
-                if kind == "main" {
-                    self.nav = *count;
-                }
-                *count += 1;
-                let entry = (realm_id.clone(), self.nav);
-                self.realms.insert(key, entry.clone());
-                self.report.realms.push(realm_id);
-                entry
-            }
-        };
         record.remove("ls");
-        if let Some(epoch) = record.remove("e").and_then(|e| e.as_f64()) {
+        if let Some(epoch) = record.remove("e").and_then(|e| e.parse::<f64>().ok()) {
             let t = ((epoch - self.started) * 1000.0).round() / 1000.0;
-            record.insert("t".into(), json!(t.max(0.0)));
+            record.insert(
+                Cow::Borrowed("t"),
+                Cow::Owned(json!(t.max(0.0)).to_string()),
+            );
         }
         // Object names are per realm: outside the first main realm they carry the realm's id.
-        if realm_id != "main#0"
-            && let Some(Value::Object(state)) = record.get_mut("state")
+        if realm.id != "main#0"
+            && let Some(state) = record.get_mut("state")
+            && let Ok(Value::Object(mut fields)) = serde_json::from_str::<Value>(state)
         {
             for field in ["object", "peer"] {
-                if let Some(Value::String(object)) = state.get_mut(field) {
-                    *object = format!("{realm_id}/{object}");
+                if let Some(Value::String(object)) = fields.get_mut(field) {
+                    *object = format!("{}/{object}", realm.id);
                 }
             }
+            *state = Cow::Owned(Value::Object(fields).to_string());
         }
-        record.insert("realmId".into(), Value::from(realm_id));
-        record.insert("nav".into(), Value::from(nav));
+        record.insert(Cow::Borrowed("realmId"), Cow::Owned(realm.id_json.clone()));
+        record.insert(Cow::Borrowed("nav"), Cow::Owned(realm.nav.clone()));
         self.writer.access(record)?;
         Ok(())
     }
+}
+
+/// One realm instance (a CDP session's execution context) the probe reported from.
+struct Realm {
+    /// `main#0`, `worker#1`, ...
+    id: String,
+    /// `id` as a JSON string.
+    id_json: String,
+    /// The nav of the newest main realm when this one first reported, as JSON.
+    nav: String,
+    /// `fdef` number -> the property facts the probe sent once, as JSON texts.
+    facts: HashMap<u64, Vec<(&'static str, String)>>,
 }

@@ -6,12 +6,14 @@
 //! `{"$string":"sha256:…","length":n,"preview":"first 120 characters"}`. Characters are counted
 //! as JavaScript counts them (UTF-16 code units); the digest is over the string's UTF-8 bytes.
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::conformance::hash;
 
@@ -45,6 +47,8 @@ pub struct TraceWriter {
     path: PathBuf,
     out: BufWriter<File>,
     next_seq: u64,
+    /// The line being rendered (its allocation is kept from line to line).
+    line: String,
 }
 
 impl TraceWriter {
@@ -59,6 +63,7 @@ impl TraceWriter {
             path: path.to_owned(),
             out: BufWriter::with_capacity(64 * 1024, file),
             next_seq: 1,
+            line: String::with_capacity(1024),
         };
         let text = |s: &str| Value::from(s).to_string();
         let line = format!(
@@ -80,15 +85,19 @@ impl TraceWriter {
         self.next_seq - 1
     }
 
-    /// Writes one access line: `fields` are the record's own fields (no `type` or `seq`); the
-    /// writer gives it the next `seq`.
-    pub fn access(&mut self, mut fields: Map<String, Value>) -> Result<u64> {
+    /// Writes one access line: `fields` are the record's own fields (no `type` or `seq`) as JSON
+    /// texts; the writer gives it the next `seq`.
+    pub fn access(&mut self, mut fields: Fields<'_>) -> Result<u64> {
         let seq = self.next_seq;
         self.next_seq += 1;
-        fields.insert("type".into(), Value::from("access"));
-        fields.insert("seq".into(), Value::from(seq));
-        let line = render(fields);
-        self.write_line(&line)?;
+        fields.insert(Cow::Borrowed("type"), Cow::Borrowed("\"access\""));
+        fields.insert(Cow::Borrowed("seq"), Cow::Owned(seq.to_string()));
+        self.line.clear();
+        render_into(&mut self.line, fields);
+        let line = std::mem::take(&mut self.line);
+        let written = self.write_line(&line);
+        self.line = line;
+        written?;
         Ok(seq)
     }
 
@@ -107,32 +116,55 @@ impl TraceWriter {
     }
 }
 
+/// A record's fields: name -> the field's JSON text, sorted by name.
+pub type Fields<'a> = BTreeMap<Cow<'a, str>, Cow<'a, str>>;
+
 /// One line: the leading fields in their order, then the rest by name; long strings digested.
-pub fn render(mut fields: Map<String, Value>) -> String {
+pub fn render(fields: Fields<'_>) -> String {
     let mut line = String::with_capacity(512);
+    render_into(&mut line, fields);
+    line
+}
+
+fn render_into(line: &mut String, mut fields: Fields<'_>) {
     line.push('{');
     let mut first = true;
-    let mut put = |line: &mut String, key: &str, value: &Value| {
+    let mut put = |line: &mut String, key: &str, value: &str| {
         if !first {
             line.push(',');
         }
         first = false;
-        line.push_str(&Value::from(key).to_string());
+        if key
+            .bytes()
+            .all(|b| b >= 0x20 && b != b'"' && b != b'\\' && b < 0x7f)
+        {
+            line.push('"');
+            line.push_str(key);
+            line.push('"');
+        } else {
+            line.push_str(&Value::from(key).to_string());
+        }
         line.push(':');
-        line.push_str(&value.to_string());
+        // A JSON text holds at least as many bytes as its strings hold UTF-16 code units, so a
+        // short text cannot hold a long string and is copied as it came.
+        if value.len() > LONG_STRING
+            && let Ok(mut parsed) = serde_json::from_str::<Value>(value)
+        {
+            digest_long_strings(&mut parsed);
+            line.push_str(&parsed.to_string());
+        } else {
+            line.push_str(value);
+        }
     };
     for key in LEADING {
-        if let Some(mut value) = fields.remove(key) {
-            digest_long_strings(&mut value);
-            put(&mut line, key, &value);
+        if let Some(value) = fields.remove(key) {
+            put(line, key, &value);
         }
     }
-    for (key, mut value) in fields {
-        digest_long_strings(&mut value);
-        put(&mut line, &key, &value);
+    for (key, value) in &fields {
+        put(line, key, value);
     }
     line.push('}');
-    line
 }
 
 /// Replaces every string over [`LONG_STRING`] characters inside `value` by its `$string` form.
@@ -166,12 +198,20 @@ fn long_string(text: &str, length: usize) -> Value {
 mod tests {
     use super::*;
 
+    /// The fields of a JSON object, as the recorder hands them to the writer.
+    fn fields(object: Value) -> Fields<'static> {
+        let Value::Object(map) = object else {
+            panic!("not an object")
+        };
+        map.into_iter()
+            .map(|(k, v)| (Cow::Owned(k), Cow::Owned(v.to_string())))
+            .collect()
+    }
+
     #[test]
     fn leading_fields_come_first_and_the_rest_by_name() {
-        let fields: Map<String, Value> = serde_json::from_str(
-            r#"{"owner":"N","api":"a","seq":3,"type":"access","realm":"main","t":1.5}"#,
-        )
-        .unwrap();
+        let fields =
+            fields(json!({"owner":"N","api":"a","seq":3,"type":"access","realm":"main","t":1.5}));
         assert_eq!(
             render(fields),
             r#"{"type":"access","seq":3,"t":1.5,"realm":"main","api":"a","owner":"N"}"#
@@ -193,11 +233,10 @@ mod tests {
     #[test]
     fn a_long_request_body_is_digested_inside_the_request_field() {
         let long = "x".repeat(501);
-        let fields: Map<String, Value> = serde_json::from_value(json!({
+        let fields = fields(json!({
             "api": "fetch",
             "request": {"method": "POST", "body": {"shape": "text", "value": long, "length": 501}}
-        }))
-        .unwrap();
+        }));
         let line: Value = serde_json::from_str(&render(fields)).unwrap();
         let body = &line["request"]["body"];
         assert_eq!(body["value"]["$string"], hash::of_bytes(long.as_bytes()));
