@@ -435,4 +435,10 @@ pub struct RecordArgs {
     /// `performance.mark("tracer:done")` in the page stops at once).
     #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
     pub settle: f64,
+
+    /// Send every record from the page on its own instead of in batches: several times slower,
+    /// but a renderer crash then loses nothing the probe recorded (batched, a crash can lose the
+    /// records of the crashing task's last 10 ms).
+    #[arg(long)]
+    pub no_batch: bool,
 }

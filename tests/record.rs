@@ -746,3 +746,53 @@ fn recorded_requests_are_compared_with_what_the_environment_tried_to_send() {
         unfaithful["requests"]
     );
 }
+
+/// Records leave the page in batches at the end of a task; a page stuck in a loop never ends
+/// its task. At `--timeout` the recorder stops the running script, so the accesses made before
+/// the loop are still written, and the exit code says the timeout ended it.
+#[test]
+fn a_page_that_never_finishes_its_task_keeps_what_it_did_before() {
+    let Some(browser) = chromium() else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED record::a_page_that_never_finishes_its_task_keeps_what_it_did_before: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::copy(
+        Path::new(FIXTURES).join("hang/page.html"),
+        root.join("page.html"),
+    )
+    .unwrap();
+    let output = tracer(
+        root,
+        &[
+            "record",
+            "--case-dir",
+            "case",
+            "--baseline-id",
+            "b1",
+            "--browser",
+            &browser.to_string_lossy(),
+            "--timeout",
+            "5",
+            "page.html",
+        ],
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(124),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let all = lines(&root.join("case/ruyi-trace/logs/current.ndjson"));
+    let reads: Vec<&Value> = all[1..]
+        .iter()
+        .filter(|a| a["api"] == "navigator.userAgent" && a["accessType"] == "get")
+        .collect();
+    assert_eq!(reads.len(), 5, "{all:#?}");
+    let seqs: Vec<u64> = reads.iter().map(|a| a["seq"].as_u64().unwrap()).collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+}

@@ -92,7 +92,7 @@ pub fn record(args: RecordArgs, global: &GlobalArgs, styles: &Styles) -> Result<
         timeout: Duration::from_secs_f64(args.timeout),
         stop,
     };
-    let mut recorder = Recorder::open(cdp, &mut writer, started_ms, &apis)
+    let mut recorder = Recorder::open(cdp, &mut writer, started_ms, &apis, !args.no_batch)
         .map_err(|e| TracerError::cannot_trace(format!("could not set up the page: {e:#}")))?;
     let ending = recorder.record(&url, &limits);
     let report = std::mem::take(&mut recorder.report);

@@ -92,13 +92,14 @@ let flushNext = 1;
 const ready = O.create(null);
 
 // Records leave in batches: one binding call carries every record finished since the last one,
-// sent at the end of the current task (a microtask), as soon as BATCH_RECORDS are waiting, or at
-// the first record finished BATCH_MS after the batch began. One CDP message per record costs the
-// browser process far more than the probe's own work; a batch costs about as much as one record.
-// What a batch risks: a renderer crash, or a task that never ends, before it leaves (the
-// recorder asks a hung page to stop at its timeout, which lets the batch leave; see session.rs).
-const BATCH_RECORDS = 512;
-const BATCH_MS = 20;
+// sent at the end of the current task (a microtask), as soon as `config.batchRecords` are
+// waiting, or at the first record finished `config.batchMs` after the batch began. One CDP
+// message per record costs the browser process far more than the probe's own work; a batch costs
+// about as much as one record. What a batch risks: a renderer crash, or a task that never ends,
+// before it leaves (the recorder stops a hung page's script at its timeout, which lets the batch
+// leave; see session.rs). `tracer record --no-batch` sets `batchRecords` to 1.
+const BATCH_RECORDS = config.batchRecords;
+const BATCH_MS = config.batchMs;
 const queueMicrotaskOriginal = typeof g.queueMicrotask === "function" ? g.queueMicrotask : null;
 const batch = [];
 let batchStarted = 0;

@@ -90,14 +90,23 @@ pub const DEFAULT_APIS: &[&str] = &[
     "Crypto",
 ];
 
+/// Records per batch, at most (see `post` in probe.js).
+pub const BATCH_RECORDS: usize = 512;
+/// A batch leaves with the first record finished this many milliseconds after it began, if the
+/// task has not ended by then.
+pub const BATCH_MS: u64 = 10;
+
 /// The probe as one script: `config` is the JSON object the probe reads (`binding`, `apis`,
-/// `ownUrl`, `stackLimit`).
-pub fn source(apis: &[String]) -> String {
+/// `ownUrl`, `stackLimit`, `batchRecords`, `batchMs`). Without `batch`, every record leaves on
+/// its own.
+pub fn source(apis: &[String], batch: bool) -> String {
     let config = json!({
         "binding": BINDING,
         "apis": apis,
         "ownUrl": OWN_URL,
         "stackLimit": STACK_FRAMES,
+        "batchRecords": if batch { BATCH_RECORDS } else { 1 },
+        "batchMs": BATCH_MS,
     });
     format!(
         "(function (config) {{\n\"use strict\";\n{REFLECT_JS}\n{PROBE_JS}\n}})({config});\n//# sourceURL={OWN_URL}\n"
@@ -128,7 +137,7 @@ mod tests {
 
     #[test]
     fn the_script_carries_its_configuration_and_source_url() {
-        let script = source(&["Navigator".into()]);
+        let script = source(&["Navigator".into()], true);
         assert!(script.contains(r#""binding":"__tracerRecord""#));
         assert!(script.ends_with("//# sourceURL=tracer://probe.js\n"));
     }

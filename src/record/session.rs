@@ -140,6 +140,7 @@ impl<'a> Recorder<'a> {
         writer: &'a mut TraceWriter,
         started: f64,
         apis: &[String],
+        batch: bool,
     ) -> Result<Recorder<'a>> {
         let mut ignore = |_: Option<String>, _: String, _: Value| {};
         let target = call(
@@ -166,7 +167,7 @@ impl<'a> Recorder<'a> {
             .and_then(Value::as_str)
             .context("Target.attachToTarget returned no sessionId")?
             .to_owned();
-        let probe_source = probe::source(apis);
+        let probe_source = probe::source(apis, batch);
         let s = Some(page_session.as_str());
         call(
             &mut cdp,
@@ -225,6 +226,7 @@ impl<'a> Recorder<'a> {
         loop {
             let signal = limits.stop.load(Ordering::Relaxed);
             if signal != 0 {
+                self.collect_batches()?;
                 return Ok(Ending::Signalled(signal as i32));
             }
             if let Some(ending) = self.gone {
@@ -240,6 +242,7 @@ impl<'a> Recorder<'a> {
                 return Ok(Ending::Settled);
             }
             if Instant::now() >= deadline {
+                self.collect_batches()?;
                 return Ok(Ending::TimedOut);
             }
             match self.cdp.read_flat()? {
@@ -284,6 +287,43 @@ impl<'a> Recorder<'a> {
                 _ => {}
             }
         }
+    }
+
+    /// Before an ending the page did not ask for: the probe's current batch leaves at the end of
+    /// the running task, and a page stuck in a loop never ends it. Stopping the running script
+    /// (`Runtime.terminateExecution`, in the page and every probed worker) ends the task; the
+    /// batches that then leave are read for up to [`DRAIN`].
+    fn collect_batches(&mut self) -> Result<()> {
+        if self.gone.is_some() {
+            return Ok(());
+        }
+        for session in self.probed_sessions() {
+            self.cdp
+                .send_session(&session, "Runtime.terminateExecution", json!({}))?;
+        }
+        let until = Instant::now() + DRAIN;
+        while Instant::now() < until && self.gone.is_none() {
+            match self.cdp.read_flat()? {
+                (session, Incoming::Event { method, params }) => {
+                    self.event(session, &method, params)?;
+                }
+                (_, Incoming::Closed) => break,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The page's session and every other session a probe reported from.
+    fn probed_sessions(&self) -> Vec<String> {
+        let mut sessions = vec![self.page_session.clone()];
+        sessions.extend(
+            self.realms
+                .keys()
+                .filter(|session| **session != self.page_session)
+                .cloned(),
+        );
+        sessions
     }
 
     /// Asks the browser to close and drops the connection.
