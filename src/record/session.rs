@@ -10,12 +10,15 @@
 //! trace line is whole. `n` is per realm instance (CDP session and execution context).
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use serde::Deserialize;
+use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
@@ -417,8 +420,7 @@ impl<'a> Recorder<'a> {
     /// record is kept as its fields' JSON texts, never parsed into values; lines are flushed to
     /// disk once per call.
     fn binding(&mut self, session: String, context: i64, payload: &str) -> Result<()> {
-        type Record<'p> = BTreeMap<&'p str, &'p RawValue>;
-        let records: Vec<Record<'_>> = if payload.trim_start().starts_with('[') {
+        let records: Vec<RawRecord<'_>> = if payload.trim_start().starts_with('[') {
             match serde_json::from_str(payload) {
                 Ok(records) => records,
                 Err(_) => return Ok(()),
@@ -429,11 +431,7 @@ impl<'a> Recorder<'a> {
                 Err(_) => return Ok(()),
             }
         };
-        for record in records {
-            let fields = record
-                .into_iter()
-                .map(|(k, v)| (Cow::Borrowed(k), Cow::Borrowed(v.get())))
-                .collect();
+        for RawRecord(fields) in records {
             self.one(&session, context, fields)?;
         }
         self.writer.flush()
@@ -553,4 +551,30 @@ struct Realm {
     nav: String,
     /// `fdef` number -> the property facts the probe sent once, as JSON texts.
     facts: HashMap<u64, Vec<(&'static str, String)>>,
+}
+
+/// One record of a binding payload, read as its fields' JSON texts (borrowed from the payload;
+/// field names are the probe's own, never escaped).
+struct RawRecord<'p>(Fields<'p>);
+
+impl<'de> Deserialize<'de> for RawRecord<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct RecordVisitor;
+        impl<'de> Visitor<'de> for RecordVisitor {
+            type Value = RawRecord<'de>;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a record (a JSON object)")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut fields = Vec::with_capacity(24);
+                while let Some((key, value)) = map.next_entry::<&'de str, &'de RawValue>()? {
+                    fields.push((Cow::Borrowed(key), Cow::Borrowed(value.get())));
+                }
+                Ok(RawRecord(fields.into_iter().collect()))
+            }
+        }
+        deserializer.deserialize_map(RecordVisitor)
+    }
 }

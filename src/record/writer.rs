@@ -7,7 +7,6 @@
 //! as JavaScript counts them (UTF-16 code units); the digest is over the string's UTF-8 bytes.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -116,8 +115,43 @@ impl TraceWriter {
     }
 }
 
-/// A record's fields: name -> the field's JSON text, sorted by name.
-pub type Fields<'a> = BTreeMap<Cow<'a, str>, Cow<'a, str>>;
+/// A record's fields: name and the field's JSON text, in the order they came (a record has a
+/// dozen or two, so a list searched in order beats a tree; `render` sorts them once).
+#[derive(Debug, Default)]
+pub struct Fields<'a>(Vec<(Cow<'a, str>, Cow<'a, str>)>);
+
+impl<'a> Fields<'a> {
+    pub fn get(&self, key: &str) -> Option<&Cow<'a, str>> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Cow<'a, str>> {
+        self.0.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    pub fn remove(&mut self, key: &str) -> Option<Cow<'a, str>> {
+        let at = self.0.iter().position(|(k, _)| k == key)?;
+        Some(self.0.swap_remove(at).1)
+    }
+
+    /// Sets `key` to `value`, replacing what it had.
+    pub fn insert(&mut self, key: Cow<'a, str>, value: Cow<'a, str>) {
+        match self.get_mut(&key) {
+            Some(old) => *old = value,
+            None => self.0.push((key, value)),
+        }
+    }
+}
+
+impl<'a> FromIterator<(Cow<'a, str>, Cow<'a, str>)> for Fields<'a> {
+    fn from_iter<I: IntoIterator<Item = (Cow<'a, str>, Cow<'a, str>)>>(iter: I) -> Self {
+        let mut fields = Fields::default();
+        for (key, value) in iter {
+            fields.insert(key, value);
+        }
+        fields
+    }
+}
 
 /// One line: the leading fields in their order, then the rest by name; long strings digested.
 pub fn render(fields: Fields<'_>) -> String {
@@ -161,7 +195,8 @@ fn render_into(line: &mut String, mut fields: Fields<'_>) {
             put(line, key, &value);
         }
     }
-    for (key, value) in &fields {
+    fields.0.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    for (key, value) in &fields.0 {
         put(line, key, value);
     }
     line.push('}');
