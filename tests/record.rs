@@ -796,3 +796,50 @@ fn a_page_that_never_finishes_its_task_keeps_what_it_did_before() {
     let seqs: Vec<u64> = reads.iter().map(|a| a["seq"].as_u64().unwrap()).collect();
     assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
 }
+
+/// A task that runs long after its last watched access holds that access's batch; the
+/// recording settles meanwhile (no record for `--settle` seconds after load). The recorder stops
+/// the running script before it ends, so the access is written.
+#[test]
+fn an_access_in_a_task_still_running_when_the_recording_settles_is_kept() {
+    let Some(browser) = chromium() else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED record::an_access_in_a_task_still_running_when_the_recording_settles_is_kept: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::copy(
+        Path::new(FIXTURES).join("long-task/page.html"),
+        root.join("page.html"),
+    )
+    .unwrap();
+    let output = tracer(
+        root,
+        &[
+            "record",
+            "--case-dir",
+            "case",
+            "--baseline-id",
+            "b1",
+            "--browser",
+            &browser.to_string_lossy(),
+            "--settle",
+            "0.5",
+            "--timeout",
+            "60",
+            "page.html",
+        ],
+    );
+    check(&output, "tracer record");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("quiet period"), "{stderr}");
+    let all = lines(&root.join("case/ruyi-trace/logs/current.ndjson"));
+    let reads = all[1..]
+        .iter()
+        .filter(|a| a["api"] == "navigator.userAgent" && a["accessType"] == "get")
+        .count();
+    assert_eq!(reads, 4, "{all:#?}");
+}

@@ -237,12 +237,18 @@ impl<'a> Recorder<'a> {
                 return Ok(ending);
             }
             if self.done_at.is_some_and(|at| at.elapsed() >= DRAIN) {
+                // The page's own batch left with its mark; a worker may be mid-task.
+                if self.realms.len() > 1 {
+                    self.collect_batches()?;
+                }
                 return Ok(Ending::Done);
             }
             if self.loaded
                 && self.done_at.is_none()
                 && self.last_activity.elapsed() >= limits.settle
             {
+                // Quiet may be a long task holding a batch that has not left yet.
+                self.collect_batches()?;
                 return Ok(Ending::Settled);
             }
             if Instant::now() >= deadline {
@@ -293,8 +299,9 @@ impl<'a> Recorder<'a> {
         }
     }
 
-    /// Before an ending the page did not ask for: the probe's current batch leaves at the end of
-    /// the running task, and a page stuck in a loop never ends it. Stopping the running script
+    /// Before an ending the page did not ask for (and after `tracer:done` when workers reported):
+    /// the probe's current batch leaves at the end of the running task, and a page stuck in a
+    /// loop never ends it. Stopping the running script
     /// (`Runtime.terminateExecution`, in the page and every probed worker) ends the task; the
     /// batches that then leave are read for up to [`DRAIN`].
     fn collect_batches(&mut self) -> Result<()> {
