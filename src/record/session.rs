@@ -10,7 +10,7 @@
 //! trace line is whole. `n` is per realm instance (CDP session and execution context).
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -76,6 +76,8 @@ pub struct Recorder<'a> {
     /// session -> execution context -> the realm.
     realms: HashMap<String, HashMap<i64, Realm>>,
     realm_counts: HashMap<String, u64>,
+    /// The targets given the probe, by target id.
+    probed: HashSet<String>,
     /// The nav of the newest main realm.
     nav: u64,
     loaded: bool,
@@ -102,6 +104,11 @@ pub fn browser_version(cdp: &mut Cdp) -> Result<String> {
         .split_once('/')
         .map_or(product, |(_, v)| v)
         .to_owned())
+}
+
+/// `Target.setAutoAttach`'s parameters: every new target waits on start, in flat mode.
+fn auto_attach() -> Value {
+    json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})
 }
 
 /// Sends one request and waits for its answer; events meanwhile go to `on_event`.
@@ -195,7 +202,18 @@ impl<'a> Recorder<'a> {
             &mut cdp,
             s,
             "Target.setAutoAttach",
-            json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}),
+            auto_attach(),
+            &mut ignore,
+        )?;
+        // Shared and service workers are not children of the page: the browser attaches them,
+        // paused on start, to this connection. Pages and the rest are left out.
+        let mut browser_level = auto_attach();
+        browser_level["filter"] = json!([{"type": "shared_worker"}, {"type": "service_worker"}]);
+        call(
+            &mut cdp,
+            None,
+            "Target.setAutoAttach",
+            browser_level,
             &mut ignore,
         )?;
         Ok(Recorder {
@@ -206,6 +224,7 @@ impl<'a> Recorder<'a> {
             probe_source,
             realms: HashMap::new(),
             realm_counts: HashMap::new(),
+            probed: HashSet::new(),
             nav: 0,
             loaded: false,
             last_activity: Instant::now(),
@@ -262,7 +281,7 @@ impl<'a> Recorder<'a> {
                 ) => {
                     self.report
                         .worker_failures
-                        .push(format!("a request to a worker failed: {error}"));
+                        .push(format!("a request to a frame or worker failed: {error}"));
                 }
                 (
                     _,
@@ -335,41 +354,71 @@ impl<'a> Recorder<'a> {
         Ok(())
     }
 
-    /// A new target under the page: a dedicated worker gets the binding and the probe before its
-    /// first line runs; anything else is only let go.
+    /// A new target: under the page (an out-of-process iframe, a dedicated worker, the page's
+    /// service worker) or, from the browser-level auto-attach, a shared or service worker. Each
+    /// waits on start: it gets the binding and the probe, then runs. A target attached twice (a
+    /// service worker is, once per level) is probed once. Anything else is only let go.
     fn attached(&mut self, params: &Value) -> Result<()> {
         let Some(session) = params.get("sessionId").and_then(Value::as_str) else {
             return Ok(());
         };
-        let kind = params["targetInfo"]["type"].as_str().unwrap_or_default();
-        if kind == "worker" {
-            self.cdp.send_session(
-                session,
-                "Runtime.addBinding",
-                json!({"name": probe::BINDING}),
-            )?;
-            self.cdp
-                .send_session(session, "Runtime.enable", json!({}))?;
-            self.cdp.send_session(
-                session,
-                "Runtime.evaluate",
-                json!({"expression": self.probe_source, "silent": true}),
-            )?;
-            self.cdp.send_session(
-                session,
-                "Target.setAutoAttach",
-                json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}),
-            )?;
-        } else {
-            let url = params["targetInfo"]["url"].as_str().unwrap_or_default();
-            self.report
-                .worker_failures
-                .push(format!("not probed ({kind}): {url}"));
+        let info = &params["targetInfo"];
+        let kind = info["type"].as_str().unwrap_or_default();
+        let target = info["targetId"].as_str().unwrap_or_default();
+        match kind {
+            "worker" | "shared_worker" | "service_worker" | "iframe" => {
+                if self.probed.insert(target.to_owned()) {
+                    self.probe_target(session, kind == "iframe")?;
+                }
+            }
+            _ => {
+                let url = info["url"].as_str().unwrap_or_default();
+                self.report
+                    .worker_failures
+                    .push(format!("not probed ({kind}): {url}"));
+            }
         }
         if params.get("waitingForDebugger").and_then(Value::as_bool) == Some(true) {
             self.cdp
                 .send_session(session, "Runtime.runIfWaitingForDebugger", json!({}))?;
         }
+        Ok(())
+    }
+
+    /// Installs the binding and the probe in a target paused on start. A worker's one realm is
+    /// probed by evaluating the probe now (it runs before the worker's first line). An
+    /// out-of-process iframe is paused before its document exists: the probe is registered for
+    /// every new document of that frame (its first one included, and the same-site frames inside
+    /// it), as on the page. The target auto-attaches its own children the same way.
+    fn probe_target(&mut self, session: &str, frame: bool) -> Result<()> {
+        self.cdp.send_session(
+            session,
+            "Runtime.addBinding",
+            json!({"name": probe::BINDING}),
+        )?;
+        self.cdp
+            .send_session(session, "Runtime.enable", json!({}))?;
+        self.cdp.send_session(
+            session,
+            "Runtime.setMaxCallStackSizeToCapture",
+            json!({"size": 0}),
+        )?;
+        if frame {
+            self.cdp.send_session(session, "Page.enable", json!({}))?;
+            self.cdp.send_session(
+                session,
+                "Page.addScriptToEvaluateOnNewDocument",
+                json!({"source": self.probe_source}),
+            )?;
+        } else {
+            self.cdp.send_session(
+                session,
+                "Runtime.evaluate",
+                json!({"expression": self.probe_source, "silent": true}),
+            )?;
+        }
+        self.cdp
+            .send_session(session, "Target.setAutoAttach", auto_attach())?;
         Ok(())
     }
 
