@@ -78,6 +78,9 @@ pub struct Recorder<'a> {
     realm_counts: HashMap<String, u64>,
     /// The targets given the probe, by target id.
     probed: HashSet<String>,
+    /// The sessions of the workers given the probe, and whether the worker lost its realm since
+    /// (a service worker stopped and started again keeps its session but not its realm).
+    worker_sessions: HashMap<String, bool>,
     /// The nav of the newest main realm.
     nav: u64,
     loaded: bool,
@@ -225,6 +228,7 @@ impl<'a> Recorder<'a> {
             realms: HashMap::new(),
             realm_counts: HashMap::new(),
             probed: HashSet::new(),
+            worker_sessions: HashMap::new(),
             nav: 0,
             loaded: false,
             last_activity: Instant::now(),
@@ -340,6 +344,15 @@ impl<'a> Recorder<'a> {
             "Inspector.targetCrashed" if session.as_deref() == Some(&self.page_session) => {
                 self.gone = Some(Ending::PageGone);
             }
+            "Runtime.executionContextsCleared" => {
+                if let Some(lost) = session
+                    .as_deref()
+                    .and_then(|s| self.worker_sessions.get_mut(s))
+                {
+                    *lost = true;
+                }
+            }
+            "Runtime.executionContextCreated" => self.worker_restarted(session, &params)?,
             "Runtime.exceptionThrown" => {
                 let details = &params["exceptionDetails"];
                 let text = details["exception"]["description"]
@@ -416,9 +429,35 @@ impl<'a> Recorder<'a> {
                 "Runtime.evaluate",
                 json!({"expression": self.probe_source, "silent": true}),
             )?;
+            self.worker_sessions.insert(session.to_owned(), false);
         }
         self.cdp
             .send_session(session, "Target.setAutoAttach", auto_attach())?;
+        Ok(())
+    }
+
+    /// A new realm in a probed worker that lost its first one: a service worker the browser
+    /// stopped (idle) and started again. It is not paused this time (the browser attaches it only
+    /// once), so the probe is evaluated in it as soon as it is announced: the worker's first lines
+    /// may run before it.
+    fn worker_restarted(&mut self, session: Option<String>, params: &Value) -> Result<()> {
+        let Some(session) = session else {
+            return Ok(());
+        };
+        let Some(lost) = self.worker_sessions.get_mut(&session) else {
+            return Ok(());
+        };
+        if !std::mem::take(lost) {
+            return Ok(());
+        }
+        let Some(context) = params["context"]["id"].as_i64() else {
+            return Ok(());
+        };
+        self.cdp.send_session(
+            &session,
+            "Runtime.evaluate",
+            json!({"expression": self.probe_source, "silent": true, "contextId": context}),
+        )?;
         Ok(())
     }
 
