@@ -1,6 +1,7 @@
 //! `tracer record` against real headless Chromium: the trace header, `seq` order, the structural
-//! facts Chromium reports for a few accesses, what page code can see of the probe, a worker's
-//! realm, and `tracer contract build` accepting the result. Skipped, with the reason printed,
+//! facts Chromium reports for a few accesses, what page code can see of the probe, the realms of
+//! a dedicated worker, an out-of-process iframe, a shared and a service worker (pages served on
+//! 127.0.0.1 by `serve`), and `tracer contract build` accepting the result. Skipped, with the reason printed,
 //! when no Chromium is installed (CI installs it: `apt-get install -y chromium`).
 
 use std::io::{BufRead, BufReader, Write};

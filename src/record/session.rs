@@ -1,8 +1,9 @@
 //! One recording over CDP: a page target attached in flat mode, the binding and the probe
-//! installed before navigation, workers probed while paused on start, and every binding message
-//! turned into a trace line (global `seq`, `t`, `realmId`, `nav`) as it arrives. It decides when
-//! the recording ends: the page's `tracer:done` mark, the load event plus a quiet period, the
-//! timeout, a signal, or the browser going away.
+//! installed before navigation, out-of-process iframes and dedicated, shared and service workers
+//! probed while paused on start (the last two auto-attached from the browser level), and every
+//! binding message turned into a trace line (global `seq`, `t`, `realmId`, `nav`) as it arrives.
+//! It decides when the recording ends: the page's `tracer:done` mark, the load event plus a
+//! quiet period, the timeout, a signal, or the browser going away.
 //!
 //! A realm's probe sends the property facts of a definition (`owner`, `descriptor`,
 //! `getterOwner`, `setterOwner`) once, on the first record that has them, marked `fdef: n`; later
