@@ -1,9 +1,11 @@
 //! `tracer record` against real headless Chromium: the trace header, `seq` order, the structural
-//! facts Chromium reports for a few accesses, what page code can see of the probe, a worker's
-//! realm, and `tracer contract build` accepting the result. Skipped, with the reason printed,
+//! facts Chromium reports for a few accesses, what page code can see of the probe, the realms of
+//! a dedicated worker, an out-of-process iframe, a shared and a service worker (pages served on
+//! 127.0.0.1 by `serve`), and `tracer contract build` accepting the result. Skipped, with the reason printed,
 //! when no Chromium is installed (CI installs it: `apt-get install -y chromium`).
 
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -36,6 +38,12 @@ fn tracer(dir: &Path, args: &[&str]) -> Output {
 
 /// `tracer record` of `root/page.html` into `root/case` with `browser`; it must succeed.
 fn record_page(root: &Path, browser: &str) -> Output {
+    record_target(root, browser, "page.html")
+}
+
+/// `tracer record` of `page` (a file under `root`, or a URL) into `root/case` with `browser`; it
+/// must succeed.
+fn record_target(root: &Path, browser: &str, page: &str) -> Output {
     let recorded = tracer(
         root,
         &[
@@ -48,7 +56,7 @@ fn record_page(root: &Path, browser: &str) -> Output {
             browser,
             "--timeout",
             "60",
-            "page.html",
+            page,
         ],
     );
     check(&recorded, "tracer record");
@@ -842,4 +850,156 @@ fn an_access_in_a_task_still_running_when_the_recording_settles_is_kept() {
         .filter(|a| a["api"] == "navigator.userAgent" && a["accessType"] == "get")
         .count();
     assert_eq!(reads, 4, "{all:#?}");
+}
+
+/// Serves the files of `dir` over HTTP on 127.0.0.1 (a secure context, which service workers
+/// need) until the test process ends; returns the port. GET only, one request per connection.
+fn serve(dir: &Path) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let dir = dir.to_owned();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let dir = dir.clone();
+            std::thread::spawn(move || answer(&dir, stream));
+        }
+    });
+    port
+}
+
+fn answer(dir: &Path, mut stream: TcpStream) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut request = String::new();
+    if reader.read_line(&mut request).is_err() {
+        return;
+    }
+    loop {
+        let mut header = String::new();
+        match reader.read_line(&mut header) {
+            Ok(0) | Err(_) => break,
+            Ok(_) if header.trim().is_empty() => break,
+            Ok(_) => {}
+        }
+    }
+    let path = request.split(' ').nth(1).unwrap_or("/");
+    let path = path
+        .split('?')
+        .next()
+        .unwrap_or_default()
+        .trim_start_matches('/');
+    let file = (!path.contains("..")).then(|| dir.join(path));
+    let (status, kind, body) = match file.and_then(|f| std::fs::read(f).ok()) {
+        Some(body) if path.ends_with(".html") => ("200 OK", "text/html; charset=utf-8", body),
+        Some(body) if path.ends_with(".js") => ("200 OK", "text/javascript", body),
+        Some(body) => ("200 OK", "application/octet-stream", body),
+        None => ("404 Not Found", "text/plain", b"not found".to_vec()),
+    };
+    let head = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = stream.write_all(head.as_bytes());
+    let _ = stream.write_all(&body);
+}
+
+/// Serves `tests/fixtures/record/FIXTURE/` on 127.0.0.1, records its `page.html` over HTTP, and
+/// returns the case folder, the port, tracer's stderr and the trace's access lines.
+fn record_served(browser: &Path, fixture: &str) -> (tempfile::TempDir, u16, String, Vec<Value>) {
+    let dir = tempfile::tempdir().unwrap();
+    let port = serve(&Path::new(FIXTURES).join(fixture));
+    let browser = browser.to_string_lossy().into_owned();
+    let url = format!("http://127.0.0.1:{port}/page.html");
+    let recorded = record_target(dir.path(), &browser, &url);
+    let stderr = String::from_utf8_lossy(&recorded.stderr).into_owned();
+    let all = lines(&dir.path().join("case/ruyi-trace/logs/current.ndjson"));
+    (dir, port, stderr, all[1..].to_vec())
+}
+
+#[test]
+fn an_out_of_process_iframe_is_probed_before_its_first_script() {
+    let Some(browser) = chromium() else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED record::an_out_of_process_iframe_is_probed_before_its_first_script: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
+        );
+        return;
+    };
+    let (_dir, port, stderr, accesses) = record_served(&browser, "oopif");
+    assert!(stderr.contains("tracer:done"), "{stderr}");
+    assert!(!stderr.contains("not probed"), "{stderr}");
+    let ua = find(&accesses, "navigator.userAgent", "get");
+    assert_eq!(ua["realm"], "iframe", "{ua}");
+    assert_eq!(ua["realmId"], "iframe#0", "{ua}");
+    assert_eq!(ua["owner"], "Navigator.prototype", "{ua}");
+    assert!(ua["returnValue"].as_str().unwrap().contains("Chrome"));
+    let frame = &ua["stack"][0];
+    assert_eq!(
+        frame["url"],
+        format!("http://localhost:{port}/frame.html"),
+        "{frame}"
+    );
+    assert_eq!(frame["line"], 3, "the frame's first inline script: {frame}");
+    // The page's own accesses stay in the main realm.
+    let append = find(&accesses, "Node.prototype.appendChild", "call");
+    assert_eq!(append["realmId"], "main#0");
+}
+
+#[test]
+fn a_shared_worker_is_probed_before_its_first_line() {
+    let Some(browser) = chromium() else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED record::a_shared_worker_is_probed_before_its_first_line: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
+        );
+        return;
+    };
+    let (_dir, port, stderr, accesses) = record_served(&browser, "shared-worker");
+    assert!(stderr.contains("tracer:done"), "{stderr}");
+    assert!(stderr.contains("probe in sharedworker"), "{stderr}");
+    let cores = find(&accesses, "navigator.hardwareConcurrency", "get");
+    assert_eq!(cores["realm"], "sharedworker", "{cores}");
+    assert_eq!(cores["realmId"], "sharedworker#0", "{cores}");
+    assert_eq!(cores["owner"], "WorkerNavigator.prototype", "{cores}");
+    let frame = &cores["stack"][0];
+    assert_eq!(
+        frame["url"],
+        format!("http://127.0.0.1:{port}/shared.js"),
+        "{frame}"
+    );
+    assert_eq!(frame["line"], 1, "the worker's first line: {frame}");
+}
+
+#[test]
+fn a_service_worker_is_probed_once_before_its_first_line() {
+    let Some(browser) = chromium() else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED record::a_service_worker_is_probed_once_before_its_first_line: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
+        );
+        return;
+    };
+    let (_dir, port, stderr, accesses) = record_served(&browser, "service-worker");
+    assert!(stderr.contains("tracer:done"), "{stderr}");
+    // Attached twice (under the page and from the browser), probed once.
+    assert_eq!(
+        stderr.matches("probe in serviceworker").count(),
+        1,
+        "{stderr}"
+    );
+    let reads: Vec<&Value> = accesses
+        .iter()
+        .filter(|a| a["api"] == "navigator.hardwareConcurrency")
+        .collect();
+    assert_eq!(reads.len(), 1, "{reads:#?}");
+    let cores = reads[0];
+    assert_eq!(cores["realm"], "serviceworker", "{cores}");
+    assert_eq!(cores["realmId"], "serviceworker#0", "{cores}");
+    assert_eq!(cores["owner"], "WorkerNavigator.prototype", "{cores}");
+    let frame = &cores["stack"][0];
+    assert_eq!(
+        frame["url"],
+        format!("http://127.0.0.1:{port}/sw.js"),
+        "{frame}"
+    );
+    assert_eq!(frame["line"], 1, "the worker's first line: {frame}");
 }

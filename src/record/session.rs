@@ -1,9 +1,11 @@
 //! One recording over CDP: a page target attached in flat mode, the binding and the probe
-//! installed before navigation, workers probed while paused on start, and every record of every
-//! binding message (a batch) turned into a trace line (global `seq`, `t`, `realmId`, `nav`) as it
-//! arrives. It decides when the recording ends: the page's `tracer:done` mark, the load event plus
-//! a quiet period, the timeout, a signal, or the browser going away; before an ending the page did
-//! not ask for, it stops the page's running script so the batch in flight still leaves.
+//! installed before navigation, out-of-process iframes and dedicated, shared and service workers
+//! probed while paused on start (the last two auto-attached from the browser level), and every
+//! record of every binding message (a batch) turned into a trace line (global `seq`, `t`,
+//! `realmId`, `nav`) as it arrives. It decides when the recording ends: the page's `tracer:done`
+//! mark, the load event plus a quiet period, the timeout, a signal, or the browser going away;
+//! before an ending the page did not ask for, it stops the running scripts so the batches in
+//! flight still leave.
 //!
 //! A realm's probe sends the property facts of a definition (`owner`, `descriptor`,
 //! `getterOwner`, `setterOwner`) once, on the first record that has them, marked `fdef: n`; later
@@ -11,7 +13,7 @@
 //! trace line is whole. `n` is per realm instance (CDP session and execution context).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -80,6 +82,11 @@ pub struct Recorder<'a> {
     /// session -> execution context -> the realm.
     realms: HashMap<String, HashMap<i64, Realm>>,
     realm_counts: HashMap<String, u64>,
+    /// The targets given the probe, by target id.
+    probed: HashSet<String>,
+    /// The sessions of the workers given the probe, and whether the worker lost its realm since
+    /// (a service worker stopped and started again keeps its session but not its realm).
+    worker_sessions: HashMap<String, bool>,
     /// The nav of the newest main realm.
     nav: u64,
     loaded: bool,
@@ -106,6 +113,11 @@ pub fn browser_version(cdp: &mut Cdp) -> Result<String> {
         .split_once('/')
         .map_or(product, |(_, v)| v)
         .to_owned())
+}
+
+/// `Target.setAutoAttach`'s parameters: every new target waits on start, in flat mode.
+fn auto_attach() -> Value {
+    json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})
 }
 
 /// Sends one request and waits for its answer; events meanwhile go to `on_event`.
@@ -200,7 +212,18 @@ impl<'a> Recorder<'a> {
             &mut cdp,
             s,
             "Target.setAutoAttach",
-            json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}),
+            auto_attach(),
+            &mut ignore,
+        )?;
+        // Shared and service workers are not children of the page: the browser attaches them,
+        // paused on start, to this connection. Pages and the rest are left out.
+        let mut browser_level = auto_attach();
+        browser_level["filter"] = json!([{"type": "shared_worker"}, {"type": "service_worker"}]);
+        call(
+            &mut cdp,
+            None,
+            "Target.setAutoAttach",
+            browser_level,
             &mut ignore,
         )?;
         Ok(Recorder {
@@ -211,6 +234,8 @@ impl<'a> Recorder<'a> {
             probe_source,
             realms: HashMap::new(),
             realm_counts: HashMap::new(),
+            probed: HashSet::new(),
+            worker_sessions: HashMap::new(),
             nav: 0,
             loaded: false,
             last_activity: Instant::now(),
@@ -275,7 +300,7 @@ impl<'a> Recorder<'a> {
                 ) => {
                     self.report
                         .worker_failures
-                        .push(format!("a request to a worker failed: {error}"));
+                        .push(format!("a request to a frame or worker failed: {error}"));
                 }
                 (
                     _,
@@ -372,6 +397,15 @@ impl<'a> Recorder<'a> {
             "Inspector.targetCrashed" if session.as_deref() == Some(&self.page_session) => {
                 self.gone = Some(Ending::PageGone);
             }
+            "Runtime.executionContextsCleared" => {
+                if let Some(lost) = session
+                    .as_deref()
+                    .and_then(|s| self.worker_sessions.get_mut(s))
+                {
+                    *lost = true;
+                }
+            }
+            "Runtime.executionContextCreated" => self.worker_restarted(session, &params)?,
             "Runtime.exceptionThrown" => {
                 let details = &params["exceptionDetails"];
                 let text = details["exception"]["description"]
@@ -386,41 +420,97 @@ impl<'a> Recorder<'a> {
         Ok(())
     }
 
-    /// A new target under the page: a dedicated worker gets the binding and the probe before its
-    /// first line runs; anything else is only let go.
+    /// A new target: under the page (an out-of-process iframe, a dedicated worker, the page's
+    /// service worker) or, from the browser-level auto-attach, a shared or service worker. Each
+    /// waits on start: it gets the binding and the probe, then runs. A target attached twice (a
+    /// service worker is, once per level) is probed once. Anything else is only let go.
     fn attached(&mut self, params: &Value) -> Result<()> {
         let Some(session) = params.get("sessionId").and_then(Value::as_str) else {
             return Ok(());
         };
-        let kind = params["targetInfo"]["type"].as_str().unwrap_or_default();
-        if kind == "worker" {
-            self.cdp.send_session(
-                session,
-                "Runtime.addBinding",
-                json!({"name": probe::BINDING}),
-            )?;
-            self.cdp
-                .send_session(session, "Runtime.enable", json!({}))?;
-            self.cdp.send_session(
-                session,
-                "Runtime.evaluate",
-                json!({"expression": self.probe_source, "silent": true}),
-            )?;
-            self.cdp.send_session(
-                session,
-                "Target.setAutoAttach",
-                json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}),
-            )?;
-        } else {
-            let url = params["targetInfo"]["url"].as_str().unwrap_or_default();
-            self.report
-                .worker_failures
-                .push(format!("not probed ({kind}): {url}"));
+        let info = &params["targetInfo"];
+        let kind = info["type"].as_str().unwrap_or_default();
+        let target = info["targetId"].as_str().unwrap_or_default();
+        match kind {
+            "worker" | "shared_worker" | "service_worker" | "iframe" => {
+                if self.probed.insert(target.to_owned()) {
+                    self.probe_target(session, kind == "iframe")?;
+                }
+            }
+            _ => {
+                let url = info["url"].as_str().unwrap_or_default();
+                self.report
+                    .worker_failures
+                    .push(format!("not probed ({kind}): {url}"));
+            }
         }
         if params.get("waitingForDebugger").and_then(Value::as_bool) == Some(true) {
             self.cdp
                 .send_session(session, "Runtime.runIfWaitingForDebugger", json!({}))?;
         }
+        Ok(())
+    }
+
+    /// Installs the binding and the probe in a target paused on start. A worker's one realm is
+    /// probed by evaluating the probe now (it runs before the worker's first line). An
+    /// out-of-process iframe is paused before its document exists: the probe is registered for
+    /// every new document of that frame (its first one included, and the same-site frames inside
+    /// it), as on the page. The target auto-attaches its own children the same way.
+    fn probe_target(&mut self, session: &str, frame: bool) -> Result<()> {
+        self.cdp.send_session(
+            session,
+            "Runtime.addBinding",
+            json!({"name": probe::BINDING}),
+        )?;
+        self.cdp
+            .send_session(session, "Runtime.enable", json!({}))?;
+        self.cdp.send_session(
+            session,
+            "Runtime.setMaxCallStackSizeToCapture",
+            json!({"size": 0}),
+        )?;
+        if frame {
+            self.cdp.send_session(session, "Page.enable", json!({}))?;
+            self.cdp.send_session(
+                session,
+                "Page.addScriptToEvaluateOnNewDocument",
+                json!({"source": self.probe_source}),
+            )?;
+        } else {
+            self.cdp.send_session(
+                session,
+                "Runtime.evaluate",
+                json!({"expression": self.probe_source, "silent": true}),
+            )?;
+            self.worker_sessions.insert(session.to_owned(), false);
+        }
+        self.cdp
+            .send_session(session, "Target.setAutoAttach", auto_attach())?;
+        Ok(())
+    }
+
+    /// A new realm in a probed worker that lost its first one: a service worker the browser
+    /// stopped (idle) and started again. It is not paused this time (the browser attaches it only
+    /// once), so the probe is evaluated in it as soon as it is announced: the worker's first lines
+    /// may run before it.
+    fn worker_restarted(&mut self, session: Option<String>, params: &Value) -> Result<()> {
+        let Some(session) = session else {
+            return Ok(());
+        };
+        let Some(lost) = self.worker_sessions.get_mut(&session) else {
+            return Ok(());
+        };
+        if !std::mem::take(lost) {
+            return Ok(());
+        }
+        let Some(context) = params["context"]["id"].as_i64() else {
+            return Ok(());
+        };
+        self.cdp.send_session(
+            &session,
+            "Runtime.evaluate",
+            json!({"expression": self.probe_source, "silent": true, "contextId": context}),
+        )?;
         Ok(())
     }
 
