@@ -1003,3 +1003,48 @@ fn a_service_worker_is_probed_once_before_its_first_line() {
     );
     assert_eq!(frame["line"], 1, "the worker's first line: {frame}");
 }
+
+/// Every document the page navigates to is probed before its first script, on the same site
+/// and on another site (a new renderer process): each is a new main realm with the next `nav`.
+#[test]
+fn each_document_the_page_navigates_to_is_a_new_probed_main_realm() {
+    let Some(browser) = chromium() else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED record::each_document_the_page_navigates_to_is_a_new_probed_main_realm: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
+        );
+        return;
+    };
+    let (_dir, port, stderr, accesses) = record_served(&browser, "navigation");
+    assert!(stderr.contains("tracer:done"), "{stderr}");
+    let expected = [
+        (
+            "navigator.userAgent",
+            "main#0",
+            0,
+            format!("http://127.0.0.1:{port}/page.html"),
+        ),
+        (
+            "navigator.platform",
+            "main#1",
+            1,
+            format!("http://127.0.0.1:{port}/second.html"),
+        ),
+        (
+            "navigator.language",
+            "main#2",
+            2,
+            format!("http://localhost:{port}/third.html"),
+        ),
+    ];
+    let mut seqs = Vec::new();
+    for (api, realm, nav, url) in &expected {
+        let read = find(&accesses, api, "get");
+        assert_eq!(read["realm"], "main", "{read}");
+        assert_eq!(read["realmId"], *realm, "{read}");
+        assert_eq!(read["nav"], *nav, "{read}");
+        assert_eq!(read["stack"][0]["url"], *url, "{read}");
+        seqs.push(read["seq"].as_u64().unwrap());
+    }
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+}
