@@ -102,12 +102,17 @@ if [ "${BENCH_RECORD:-0}" = 1 ]; then
   hyperfine -N --warmup 1 --runs 3 --export-json "$out/record.json" \
     "$browser $flags --user-data-dir=$out/record/profile --dump-dom file://$out/record/many.html" \
     "$tracer -q record --case-dir $out/record/one --baseline-id bench --browser $browser --timeout 600 $out/record/one.html" \
-    "$tracer -q record --case-dir $out/record/many --baseline-id bench --browser $browser --timeout 600 $out/record/many.html" >&2
+    "$tracer -q record --case-dir $out/record/many --baseline-id bench --browser $browser --timeout 600 $out/record/many.html" \
+    "$tracer -q record --no-batch --case-dir $out/record/each --baseline-id bench --browser $browser --timeout 600 $out/record/many.html" >&2
   recorded=$(( $(wc -l < "$out/record/many/ruyi-trace/logs/current.ndjson") - 1 ))
+  each=$(( $(wc -l < "$out/record/each/ruyi-trace/logs/current.ndjson") - 1 ))
+  [ "$recorded" = "$accesses" ] && [ "$each" = "$accesses" ] || {
+    echo "bench.sh: expected $accesses accesses, recorded $recorded (batched) and $each (--no-batch)" >&2; exit 1; }
   awk -v n="$recorded" -v p="$(median 0 "$out/record.json")" -v one="$(median 1 "$out/record.json")" \
-      -v many="$(median 2 "$out/record.json")" 'BEGIN {
+      -v many="$(median 2 "$out/record.json")" -v each="$(median 3 "$out/record.json")" 'BEGIN {
     printf "record, %d accesses recorded:\n", n
-    printf "  page without tracer   %7.2f s\n  record, 1 access      %7.2f s\n  record, all accesses  %7.2f s\n", p, one, many
-    printf "  %.0f recorded accesses/s; %.1f us per access beyond the unprobed page (target >= 100000/s)\n", n / (many - one), (many - p) / n * 1e6
+    printf "  page without tracer   %7.2f s\n  record, 1 access      %7.2f s\n  record, all accesses  %7.2f s\n  record --no-batch     %7.2f s\n", p, one, many, each
+    printf "  %.0f recorded accesses/s (target >= 100000/s); %.1f us per access beyond the unprobed page\n", n / (many - one), (many - p) / n * 1e6
+    printf "  --no-batch: %.0f recorded accesses/s\n", n / (each - one)
   }'
 fi

@@ -232,9 +232,40 @@ pub fn signal_group(pgid: u32, signal: i32) -> bool {
     unsafe { libc::kill(-pgid, signal) == 0 }
 }
 
-/// Whether any process of the group `pgid` is still alive.
+/// Whether any process of the group `pgid` is still alive. A zombie (exited, not yet reaped by
+/// its parent) is not alive: `kill(-pgid, 0)` still finds it, and where the reaper of orphans
+/// does not reap (some containers' PID 1), it stays found forever.
 pub fn group_alive(pgid: u32) -> bool {
-    signal_group(pgid, 0)
+    signal_group(pgid, 0) && group_has_live_member(pgid)
+}
+
+/// Whether `/proc` lists a process of group `pgid` that is not a zombie; true when `/proc`
+/// cannot be read (nothing is then known to be gone).
+fn group_has_live_member(pgid: u32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return true;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_string_lossy().bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so fields are
+        // counted from the last ')'.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let mut fields = rest.split_whitespace();
+        let state = fields.next();
+        let group = fields.nth(1).and_then(|g| g.parse::<u32>().ok());
+        if group == Some(pgid) && state != Some("Z") {
+            return true;
+        }
+    }
+    false
 }
 
 /// Ends the group: `first` (SIGTERM or SIGINT) to every process, `grace` to leave, then SIGKILL.
@@ -335,6 +366,28 @@ impl Drop for Watchdog {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_group_whose_only_member_is_a_zombie_is_gone() {
+        use std::os::unix::process::CommandExt;
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let pgid = child.id();
+        assert!(group_alive(pgid));
+        signal_group(pgid, libc::SIGKILL);
+        // Not reaped yet: the killed child is a zombie of this test, which `kill(-pgid, 0)`
+        // still finds.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while group_has_live_member(pgid) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(signal_group(pgid, 0), "the zombie is still in the group");
+        assert!(!group_alive(pgid));
+        child.wait().unwrap();
+    }
 
     #[test]
     fn strips_every_inspect_flag_and_keeps_the_rest() {
