@@ -105,8 +105,34 @@ const batch = [];
 let batchStarted = 0;
 let batchScheduled = false;
 
+// An access record that repeats the previous record of its api, all but its `ls` and `e`, travels
+// as `{"k":"same","slot":n,"ls":..,"e":..}`; the recorder keeps the last whole record of each
+// slot (one per api, per realm) and writes the repeat in full. A whole record carries `slot: n`.
+// The text is built either way (it is what is compared); what a repeat saves is the bytes the
+// binding, the browser and the recorder would each carry and convert.
+const slots = O.create(null); // api -> { n, body }
+let nextSlot = 1;
+
+function textOf(message) {
+  if (message.k !== "access" || typeof message.api !== "string") return stringify(message);
+  const ls = message.ls;
+  const e = message.e;
+  message.ls = undefined;
+  message.e = undefined;
+  const body = stringify(message);
+  let slot = slots[message.api];
+  if (slot === undefined) {
+    slot = { n: nextSlot++, body: null };
+    slots[message.api] = slot;
+  }
+  const head = '"slot":' + slot.n + ',"ls":' + ls + ',"e":' + e;
+  if (slot.body === body) return '{"k":"same",' + head + "}";
+  slot.body = body;
+  return "{" + head + "," + apply(strSlice, body, [1]);
+}
+
 function post(message) {
-  batch[batch.length] = stringify(message);
+  batch[batch.length] = textOf(message);
   if (batch.length === 1) batchStarted = dateNow();
   if (batch.length >= BATCH_RECORDS || dateNow() - batchStarted >= BATCH_MS ||
       queueMicrotaskOriginal === null) {

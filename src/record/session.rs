@@ -15,6 +15,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -518,7 +519,7 @@ impl<'a> Recorder<'a> {
     /// record is kept as its fields' JSON texts, never parsed into values; lines are flushed to
     /// disk once per call.
     fn binding(&mut self, session: String, context: i64, payload: &str) -> Result<()> {
-        let records: Vec<RawRecord<'_>> = if payload.trim_start().starts_with('[') {
+        let records: Vec<&RawValue> = if payload.trim_start().starts_with('[') {
             match serde_json::from_str(payload) {
                 Ok(records) => records,
                 Err(_) => return Ok(()),
@@ -529,19 +530,29 @@ impl<'a> Recorder<'a> {
                 Err(_) => return Ok(()),
             }
         };
-        for RawRecord(fields) in records {
-            self.one(&session, context, fields)?;
+        for raw in records {
+            if let Ok(RawRecord(fields)) = serde_json::from_str(raw.get()) {
+                self.one(&session, context, fields, raw.get())?;
+            }
         }
         self.writer.flush()
     }
 
-    fn one(&mut self, session: &str, context: i64, mut record: Fields<'_>) -> Result<()> {
+    /// One record; `raw` is its JSON text, kept when it is a slot's whole record.
+    fn one(
+        &mut self,
+        session: &str,
+        context: i64,
+        mut record: Fields<'_>,
+        raw: &str,
+    ) -> Result<()> {
         self.last_activity = Instant::now();
         let kind = record.remove("k");
         let text =
             |field: Option<&Cow<'_, str>>| -> Option<String> { serde_json::from_str(field?).ok() };
         match kind.as_deref() {
-            Some("\"access\"") => self.access(session, context, record),
+            Some("\"access\"") => self.access(session, context, record, Some(raw)),
+            Some("\"same\"") => self.repeat(session, context, &record),
             Some("\"done\"") => {
                 self.done_at.get_or_insert_with(Instant::now);
                 Ok(())
@@ -563,7 +574,42 @@ impl<'a> Recorder<'a> {
         }
     }
 
-    fn access(&mut self, session: &str, context: i64, mut record: Fields<'_>) -> Result<()> {
+    /// A record that repeats its slot's whole record but for `ls` and `e` (see `textOf` in
+    /// probe.js): written in full from the slot's record.
+    fn repeat(&mut self, session: &str, context: i64, record: &Fields<'_>) -> Result<()> {
+        let Some(slot) = record.get("slot").and_then(|n| n.parse::<u64>().ok()) else {
+            return Ok(());
+        };
+        let Some(text) = self
+            .realms
+            .get(session)
+            .and_then(|realms| realms.get(&context))
+            .and_then(|realm| realm.slots.get(&slot))
+            .cloned()
+        else {
+            return Ok(());
+        };
+        let Ok(RawRecord(mut fields)) = serde_json::from_str(&text) else {
+            return Ok(());
+        };
+        fields.remove("k");
+        for key in ["ls", "e"] {
+            if let Some(value) = record.get(key) {
+                fields.insert(Cow::Borrowed(key), value.clone());
+            }
+        }
+        self.access(session, context, fields, None)
+    }
+
+    /// An access record; `raw`, its JSON text, is kept as its slot's whole record (`None` for a
+    /// repeat, which is written from that record).
+    fn access(
+        &mut self,
+        session: &str,
+        context: i64,
+        mut record: Fields<'_>,
+        raw: Option<&str>,
+    ) -> Result<()> {
         if !self
             .realms
             .get(session)
@@ -585,6 +631,7 @@ impl<'a> Recorder<'a> {
                 id,
                 nav: self.nav.to_string(),
                 facts: HashMap::new(),
+                slots: HashMap::new(),
             };
             self.realms
                 .entry(session.to_owned())
@@ -598,6 +645,11 @@ impl<'a> Recorder<'a> {
         else {
             return Ok(());
         };
+        if let Some(slot) = record.remove("slot").and_then(|n| n.parse::<u64>().ok())
+            && let Some(raw) = raw
+        {
+            realm.slots.insert(slot, Rc::from(raw));
+        }
         if let Some(n) = record.remove("fref").and_then(|n| n.parse::<u64>().ok())
             && let Some(facts) = realm.facts.get(&n)
         {
@@ -649,6 +701,8 @@ struct Realm {
     nav: String,
     /// `fdef` number -> the property facts the probe sent once, as JSON texts.
     facts: HashMap<u64, Vec<(&'static str, String)>>,
+    /// slot -> the JSON text of its last whole record (one slot per api).
+    slots: HashMap<u64, Rc<str>>,
 }
 
 /// One record of a binding payload, read as its fields' JSON texts (borrowed from the payload;
