@@ -154,7 +154,8 @@ impl<'a> FromIterator<(Cow<'a, str>, Cow<'a, str>)> for Fields<'a> {
 }
 
 /// One line: the leading fields in their order, then the rest by name; long strings digested.
-pub fn render(fields: Fields<'_>) -> String {
+#[cfg(test)]
+fn render(fields: Fields<'_>) -> String {
     let mut line = String::with_capacity(512);
     render_into(&mut line, fields);
     line
