@@ -441,4 +441,8 @@ pub struct RecordArgs {
     /// records of the crashing task's last 10 ms).
     #[arg(long)]
     pub no_batch: bool,
+
+    /// Stop once this many accesses are written (exit code 124; the trace is complete up to then).
+    #[arg(long, value_name = "N", default_value_t = 5_000_000)]
+    pub max_accesses: u64,
 }

@@ -1048,3 +1048,49 @@ fn each_document_the_page_navigates_to_is_a_new_probed_main_realm() {
     }
     assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
 }
+
+/// `--max-accesses` caps the trace: exactly that many access lines, in `seq` order from 1, and
+/// the exit code says the recording was cut short.
+#[test]
+fn max_accesses_caps_the_trace_and_says_so() {
+    let Some(browser) = chromium() else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED record::max_accesses_caps_the_trace_and_says_so: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(
+        root.join("page.html"),
+        "<!doctype html><html><body><script>\nlet s = 0;\nfor (let i = 0; i < 5000; i++) s += navigator.userAgent.length;\nperformance.mark(\"tracer:done\");\n</script></body></html>\n",
+    )
+    .unwrap();
+    let output = tracer(
+        root,
+        &[
+            "record",
+            "--case-dir",
+            "case",
+            "--baseline-id",
+            "b1",
+            "--browser",
+            &browser.to_string_lossy(),
+            "--max-accesses",
+            "100",
+            "--timeout",
+            "60",
+            "page.html",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(124), "{stderr}");
+    assert!(stderr.contains("--max-accesses 100"), "{stderr}");
+    let all = lines(&root.join("case/ruyi-trace/logs/current.ndjson"));
+    let seqs: Vec<u64> = all[1..]
+        .iter()
+        .map(|a| a["seq"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seqs, (1..=100).collect::<Vec<u64>>());
+}

@@ -91,6 +91,7 @@ pub fn record(args: RecordArgs, global: &GlobalArgs, styles: &Styles) -> Result<
         settle: Duration::from_secs_f64(args.settle),
         timeout: Duration::from_secs_f64(args.timeout),
         stop,
+        max_accesses: args.max_accesses,
     };
     let mut recorder = Recorder::open(cdp, &mut writer, started_ms, &apis, !args.no_batch)
         .map_err(|e| TracerError::cannot_trace(format!("could not set up the page: {e:#}")))?;
@@ -133,24 +134,27 @@ pub fn record(args: RecordArgs, global: &GlobalArgs, styles: &Styles) -> Result<
             report.realms.len(),
             report.realms.join(", "),
             begun.elapsed().as_secs_f64(),
-            ending_text(ending, args.timeout)
+            ending_text(ending, args.timeout, args.max_accesses)
         );
         let _ = writeln!(err, "  wrote {}", trace_path.display());
     }
     Ok(match ending {
         Ending::Done | Ending::Settled => exit::SUCCESS,
-        Ending::TimedOut => exit::TIMEOUT,
+        Ending::TimedOut | Ending::Capped => exit::TIMEOUT,
         Ending::Signalled(signal) => exit::for_signal(signal),
         Ending::PageGone | Ending::BrowserGone => exit::CANNOT_TRACE,
     })
 }
 
-fn ending_text(ending: Ending, timeout: f64) -> String {
+fn ending_text(ending: Ending, timeout: f64, max_accesses: u64) -> String {
     match ending {
         Ending::Done => "ended by the page's tracer:done mark".into(),
         Ending::Settled => "ended after the load event and a quiet period".into(),
         Ending::TimedOut => {
             format!("stopped by --timeout {timeout} s (the trace is complete up to then)")
+        }
+        Ending::Capped => {
+            format!("stopped at --max-accesses {max_accesses} (the trace is complete up to then)")
         }
         Ending::Signalled(_) => "interrupted (the trace is complete up to then)".into(),
         Ending::PageGone => "the page crashed or closed (the trace is complete up to then)".into(),

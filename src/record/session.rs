@@ -47,6 +47,8 @@ pub struct Limits {
     pub timeout: Duration,
     /// Set to a signal number when the tracer is asked to stop.
     pub stop: Arc<AtomicUsize>,
+    /// Stop once this many accesses are written (later records are not written).
+    pub max_accesses: u64,
 }
 
 /// Why the recording ended.
@@ -57,6 +59,8 @@ pub enum Ending {
     /// Loaded, then quiet for the settle period.
     Settled,
     TimedOut,
+    /// `--max-accesses` were written.
+    Capped,
     Signalled(i32),
     /// The page crashed or was closed.
     PageGone,
@@ -94,6 +98,8 @@ pub struct Recorder<'a> {
     last_activity: Instant,
     done_at: Option<Instant>,
     gone: Option<Ending>,
+    /// The limit's `max_accesses` (set when the recording starts).
+    max_accesses: u64,
     pub report: Report,
 }
 
@@ -242,6 +248,7 @@ impl<'a> Recorder<'a> {
             last_activity: Instant::now(),
             done_at: None,
             gone: None,
+            max_accesses: u64::MAX,
             report: Report::default(),
         })
     }
@@ -253,6 +260,7 @@ impl<'a> Recorder<'a> {
             .cdp
             .send_session(&session, "Page.navigate", json!({"url": url}))?;
         let deadline = Instant::now() + limits.timeout;
+        self.max_accesses = limits.max_accesses;
         loop {
             let signal = limits.stop.load(Ordering::Relaxed);
             if signal != 0 {
@@ -280,6 +288,9 @@ impl<'a> Recorder<'a> {
             if Instant::now() >= deadline {
                 self.collect_batches()?;
                 return Ok(Ending::TimedOut);
+            }
+            if self.writer.accesses() >= self.max_accesses {
+                return Ok(Ending::Capped);
             }
             match self.cdp.read_flat()? {
                 (session, Incoming::Event { method, params }) => {
@@ -645,6 +656,9 @@ impl<'a> Recorder<'a> {
         else {
             return Ok(());
         };
+        if self.writer.accesses() >= self.max_accesses {
+            return Ok(());
+        }
         if let Some(slot) = record.remove("slot").and_then(|n| n.parse::<u64>().ok())
             && let Some(raw) = raw
         {
