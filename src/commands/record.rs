@@ -132,7 +132,7 @@ pub fn record(args: RecordArgs, global: &GlobalArgs, styles: &Styles) -> Result<
             "{} {accesses} accesses in {} realm(s) ({}) in {:.1} s, Chromium {version}; {}",
             styles.success.style("record:"),
             report.realms.len(),
-            report.realms.join(", "),
+            realm_list(&report.realms),
             begun.elapsed().as_secs_f64(),
             ending_text(ending, args.timeout, args.max_accesses)
         );
@@ -144,6 +144,17 @@ pub fn record(args: RecordArgs, global: &GlobalArgs, styles: &Styles) -> Result<
         Ending::Signalled(signal) => exit::for_signal(signal),
         Ending::PageGone | Ending::BrowserGone => exit::CANNOT_TRACE,
     })
+}
+
+/// The realms' ids, the first ten of them when there are more (a page that reloads itself in a
+/// loop makes one per load).
+fn realm_list(realms: &[String]) -> String {
+    const SHOWN: usize = 10;
+    let mut list = realms[..realms.len().min(SHOWN)].join(", ");
+    if realms.len() > SHOWN {
+        list.push_str(&format!(", … {} more", realms.len() - SHOWN));
+    }
+    list
 }
 
 fn ending_text(ending: Ending, timeout: f64, max_accesses: u64) -> String {

@@ -416,6 +416,20 @@ impl<'a> Recorder<'a> {
                 {
                     *lost = true;
                 }
+                // Its realms send nothing more (a binding call precedes, on the same session,
+                // the end of its context): what was kept for them goes.
+                if let Some(session) = session.as_deref() {
+                    self.realms.remove(session);
+                }
+            }
+            "Runtime.executionContextDestroyed" => {
+                if let (Some(session), Some(context)) = (
+                    session.as_deref(),
+                    params.get("executionContextId").and_then(Value::as_i64),
+                ) && let Some(realms) = self.realms.get_mut(session)
+                {
+                    realms.remove(&context);
+                }
             }
             "Runtime.executionContextCreated" => self.worker_restarted(session, &params)?,
             "Runtime.exceptionThrown" => {
