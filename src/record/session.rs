@@ -10,7 +10,9 @@
 //! A realm's probe sends the property facts of a definition (`owner`, `descriptor`,
 //! `getterOwner`, `setterOwner`) once, on the first record that has them, marked `fdef: n`; later
 //! records with the same facts carry `fref: n`, and the facts are filled back in here, so every
-//! trace line is whole. `n` is per realm instance (CDP session and execution context).
+//! trace line is whole. `n` is per realm instance (CDP session and execution context). Likewise
+//! an access record equal to its api's previous one but for `ls` and `e` arrives as
+//! `{"k":"same","slot":n,..}` and is written in full from the slot's last whole record.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
