@@ -219,7 +219,13 @@ function sendBatch() {
 
 // Sends finished records in local order; a record waits for every earlier one to finish.
 function finish(record) {
-  ready[record.ls] = record;
+  if (record.ls === flushNext) {
+    // Nothing earlier is waiting: it leaves now, without passing through `ready`.
+    flushNext++;
+    post(withFacts(record));
+  } else {
+    ready[record.ls] = record;
+  }
   while (ready[flushNext] !== undefined) {
     const next = ready[flushNext];
     delete ready[flushNext];
