@@ -110,8 +110,65 @@ let batchScheduled = false;
 // slot (one per api, per realm) and writes the repeat in full. A whole record carries `slot: n`.
 // The text is built either way (it is what is compared); what a repeat saves is the bytes the
 // binding, the browser and the recorder would each carry and convert.
-const slots = O.create(null); // api -> { n, body }
+// A record whose content equals the slot's last one (`sameJson`) is known to repeat it without
+// being stringified; any other is stringified and compared as text.
+const slots = O.create(null); // api -> { n, body, last }
 let nextSlot = 1;
+const objectProto = O.prototype;
+const arrayProto = Array.prototype;
+const isArrayValue = Array.isArray;
+
+// Whether JSON.stringify (the original, no replacer) is known to write `a` and `b` as the same
+// text, decided without running it. Only the shapes records are built of are compared: strings,
+// numbers, booleans, null and undefined (compared with ===, which implies the same text), arrays
+// and plain objects the probe made (enumerable keys compared in order, then their values);
+// anything else answers false. false only means "not known": the caller stringifies. Valid only
+// while `jsonPlain()` holds. The probe builds these objects by literals, assignments and pushes:
+// an own property is an enumerable data property and an array has no holes, so reading them runs
+// no page code.
+const keyLists = [[], [], [], [], [], [], [], [], [], []];
+function sameJson(a, b, depth) {
+  if (typeof a !== "object" || a === null) {
+    return a === b && (typeof a === "string" || typeof a === "number" || typeof a === "boolean" ||
+      a === null || a === undefined);
+  }
+  if (typeof b !== "object" || b === null || depth > 8) return false;
+  const proto = getProto(a);
+  if (proto !== getProto(b)) return false;
+  if (proto === arrayProto) {
+    if (!isArrayValue(a) || !isArrayValue(b)) return false;
+    const n = a.length;
+    if (b.length !== n) return false;
+    for (let i = 0; i < n; i++) if (!sameJson(a[i], b[i], depth + 1)) return false;
+    return true;
+  }
+  if (proto !== objectProto) return false;
+  // With nothing enumerable on Object.prototype, for-in walks exactly the own enumerable string
+  // keys, in the order JSON.stringify writes them.
+  const keys = keyLists[depth];
+  let n = 0;
+  for (const key in a) keys[n++] = key;
+  let i = 0;
+  for (const key in b) {
+    if (i >= n || keys[i] !== key || !sameJson(a[key], b[key], depth + 1)) return false;
+    i++;
+  }
+  return i === n;
+}
+
+// Whether JSON.stringify of the probe's plain objects and arrays is what `sameJson` assumes: no
+// `toJSON` for it to call on Object.prototype, Array.prototype or between them, and nothing
+// enumerable on them for for-in to walk.
+const emptyObject = {};
+const emptyArray = [];
+function jsonPlain() {
+  if (getProto(arrayProto) !== objectProto || own(objectProto, "toJSON") || own(arrayProto, "toJSON")) {
+    return false;
+  }
+  for (const _ in emptyObject) return false;
+  for (const _ in emptyArray) return false;
+  return true;
+}
 
 function textOf(message) {
   if (message.k !== "access" || typeof message.api !== "string") return stringify(message);
@@ -119,13 +176,18 @@ function textOf(message) {
   const e = message.e;
   message.ls = undefined;
   message.e = undefined;
-  const body = stringify(message);
   let slot = slots[message.api];
   if (slot === undefined) {
-    slot = { n: nextSlot++, body: null };
+    slot = { n: nextSlot++, body: null, last: null };
     slots[message.api] = slot;
   }
   const head = '"slot":' + slot.n + ',"ls":' + ls + ',"e":' + e;
+  if (slot.last !== null && jsonPlain() && sameJson(message, slot.last, 0)) {
+    return '{"k":"same",' + head + "}";
+  }
+  const body = stringify(message);
+  // `last` is a record whose text is `body`.
+  slot.last = message;
   if (slot.body === body) return '{"k":"same",' + head + "}";
   slot.body = body;
   return "{" + head + "," + apply(strSlice, body, [1]);
@@ -157,7 +219,13 @@ function sendBatch() {
 
 // Sends finished records in local order; a record waits for every earlier one to finish.
 function finish(record) {
-  ready[record.ls] = record;
+  if (record.ls === flushNext) {
+    // Nothing earlier is waiting: it leaves now, without passing through `ready`.
+    flushNext++;
+    post(withFacts(record));
+  } else {
+    ready[record.ls] = record;
+  }
   while (ready[flushNext] !== undefined) {
     const next = ready[flushNext];
     delete ready[flushNext];

@@ -40,6 +40,14 @@ function tracerReflect(g, options) {
     return callSites;
   };
   const toStringTag = Symbol.toStringTag;
+  // The prototypes a primitive's wrapper object gets (this realm's intrinsics: page code cannot
+  // change which objects they are). A wrapper made by O(value) has no own `constructor`, so a
+  // walk up a primitive's chain may start at its intrinsic prototype without making the wrapper.
+  const stringProto = getProto(O(""));
+  const numberProto = getProto(O(0));
+  const booleanProto = getProto(O(false));
+  const symbolProto = getProto(O(toStringTag));
+  const bigintProto = typeof BigInt === "function" ? getProto(O(BigInt(0))) : null;
   const nativeRe = /\{\s*\[native code\]\s*\}\s*$/;
   // Sources to report for functions the caller replaced (wrapper -> original's source).
   const sourceOf = opts.sourceOf || null;
@@ -124,14 +132,34 @@ function tracerReflect(g, options) {
     return tagOf(p);
   }
 
+  // The prototype of a primitive's wrapper; undefined for an object or a function.
+  function primitiveProto(value) {
+    switch (typeof value) {
+      case "string":
+        return stringProto;
+      case "number":
+        return numberProto;
+      case "boolean":
+        return booleanProto;
+      case "symbol":
+        return symbolProto;
+      case "bigint":
+        return bigintProto;
+      default:
+        return undefined;
+    }
+  }
+
   function chainOf(value) {
     const out = [];
     if (value === null || value === undefined) return out;
-    let p;
-    try {
-      p = getProto(O(value));
-    } catch (_) {
-      return out;
+    let p = primitiveProto(value);
+    if (p === undefined) {
+      try {
+        p = getProto(O(value));
+      } catch (_) {
+        return out;
+      }
     }
     for (let i = 0; p !== null && i < 64; i++) {
       push(out, protoName(p));
@@ -148,8 +176,10 @@ function tracerReflect(g, options) {
   // chain (no getter runs); `null` when there is none.
   function constructorNameOf(value) {
     if (value === null || value === undefined) return null;
-    let p = O(value);
-    for (let i = 0; p !== null && i < 64; i++) {
+    // A primitive: its wrapper (step 0 of the walk) has no own `constructor`.
+    const proto = primitiveProto(value);
+    let p = proto === undefined ? O(value) : proto;
+    for (let i = proto === undefined ? 0 : 1; p !== null && i < 64; i++) {
       const ctor = dataOf(p, "constructor");
       if (typeof ctor === "function") return fnName(ctor) || null;
       try {
@@ -212,14 +242,14 @@ function tracerReflect(g, options) {
   }
 
   function instanceOfNames(value, chain) {
+    if (value === null || (typeof value !== "object" && typeof value !== "function")) {
+      return [];
+    }
     const candidates = [];
     for (let i = 0; i < chain.length; i++) push(candidates, chain[i]);
     push(candidates, "Object");
     push(candidates, "Function");
     const out = [];
-    if (value === null || (typeof value !== "object" && typeof value !== "function")) {
-      return out;
-    }
     for (let i = 0; i < candidates.length; i++) {
       const name = candidates[i];
       let seen = false;
