@@ -1094,3 +1094,31 @@ fn max_accesses_caps_the_trace_and_says_so() {
         .collect();
     assert_eq!(seqs, (1..=100).collect::<Vec<u64>>());
 }
+
+/// A page's `toJSON` on Object.prototype or Array.prototype never reaches the probe's records:
+/// every read is written, whole, in its batch.
+#[test]
+fn a_page_defining_to_json_does_not_hijack_or_lose_records() {
+    let Some(browser) = chromium() else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED record::a_page_defining_to_json_does_not_hijack_or_lose_records: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
+        );
+        return;
+    };
+    let (dir, accesses) = record_fixture(&browser, "tojson/page.html");
+    let text =
+        std::fs::read_to_string(dir.path().join("case/ruyi-trace/logs/current.ndjson")).unwrap();
+    assert!(!text.contains("hijacked"), "{text}");
+    let count = |api: &str| accesses.iter().filter(|a| a["api"] == api).count();
+    assert_eq!(count("navigator.userAgent"), 1);
+    assert_eq!(count("navigator.platform"), 50);
+    assert_eq!(count("screen.width"), 1);
+    assert_eq!(count("navigator.language"), 1);
+    let width = find(&accesses, "screen.width", "get");
+    assert_eq!(width["stack"][0]["line"], 10, "{width}");
+    assert_eq!(
+        width["prototypeChain"],
+        serde_json::json!(["Number", "Object"])
+    );
+}

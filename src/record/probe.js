@@ -170,8 +170,47 @@ function jsonPlain() {
   return true;
 }
 
+// JSON text of a record. JSON.stringify calls a `toJSON` it finds on an object, inherited ones
+// included: once the page puts one on Object.prototype or Array.prototype (or swaps Array.prototype's
+// prototype), records are written by `writeJson`, which never looks for one.
+function jsonOf(value) {
+  if (getProto(arrayProto) === objectProto && !own(objectProto, "toJSON") && !own(arrayProto, "toJSON")) {
+    return stringify(value);
+  }
+  const text = writeJson(value, 0);
+  return text === undefined ? "null" : text;
+}
+
+// JSON.stringify's output for the probe's own data (plain objects, arrays, strings, finite or
+// non-finite numbers, booleans, null; undefined and functions left out), without `toJSON`.
+// Strings and numbers go through JSON.stringify itself, which asks primitives for nothing.
+function writeJson(value, depth) {
+  if (value === null) return "null";
+  const type = typeof value;
+  if (type === "string" || type === "number" || type === "boolean") return stringify(value);
+  if (type !== "object" || depth > 200) return undefined;
+  const parts = [];
+  if (isArrayValue(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item = writeJson(value[i], depth + 1);
+      parts[parts.length] = item === undefined ? "null" : item;
+    }
+    return "[" + apply(arrayJoin, parts, [","]) + "]";
+  }
+  const keys = ownKeysOf(value);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (typeof key !== "string") continue;
+    const d = gopd(value, key);
+    if (!d || !d.enumerable) continue;
+    const item = writeJson(own(d, "value") ? d.value : undefined, depth + 1);
+    if (item !== undefined) parts[parts.length] = stringify(key) + ":" + item;
+  }
+  return "{" + apply(arrayJoin, parts, [","]) + "}";
+}
+
 function textOf(message) {
-  if (message.k !== "access" || typeof message.api !== "string") return stringify(message);
+  if (message.k !== "access" || typeof message.api !== "string") return jsonOf(message);
   const ls = message.ls;
   const e = message.e;
   message.ls = undefined;
@@ -185,7 +224,7 @@ function textOf(message) {
   if (slot.last !== null && jsonPlain() && sameJson(message, slot.last, 0)) {
     return '{"k":"same",' + head + "}";
   }
-  const body = stringify(message);
+  const body = jsonOf(message);
   // `last` is a record whose text is `body`.
   slot.last = message;
   if (slot.body === body) return '{"k":"same",' + head + "}";
