@@ -17,7 +17,6 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -31,7 +30,7 @@ use serde_json::{Value, json};
 use crate::error::TracerError;
 use crate::inspector::cdp::{Cdp, Incoming};
 use crate::record::probe;
-use crate::record::writer::{Fields, TraceWriter};
+use crate::record::writer::{self, Fields, TraceWriter};
 
 /// How long to keep reading after the page said `tracer:done`, for records of other realms
 /// still on the wire.
@@ -559,26 +558,19 @@ impl<'a> Recorder<'a> {
         };
         for raw in records {
             if let Ok(RawRecord(fields)) = serde_json::from_str(raw.get()) {
-                self.one(&session, context, fields, raw.get())?;
+                self.one(&session, context, fields)?;
             }
         }
         self.writer.flush()
     }
 
-    /// One record; `raw` is its JSON text, kept when it is a slot's whole record.
-    fn one(
-        &mut self,
-        session: &str,
-        context: i64,
-        mut record: Fields<'_>,
-        raw: &str,
-    ) -> Result<()> {
+    fn one(&mut self, session: &str, context: i64, mut record: Fields<'_>) -> Result<()> {
         self.last_activity = Instant::now();
         let kind = record.remove("k");
         let text =
             |field: Option<&Cow<'_, str>>| -> Option<String> { serde_json::from_str(field?).ok() };
         match kind.as_deref() {
-            Some("\"access\"") => self.access(session, context, record, Some(raw)),
+            Some("\"access\"") => self.access(session, context, record),
             Some("\"same\"") => self.repeat(session, context, &record),
             Some("\"done\"") => {
                 self.done_at.get_or_insert_with(Instant::now);
@@ -601,42 +593,30 @@ impl<'a> Recorder<'a> {
         }
     }
 
-    /// A record that repeats its slot's whole record but for `ls` and `e` (see `textOf` in
-    /// probe.js): written in full from the slot's record.
+    /// A record that repeats its slot's last whole record but for `ls` and `e` (see `textOf` in
+    /// probe.js): its line is that record's line with the next `seq` and its own `t`.
     fn repeat(&mut self, session: &str, context: i64, record: &Fields<'_>) -> Result<()> {
-        let Some(slot) = record.get("slot").and_then(|n| n.parse::<u64>().ok()) else {
+        let slot = record.get("slot").and_then(|n| n.parse::<u64>().ok());
+        let t = record.get("e").and_then(|e| t_of(self.started, e));
+        let (Some(slot), Some(t)) = (slot, t) else {
             return Ok(());
         };
-        let Some(text) = self
+        let Some(tail) = self
             .realms
             .get(session)
             .and_then(|realms| realms.get(&context))
             .and_then(|realm| realm.slots.get(&slot))
-            .cloned()
         else {
             return Ok(());
         };
-        let Ok(RawRecord(mut fields)) = serde_json::from_str(&text) else {
-            return Ok(());
-        };
-        fields.remove("k");
-        for key in ["ls", "e"] {
-            if let Some(value) = record.get(key) {
-                fields.insert(Cow::Borrowed(key), value.clone());
-            }
+        if self.writer.accesses() < self.max_accesses {
+            self.writer.repeat(&t, tail)?;
         }
-        self.access(session, context, fields, None)
+        Ok(())
     }
 
-    /// An access record; `raw`, its JSON text, is kept as its slot's whole record (`None` for a
-    /// repeat, which is written from that record).
-    fn access(
-        &mut self,
-        session: &str,
-        context: i64,
-        mut record: Fields<'_>,
-        raw: Option<&str>,
-    ) -> Result<()> {
+    /// A whole access record. Its line, past `t`, is kept for the repeats of its slot.
+    fn access(&mut self, session: &str, context: i64, mut record: Fields<'_>) -> Result<()> {
         if !self
             .realms
             .get(session)
@@ -675,11 +655,7 @@ impl<'a> Recorder<'a> {
         if self.writer.accesses() >= self.max_accesses {
             return Ok(());
         }
-        if let Some(slot) = record.remove("slot").and_then(|n| n.parse::<u64>().ok())
-            && let Some(raw) = raw
-        {
-            realm.slots.insert(slot, Rc::from(raw));
-        }
+        let slot = record.remove("slot").and_then(|n| n.parse::<u64>().ok());
         if let Some(n) = record.remove("fref").and_then(|n| n.parse::<u64>().ok())
             && let Some(facts) = realm.facts.get(&n)
         {
@@ -695,12 +671,8 @@ impl<'a> Recorder<'a> {
             realm.facts.insert(n, facts);
         }
         record.remove("ls");
-        if let Some(epoch) = record.remove("e").and_then(|e| e.parse::<f64>().ok()) {
-            let t = ((epoch - self.started) * 1000.0).round() / 1000.0;
-            record.insert(
-                Cow::Borrowed("t"),
-                Cow::Owned(json!(t.max(0.0)).to_string()),
-            );
+        if let Some(t) = record.remove("e").and_then(|e| t_of(self.started, &e)) {
+            record.insert(Cow::Borrowed("t"), Cow::Owned(t));
         }
         // Object names are per realm: outside the first main realm they carry the realm's id.
         if realm.id != "main#0"
@@ -717,8 +689,25 @@ impl<'a> Recorder<'a> {
         record.insert(Cow::Borrowed("realmId"), Cow::Owned(realm.id_json.clone()));
         record.insert(Cow::Borrowed("nav"), Cow::Owned(realm.nav.clone()));
         self.writer.access(record)?;
+        if let Some(slot) = slot
+            && let Some(tail) = writer::after_t(self.writer.last_line())
+            && let Some(realm) = self
+                .realms
+                .get_mut(session)
+                .and_then(|realms| realms.get_mut(&context))
+        {
+            realm.slots.insert(slot, tail.to_owned());
+        }
         Ok(())
     }
+}
+
+/// `t` (milliseconds since the recording `started`, as JSON) from the probe's `e` (its epoch
+/// milliseconds).
+fn t_of(started: f64, e: &str) -> Option<String> {
+    let epoch = e.parse::<f64>().ok()?;
+    let t = ((epoch - started) * 1000.0).round() / 1000.0;
+    Some(json!(t.max(0.0)).to_string())
 }
 
 /// One realm instance (a CDP session's execution context) the probe reported from.
@@ -731,8 +720,8 @@ struct Realm {
     nav: String,
     /// `fdef` number -> the property facts the probe sent once, as JSON texts.
     facts: HashMap<u64, Vec<(&'static str, String)>>,
-    /// slot -> the JSON text of its last whole record (one slot per api).
-    slots: HashMap<u64, Rc<str>>,
+    /// slot -> its last whole record's line past `t` (one slot per api).
+    slots: HashMap<u64, String>,
 }
 
 /// One record of a binding payload, read as its fields' JSON texts (borrowed from the payload;

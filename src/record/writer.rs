@@ -100,6 +100,29 @@ impl TraceWriter {
         Ok(seq)
     }
 
+    /// Writes a line equal to the last one written from `tail` (see [`after_t`]) on, with the next
+    /// `seq` and `t`.
+    pub fn repeat(&mut self, t: &str, tail: &str) -> Result<u64> {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.line.clear();
+        self.line.push_str("{\"type\":\"access\",\"seq\":");
+        self.line.push_str(&seq.to_string());
+        self.line.push_str(",\"t\":");
+        self.line.push_str(t);
+        self.line.push_str(tail);
+        let line = std::mem::take(&mut self.line);
+        let written = self.write_line(&line);
+        self.line = line;
+        written?;
+        Ok(seq)
+    }
+
+    /// The last line written.
+    pub fn last_line(&self) -> &str {
+        &self.line
+    }
+
     /// Pushes the buffered lines to the file (the recorder calls it once per binding call).
     pub fn flush(&mut self) -> Result<()> {
         self.out
@@ -203,6 +226,14 @@ fn render_into(line: &mut String, mut fields: Fields<'_>) {
     line.push('}');
 }
 
+/// What follows `t` in an access line (`{"type":"access","seq":N,"t":T` then the rest): the part
+/// a repeat of the same record shares. `None` for a line without `t`.
+pub fn after_t(line: &str) -> Option<&str> {
+    let start = line.find(",\"t\":")? + 5;
+    let end = start + line[start..].find([',', '}'])?;
+    Some(&line[end..])
+}
+
 /// Replaces every string over [`LONG_STRING`] characters inside `value` by its `$string` form.
 pub fn digest_long_strings(value: &mut Value) {
     match value {
@@ -252,6 +283,16 @@ mod tests {
             render(fields),
             r#"{"type":"access","seq":3,"t":1.5,"realm":"main","api":"a","owner":"N"}"#
         );
+    }
+
+    #[test]
+    fn a_repeat_shares_what_follows_t() {
+        let line = render(fields(
+            json!({"type":"access","seq":3,"t":1.5,"api":"a","owner":"N"}),
+        ));
+        assert_eq!(after_t(&line), Some(r#","api":"a","owner":"N"}"#));
+        assert_eq!(after_t(r#"{"type":"access","seq":3,"t":2}"#), Some("}"));
+        assert_eq!(after_t(r#"{"type":"access","seq":3}"#), None);
     }
 
     #[test]
