@@ -26,6 +26,19 @@ fn chromium() -> Option<PathBuf> {
     })
 }
 
+/// [`chromium`], or `None` after saying on stderr that `test` is skipped (written straight to
+/// stderr, past the test harness's capture, so the skip is seen).
+fn chromium_or_skip(test: &str) -> Option<PathBuf> {
+    let browser = chromium();
+    if browser.is_none() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED record::{test}: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
+        );
+    }
+    browser
+}
+
 fn tracer(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tracer"))
         .args(args)
@@ -44,23 +57,25 @@ fn record_page(root: &Path, browser: &str) -> Output {
 /// `tracer record` of `page` (a file under `root`, or a URL) into `root/case` with `browser`; it
 /// must succeed.
 fn record_target(root: &Path, browser: &str, page: &str) -> Output {
-    let recorded = tracer(
-        root,
-        &[
-            "record",
-            "--case-dir",
-            "case",
-            "--baseline-id",
-            "b1",
-            "--browser",
-            browser,
-            "--timeout",
-            "60",
-            page,
-        ],
-    );
+    let recorded = record_with(root, browser, &["--timeout", "60", page]);
     check(&recorded, "tracer record");
     recorded
+}
+
+/// `tracer record --case-dir case --baseline-id b1 --browser BROWSER ARGS...` in `root`, however
+/// it ends.
+fn record_with(root: &Path, browser: &str, args: &[&str]) -> Output {
+    let mut all = vec![
+        "record",
+        "--case-dir",
+        "case",
+        "--baseline-id",
+        "b1",
+        "--browser",
+        browser,
+    ];
+    all.extend_from_slice(args);
+    tracer(root, &all)
 }
 
 fn check(output: &Output, what: &str) {
@@ -89,12 +104,9 @@ fn find<'a>(accesses: &'a [Value], api: &str, access_type: &str) -> &'a Value {
 
 #[test]
 fn records_a_page_in_chromium_and_the_contract_builds_from_it() {
-    let Some(browser) = chromium() else {
-        // Written straight to stderr, past the test harness's capture, so the skip is seen.
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED record::records_a_page_in_chromium_and_the_contract_builds_from_it: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
-        );
+    let Some(browser) =
+        chromium_or_skip("records_a_page_in_chromium_and_the_contract_builds_from_it")
+    else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -224,19 +236,7 @@ fn records_a_page_in_chromium_and_the_contract_builds_from_it() {
 fn a_missing_browser_is_exit_4_with_the_install_hint() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("page.html"), "<!doctype html>").unwrap();
-    let output = tracer(
-        dir.path(),
-        &[
-            "record",
-            "--case-dir",
-            "case",
-            "--baseline-id",
-            "b1",
-            "--browser",
-            "/nonexistent/chromium",
-            "page.html",
-        ],
-    );
+    let output = record_with(dir.path(), "/nonexistent/chromium", &["page.html"]);
     assert_eq!(output.status.code(), Some(4));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("apt-get install chromium"), "{stderr}");
@@ -292,11 +292,9 @@ console.log(JSON.stringify(out));"#,
 
 #[test]
 fn recording_the_same_page_twice_gives_identical_contract_items() {
-    let Some(browser) = chromium() else {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED record::recording_the_same_page_twice_gives_identical_contract_items: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
-        );
+    let Some(browser) =
+        chromium_or_skip("recording_the_same_page_twice_gives_identical_contract_items")
+    else {
         return;
     };
     let browser = browser.to_string_lossy().into_owned();
@@ -517,11 +515,9 @@ fn stored(accesses: &[Value], prefix: &str) -> Value {
 
 #[test]
 fn a_property_redefined_mid_run_is_recorded_with_its_new_definition() {
-    let Some(browser) = chromium() else {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED record::a_property_redefined_mid_run_is_recorded_with_its_new_definition: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
-        );
+    let Some(browser) =
+        chromium_or_skip("a_property_redefined_mid_run_is_recorded_with_its_new_definition")
+    else {
         return;
     };
     let (_dir, accesses) = record_fixture(&browser, "redefine/page.html");
@@ -609,11 +605,7 @@ fn a_property_redefined_mid_run_is_recorded_with_its_new_definition() {
 
 #[test]
 fn request_making_calls_carry_the_request_they_make() {
-    let Some(browser) = chromium() else {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED record::request_making_calls_carry_the_request_they_make: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
-        );
+    let Some(browser) = chromium_or_skip("request_making_calls_carry_the_request_they_make") else {
         return;
     };
     let (_dir, accesses) = record_fixture(&browser, "requests/page.html");
@@ -681,11 +673,9 @@ fn request_making_calls_carry_the_request_they_make() {
 /// to send under the no-send guard, request by request.
 #[test]
 fn recorded_requests_are_compared_with_what_the_environment_tried_to_send() {
-    let Some(browser) = chromium() else {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED record::recorded_requests_are_compared_with_what_the_environment_tried_to_send: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
-        );
+    let Some(browser) =
+        chromium_or_skip("recorded_requests_are_compared_with_what_the_environment_tried_to_send")
+    else {
         return;
     };
     let (dir, _) = record_fixture(&browser, "request-loop/page.html");
@@ -760,11 +750,9 @@ fn recorded_requests_are_compared_with_what_the_environment_tried_to_send() {
 /// the loop are still written, and the exit code says the timeout ended it.
 #[test]
 fn a_page_that_never_finishes_its_task_keeps_what_it_did_before() {
-    let Some(browser) = chromium() else {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED record::a_page_that_never_finishes_its_task_keeps_what_it_did_before: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
-        );
+    let Some(browser) =
+        chromium_or_skip("a_page_that_never_finishes_its_task_keeps_what_it_did_before")
+    else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -774,20 +762,10 @@ fn a_page_that_never_finishes_its_task_keeps_what_it_did_before() {
         root.join("page.html"),
     )
     .unwrap();
-    let output = tracer(
+    let output = record_with(
         root,
-        &[
-            "record",
-            "--case-dir",
-            "case",
-            "--baseline-id",
-            "b1",
-            "--browser",
-            &browser.to_string_lossy(),
-            "--timeout",
-            "5",
-            "page.html",
-        ],
+        &browser.to_string_lossy(),
+        &["--timeout", "5", "page.html"],
     );
     assert_eq!(
         output.status.code(),
@@ -810,11 +788,9 @@ fn a_page_that_never_finishes_its_task_keeps_what_it_did_before() {
 /// the running script before it ends, so the access is written.
 #[test]
 fn an_access_in_a_task_still_running_when_the_recording_settles_is_kept() {
-    let Some(browser) = chromium() else {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED record::an_access_in_a_task_still_running_when_the_recording_settles_is_kept: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
-        );
+    let Some(browser) =
+        chromium_or_skip("an_access_in_a_task_still_running_when_the_recording_settles_is_kept")
+    else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -824,22 +800,10 @@ fn an_access_in_a_task_still_running_when_the_recording_settles_is_kept() {
         root.join("page.html"),
     )
     .unwrap();
-    let output = tracer(
+    let output = record_with(
         root,
-        &[
-            "record",
-            "--case-dir",
-            "case",
-            "--baseline-id",
-            "b1",
-            "--browser",
-            &browser.to_string_lossy(),
-            "--settle",
-            "0.5",
-            "--timeout",
-            "60",
-            "page.html",
-        ],
+        &browser.to_string_lossy(),
+        &["--settle", "0.5", "--timeout", "60", "page.html"],
     );
     check(&output, "tracer record");
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -917,11 +881,9 @@ fn record_served(browser: &Path, fixture: &str) -> (tempfile::TempDir, u16, Stri
 
 #[test]
 fn an_out_of_process_iframe_is_probed_before_its_first_script() {
-    let Some(browser) = chromium() else {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED record::an_out_of_process_iframe_is_probed_before_its_first_script: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
-        );
+    let Some(browser) =
+        chromium_or_skip("an_out_of_process_iframe_is_probed_before_its_first_script")
+    else {
         return;
     };
     let (_dir, port, stderr, accesses) = record_served(&browser, "oopif");
@@ -946,11 +908,7 @@ fn an_out_of_process_iframe_is_probed_before_its_first_script() {
 
 #[test]
 fn a_shared_worker_is_probed_before_its_first_line() {
-    let Some(browser) = chromium() else {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED record::a_shared_worker_is_probed_before_its_first_line: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
-        );
+    let Some(browser) = chromium_or_skip("a_shared_worker_is_probed_before_its_first_line") else {
         return;
     };
     let (_dir, port, stderr, accesses) = record_served(&browser, "shared-worker");
@@ -971,11 +929,8 @@ fn a_shared_worker_is_probed_before_its_first_line() {
 
 #[test]
 fn a_service_worker_is_probed_once_before_its_first_line() {
-    let Some(browser) = chromium() else {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED record::a_service_worker_is_probed_once_before_its_first_line: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
-        );
+    let Some(browser) = chromium_or_skip("a_service_worker_is_probed_once_before_its_first_line")
+    else {
         return;
     };
     let (_dir, port, stderr, accesses) = record_served(&browser, "service-worker");
@@ -1008,11 +963,9 @@ fn a_service_worker_is_probed_once_before_its_first_line() {
 /// and on another site (a new renderer process): each is a new main realm with the next `nav`.
 #[test]
 fn each_document_the_page_navigates_to_is_a_new_probed_main_realm() {
-    let Some(browser) = chromium() else {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED record::each_document_the_page_navigates_to_is_a_new_probed_main_realm: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
-        );
+    let Some(browser) =
+        chromium_or_skip("each_document_the_page_navigates_to_is_a_new_probed_main_realm")
+    else {
         return;
     };
     let (_dir, port, stderr, accesses) = record_served(&browser, "navigation");
@@ -1053,11 +1006,7 @@ fn each_document_the_page_navigates_to_is_a_new_probed_main_realm() {
 /// the exit code says the recording was cut short.
 #[test]
 fn max_accesses_caps_the_trace_and_says_so() {
-    let Some(browser) = chromium() else {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED record::max_accesses_caps_the_trace_and_says_so: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
-        );
+    let Some(browser) = chromium_or_skip("max_accesses_caps_the_trace_and_says_so") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -1067,22 +1016,10 @@ fn max_accesses_caps_the_trace_and_says_so() {
         "<!doctype html><html><body><script>\nlet s = 0;\nfor (let i = 0; i < 5000; i++) s += navigator.userAgent.length;\nperformance.mark(\"tracer:done\");\n</script></body></html>\n",
     )
     .unwrap();
-    let output = tracer(
+    let output = record_with(
         root,
-        &[
-            "record",
-            "--case-dir",
-            "case",
-            "--baseline-id",
-            "b1",
-            "--browser",
-            &browser.to_string_lossy(),
-            "--max-accesses",
-            "100",
-            "--timeout",
-            "60",
-            "page.html",
-        ],
+        &browser.to_string_lossy(),
+        &["--max-accesses", "100", "--timeout", "60", "page.html"],
     );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(124), "{stderr}");
@@ -1099,11 +1036,8 @@ fn max_accesses_caps_the_trace_and_says_so() {
 /// every read is written, whole, in its batch.
 #[test]
 fn a_page_defining_to_json_does_not_hijack_or_lose_records() {
-    let Some(browser) = chromium() else {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED record::a_page_defining_to_json_does_not_hijack_or_lose_records: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
-        );
+    let Some(browser) = chromium_or_skip("a_page_defining_to_json_does_not_hijack_or_lose_records")
+    else {
         return;
     };
     let (dir, accesses) = record_fixture(&browser, "tojson/page.html");
