@@ -1770,15 +1770,19 @@ function viewOf(object, d) {
   return pageDescriptor(cell, real, true);
 }
 
-// Object.getOwnPropertyDescriptor(o, key), Reflect.getOwnPropertyDescriptor(o, key).
-function describeTrap(target, thisArg, args) {
-  let d;
+// The page's call, through to the original; an error it throws leaves without the probe's frames.
+function applyCleaned(target, thisArg, args) {
   try {
-    d = apply(target, thisArg, args);
+    return apply(target, thisArg, args);
   } catch (e) {
     cleanStack(e);
     throw e;
   }
+}
+
+// Object.getOwnPropertyDescriptor(o, key), Reflect.getOwnPropertyDescriptor(o, key).
+function describeTrap(target, thisArg, args) {
+  const d = applyCleaned(target, thisArg, args);
   const object = args[0];
   if (d === undefined || !isObject(object) || apply(wmGet, cells, [object]) === undefined) return d;
   return viewOf(object, d);
@@ -1786,13 +1790,7 @@ function describeTrap(target, thisArg, args) {
 
 // Object.getOwnPropertyDescriptors(o).
 function describeAllTrap(target, thisArg, args) {
-  let all;
-  try {
-    all = apply(target, thisArg, args);
-  } catch (e) {
-    cleanStack(e);
-    throw e;
-  }
+  const all = applyCleaned(target, thisArg, args);
   const object = args[0];
   const map = isObject(object) ? apply(wmGet, cells, [object]) : undefined;
   if (map === undefined) return all;
@@ -1810,13 +1808,7 @@ function describeAllTrap(target, thisArg, args) {
 // o.__lookupGetter__(key), o.__lookupSetter__(key).
 function lookupTrap(which) {
   return function (target, thisArg, args) {
-    let f;
-    try {
-      f = apply(target, thisArg, args);
-    } catch (e) {
-      cleanStack(e);
-      throw e;
-    }
+    const f = applyCleaned(target, thisArg, args);
     if (typeof f !== "function") return f;
     const cell = apply(wmGet, installed, [f]);
     if (cell === undefined || cell.view === null || cell.real === null || cell.real[which] !== f) return f;
