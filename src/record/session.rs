@@ -545,15 +545,20 @@ impl<'a> Recorder<'a> {
     /// record is kept as its fields' JSON texts, never parsed into values; lines are flushed to
     /// disk once per call.
     fn binding(&mut self, session: String, context: i64, payload: &str) -> Result<()> {
-        let records: Vec<&RawValue> = if payload.trim_start().starts_with('[') {
-            match serde_json::from_str(payload) {
-                Ok(records) => records,
-                Err(_) => return Ok(()),
-            }
+        let parsed = if payload.trim_start().starts_with('[') {
+            serde_json::from_str::<Vec<&RawValue>>(payload)
         } else {
-            match serde_json::from_str(payload) {
-                Ok(record) => vec![record],
-                Err(_) => return Ok(()),
+            serde_json::from_str::<&RawValue>(payload).map(|record| vec![record])
+        };
+        let records = match parsed {
+            Ok(records) => records,
+            Err(error) => {
+                // Never expected (the probe writes its own JSON), and never silent.
+                self.report.worker_failures.push(format!(
+                    "a message from the probe could not be read ({error}; {} bytes): its records are missing from the trace",
+                    payload.len()
+                ));
+                return Ok(());
             }
         };
         for raw in records {
