@@ -765,7 +765,7 @@ fn a_page_that_never_finishes_its_task_keeps_what_it_did_before() {
     let output = record_with(
         root,
         &browser.to_string_lossy(),
-        &["--timeout", "5", "page.html"],
+        &["--timeout", "10", "page.html"],
     );
     assert_eq!(
         output.status.code(),
