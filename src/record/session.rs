@@ -271,6 +271,9 @@ impl<'a> Recorder<'a> {
             if let Some(ending) = self.gone {
                 return Ok(ending);
             }
+            if self.writer.accesses() >= self.max_accesses {
+                return Ok(Ending::Capped);
+            }
             if self.done_at.is_some_and(|at| at.elapsed() >= DRAIN) {
                 // The page's own batch left with its mark; a worker may be mid-task.
                 if self.realms.len() > 1 {
@@ -289,9 +292,6 @@ impl<'a> Recorder<'a> {
             if Instant::now() >= deadline {
                 self.collect_batches()?;
                 return Ok(Ending::TimedOut);
-            }
-            if self.writer.accesses() >= self.max_accesses {
-                return Ok(Ending::Capped);
             }
             match self.cdp.read_flat()? {
                 (session, Incoming::Event { method, params }) => {
