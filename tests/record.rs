@@ -455,13 +455,26 @@ fn jsdom_against_chromium_end_to_end() {
 /// Records `fixture` (a page under tests/fixtures/record) with `tracer record`; returns the
 /// temporary case folder and the trace's access lines.
 fn record_fixture(browser: &Path, fixture: &str) -> (tempfile::TempDir, Vec<Value>) {
+    let (dir, recorded, accesses) = record_fixture_with(browser, fixture, &["--timeout", "60"]);
+    check(&recorded, "tracer record");
+    (dir, accesses)
+}
+
+/// Records `fixture` as `page.html` with `tracer record ARGS... page.html`, however it ends;
+/// returns the temporary case folder, tracer's output and the trace's access lines.
+fn record_fixture_with(
+    browser: &Path,
+    fixture: &str,
+    args: &[&str],
+) -> (tempfile::TempDir, Output, Vec<Value>) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     std::fs::copy(Path::new(FIXTURES).join(fixture), root.join("page.html")).unwrap();
-    let browser = browser.to_string_lossy().into_owned();
-    record_page(root, &browser);
+    let mut all_args = args.to_vec();
+    all_args.push("page.html");
+    let recorded = record_with(root, &browser.to_string_lossy(), &all_args);
     let all = lines(&root.join("case/ruyi-trace/logs/current.ndjson"));
-    (dir, all[1..].to_vec())
+    (dir, recorded, all[1..].to_vec())
 }
 
 /// The text of `<pre id="seen">` once Chromium, without tracer, has run the page (tracer's
@@ -755,30 +768,19 @@ fn a_page_that_never_finishes_its_task_keeps_what_it_did_before() {
     else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    std::fs::copy(
-        Path::new(FIXTURES).join("hang/page.html"),
-        root.join("page.html"),
-    )
-    .unwrap();
-    let output = record_with(
-        root,
-        &browser.to_string_lossy(),
-        &["--timeout", "10", "page.html"],
-    );
+    let (_dir, output, accesses) =
+        record_fixture_with(&browser, "hang/page.html", &["--timeout", "10"]);
     assert_eq!(
         output.status.code(),
         Some(124),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let all = lines(&root.join("case/ruyi-trace/logs/current.ndjson"));
-    let reads: Vec<&Value> = all[1..]
+    let reads: Vec<&Value> = accesses
         .iter()
         .filter(|a| a["api"] == "navigator.userAgent" && a["accessType"] == "get")
         .collect();
-    assert_eq!(reads.len(), 5, "{all:#?}");
+    assert_eq!(reads.len(), 5, "{accesses:#?}");
     let seqs: Vec<u64> = reads.iter().map(|a| a["seq"].as_u64().unwrap()).collect();
     assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
 }
@@ -793,27 +795,19 @@ fn an_access_in_a_task_still_running_when_the_recording_settles_is_kept() {
     else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    std::fs::copy(
-        Path::new(FIXTURES).join("long-task/page.html"),
-        root.join("page.html"),
-    )
-    .unwrap();
-    let output = record_with(
-        root,
-        &browser.to_string_lossy(),
-        &["--settle", "0.5", "--timeout", "60", "page.html"],
+    let (_dir, output, accesses) = record_fixture_with(
+        &browser,
+        "long-task/page.html",
+        &["--settle", "0.5", "--timeout", "60"],
     );
     check(&output, "tracer record");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("quiet period"), "{stderr}");
-    let all = lines(&root.join("case/ruyi-trace/logs/current.ndjson"));
-    let reads = all[1..]
+    let reads = accesses
         .iter()
         .filter(|a| a["api"] == "navigator.userAgent" && a["accessType"] == "get")
         .count();
-    assert_eq!(reads, 4, "{all:#?}");
+    assert_eq!(reads, 4, "{accesses:#?}");
 }
 
 /// Serves the files of `dir` over HTTP on 127.0.0.1 (a secure context, which service workers
