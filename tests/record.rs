@@ -900,6 +900,17 @@ fn an_out_of_process_iframe_is_probed_before_its_first_script() {
     assert_eq!(append["realmId"], "main#0");
 }
 
+/// `read` is the first probed worker of kind `realm` reading `navigator.hardwareConcurrency` on
+/// the first line of `script`.
+fn read_on_a_workers_first_line(read: &Value, realm: &str, script: &str) {
+    assert_eq!(read["realm"], realm, "{read}");
+    assert_eq!(read["realmId"], format!("{realm}#0"), "{read}");
+    assert_eq!(read["owner"], "WorkerNavigator.prototype", "{read}");
+    let frame = &read["stack"][0];
+    assert_eq!(frame["url"], script, "{frame}");
+    assert_eq!(frame["line"], 1, "the worker's first line: {frame}");
+}
+
 #[test]
 fn a_shared_worker_is_probed_before_its_first_line() {
     let Some(browser) = chromium_or_skip("a_shared_worker_is_probed_before_its_first_line") else {
@@ -909,16 +920,11 @@ fn a_shared_worker_is_probed_before_its_first_line() {
     assert!(stderr.contains("tracer:done"), "{stderr}");
     assert!(stderr.contains("probe in sharedworker"), "{stderr}");
     let cores = find(&accesses, "navigator.hardwareConcurrency", "get");
-    assert_eq!(cores["realm"], "sharedworker", "{cores}");
-    assert_eq!(cores["realmId"], "sharedworker#0", "{cores}");
-    assert_eq!(cores["owner"], "WorkerNavigator.prototype", "{cores}");
-    let frame = &cores["stack"][0];
-    assert_eq!(
-        frame["url"],
-        format!("http://127.0.0.1:{port}/shared.js"),
-        "{frame}"
+    read_on_a_workers_first_line(
+        cores,
+        "sharedworker",
+        &format!("http://127.0.0.1:{port}/shared.js"),
     );
-    assert_eq!(frame["line"], 1, "the worker's first line: {frame}");
 }
 
 #[test]
@@ -941,16 +947,11 @@ fn a_service_worker_is_probed_once_before_its_first_line() {
         .collect();
     assert_eq!(reads.len(), 1, "{reads:#?}");
     let cores = reads[0];
-    assert_eq!(cores["realm"], "serviceworker", "{cores}");
-    assert_eq!(cores["realmId"], "serviceworker#0", "{cores}");
-    assert_eq!(cores["owner"], "WorkerNavigator.prototype", "{cores}");
-    let frame = &cores["stack"][0];
-    assert_eq!(
-        frame["url"],
-        format!("http://127.0.0.1:{port}/sw.js"),
-        "{frame}"
+    read_on_a_workers_first_line(
+        cores,
+        "serviceworker",
+        &format!("http://127.0.0.1:{port}/sw.js"),
     );
-    assert_eq!(frame["line"], 1, "the worker's first line: {frame}");
 }
 
 /// Every document the page navigates to is probed before its first script, on the same site
