@@ -18,7 +18,7 @@ use crate::cli::ColorChoice;
 use crate::commands::{export, replay, verify};
 use crate::conformance::contract::{self, Builder};
 use crate::conformance::policy::Policy;
-use crate::conformance::{check, probe, raw_trace};
+use crate::conformance::{check, raw_trace};
 use crate::inspector::cdp::{self, Incoming};
 use crate::inspector::driver::Observer;
 use crate::inspector::pumps::{StderrTail, UrlReports, pump_stderr};
@@ -271,12 +271,11 @@ impl CheckCase {
 }
 
 /// A contract, as `tracer check` reads it (against the rest of `case`) and as `tracer audit`
-/// reads it to choose what its exit probe measures.
+/// reads it (typed) to choose the target's script names.
 pub fn contract(case: &CheckCase, bytes: &[u8]) -> check::Outcome {
     let outcome = case.check_with(contract::JSON_PATH, bytes);
     if let Ok(value) = store::read_json::<Value>(&case.path().join(contract::JSON_PATH)) {
-        let items = probe::items(&value);
-        let _ = probe::request(&items);
+        let _ = serde_json::from_value::<contract::Contract>(value);
     }
     outcome
 }

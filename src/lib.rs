@@ -16,6 +16,7 @@ pub mod guard;
 pub mod inspector;
 pub mod output;
 pub mod pacing;
+pub mod probe;
 pub mod record;
 pub mod trace;
 

@@ -20,8 +20,11 @@ use serde_json::Value;
 use crate::cli::{AuditArgs, CheckArgs, ExitCodeMode, GlobalArgs, RunArgs};
 use crate::commands::contract::canonical_case_dir;
 use crate::commands::{check, run};
-use crate::conformance::audit_format::{self, Audit, NetworkAttempt, Observation, TimelineEntry};
-use crate::conformance::{hash, probe, requests};
+use crate::conformance::audit_format::{
+    self, Audit, NetworkAttempt, Observation, RecordedRealm, Recording, TimelineEntry,
+};
+use crate::conformance::contract::Contract;
+use crate::conformance::{hash, observed, requests};
 use crate::error::TracerError;
 use crate::exit;
 use crate::guard::{self, Attempt};
@@ -33,6 +36,8 @@ use crate::output::store::write_atomic;
 const CONTRACT_PATH: &str = "notes/trace-runtime-contract.json";
 /// Where the entry may write its raw observations, relative to the case folder.
 const RAW_OBSERVATIONS_PATH: &str = "tmp/entry-trace-audit.json";
+/// Where the tool's recording of the environment goes, relative to the case folder.
+pub const NODE_TRACE_PATH: &str = "tmp/node-trace.ndjson";
 
 /// How the entry ran.
 struct EntryRun {
@@ -41,8 +46,8 @@ struct EntryRun {
     exit_code: Option<i64>,
     /// What the no-send guard refused; `None` when no guard could be installed.
     attempts: Option<Vec<Attempt>>,
-    /// What the tool's own exit probe measured (Node entries).
-    exit_probe: Option<crate::inspector::exit_probe::ProbeReport>,
+    /// What the tool's own recording of the environment did (Node entries).
+    recording: Option<crate::probe::node::NodeReport>,
 }
 
 pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
@@ -57,6 +62,13 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
         .into());
     }
     let contract: Value = crate::output::store::read_json(&contract_path)?;
+    let typed: Contract = serde_json::from_value(contract.clone()).map_err(|e| {
+        TracerError::usage(format!(
+            "{} is not a trace-runtime contract ({e}): rebuild it with `tracer contract build --case-dir {}`",
+            contract_path.display(),
+            args.case_dir.display()
+        ))
+    })?;
     let entry = args.entry.canonicalize().map_err(|_| {
         TracerError::usage(format!(
             "entry {} not found: give the environment's entry file (final.js or final.py)",
@@ -66,8 +78,10 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
     let tmp = case_dir.join("tmp");
     std::fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
     let raw_path = case_dir.join(RAW_OBSERVATIONS_PATH);
+    let node_trace = case_dir.join(NODE_TRACE_PATH);
     // Observations left by an earlier run must never pass for this run's.
     let _ = std::fs::remove_file(&raw_path);
+    let _ = std::fs::remove_file(&node_trace);
 
     let env = vec![
         ("WEB_JS_ENV_PATCHER_AUDIT_ONLY".to_owned(), "1".to_owned()),
@@ -92,9 +106,6 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
             guard.reason.as_deref().unwrap_or("unknown reason")
         );
     }
-    let items = probe::items(&contract);
-    let request = probe::request(&items);
-    let asked = request.items.len();
     let entry_run = match entry.extension().and_then(|e| e.to_str()) {
         Some("js" | "mjs" | "cjs") => run_node(
             &args,
@@ -102,7 +113,7 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
             run::Extras {
                 env,
                 no_send: guard.available,
-                exit_probe: Some(request),
+                node_probe: Some(node_request(&typed, &entry, &node_trace)),
             },
             global,
             styles,
@@ -150,17 +161,31 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
         audit.timeline = timeline;
         audit.observations = observations;
     }
-    // The tool's own measurement, beside the entry's, per item id: the check prefers it and
-    // blocks where the entry's claims contradict it.
-    if let Some(report) = &entry_run.exit_probe {
-        let (measured, summary) = probe::observations(report, &items, asked);
-        if summary.paused_at.is_none() && !global.quiet {
+    // The tool's own recording, beside the entry's observations: the check prefers it and blocks
+    // where the entry's claims contradict it. Its timeline is the runtime's raw one.
+    if let Some(report) = &entry_run.recording {
+        let derived = observed::from_trace(&node_trace, &case_dir, &typed)?;
+        if derived.accesses == 0 && !global.quiet {
             eprintln!(
-                "warning: the program never reached `process.emit('exit')`; the tool measured nothing itself"
+                "warning: the tool recorded no access of the script's in the environment ({}): {}",
+                NODE_TRACE_PATH,
+                if report.realms.iter().any(|r| r.probed_before.is_some()) {
+                    "the probe was in place, and the script touched nothing it watches"
+                } else {
+                    "no script of the target's ran in a realm of the environment (see docs/conformance.md, \"Which code is the target's\")"
+                }
             );
         }
-        audit.observations.extend(measured);
-        audit.probe = Some(summary);
+        if !derived.timeline.is_empty() {
+            if !audit.timeline.is_empty() && !global.quiet {
+                eprintln!(
+                    "note: the entry's own timeline is replaced by the tool's recording of the runtime"
+                );
+            }
+            audit.timeline = derived.timeline;
+        }
+        audit.observations.extend(derived.observations);
+        audit.recording = Some(recording_summary(report));
         // What the program tried to send, request by request (the guard refused each one).
         audit.requests = report.requests.as_ref().map(requests::from_runtime);
     }
@@ -227,7 +252,7 @@ fn run_node(
         runtime_version: report.session.capabilities.node_version.clone(),
         exit_code: report.session.exit_code.map(i64::from),
         attempts: report.network_attempts,
-        exit_probe: report.exit_probe,
+        recording: report.node_probe,
     })
 }
 
@@ -295,8 +320,59 @@ fn run_python(
         runtime_version: Some(version),
         exit_code: status.code().map(i64::from),
         attempts: guard.map(guard::Guard::finish),
-        exit_probe: None,
+        recording: None,
     })
+}
+
+/// What the probe in the environment watches, and which code is the target's: the names of the
+/// scripts in the contract's stack samples; the environment's folder (the entry's).
+fn node_request(
+    contract: &Contract,
+    entry: &Path,
+    trace: &Path,
+) -> crate::probe::node::NodeRequest {
+    let urls = contract.items.iter().flat_map(|item| {
+        item.stack_sample
+            .iter()
+            .filter_map(|frame| frame.get("url").and_then(Value::as_str).map(str::to_owned))
+    });
+    crate::probe::node::NodeRequest {
+        trace_path: trace.to_owned(),
+        baseline_id: contract.baseline_id.clone().unwrap_or_default(),
+        apis: crate::probe::api_list(&[]),
+        rules: crate::probe::node::Rules {
+            environment_dirs: entry.parent().map(Path::to_owned).into_iter().collect(),
+            target_names: crate::probe::node::target_names(urls),
+        },
+    }
+}
+
+/// The audit's `recording` section.
+fn recording_summary(report: &crate::probe::node::NodeReport) -> Recording {
+    Recording {
+        trace: NODE_TRACE_PATH.to_owned(),
+        accesses: report.accesses,
+        left_out: report.left_out,
+        pauses: report.pauses,
+        realms: report
+            .realms
+            .iter()
+            .map(|r| RecordedRealm {
+                context_id: r.context_id,
+                name: r.name.clone(),
+                is_default: r.is_default,
+                wrapped: report
+                    .installs
+                    .iter()
+                    .find(|i| i.context == r.context_id)
+                    .map(|i| i.wrapped),
+                probed_before: r.probed_before.clone(),
+                scripts_before: r.scripts_before,
+            })
+            .collect(),
+        recorded_realms: report.recorded_realms.clone(),
+        problems: report.problems.clone(),
+    }
 }
 
 /// One refused attempt as the audit's transcript records it.

@@ -16,10 +16,10 @@ use crate::error::TracerError;
 use crate::exit;
 use crate::inspector::cdp::Cdp;
 use crate::output::human::Styles;
+use crate::probe;
+use crate::probe::writer::{HeaderInfo, TraceWriter};
 use crate::record::browser::{self, Browser};
-use crate::record::probe;
 use crate::record::session::{self, Ending, Limits, Recorder};
-use crate::record::writer::{HeaderInfo, TraceWriter};
 
 /// Where the trace goes, relative to the case folder.
 pub const TRACE_PATH: &str = "ruyi-trace/logs/current.ndjson";
@@ -82,6 +82,7 @@ pub fn record(args: RecordArgs, global: &GlobalArgs, styles: &Styles) -> Result<
         &trace_path,
         &HeaderInfo {
             baseline_id: &args.baseline_id,
+            runtime: "chromium",
             runtime_version: &version,
             started_at: &stamp,
             page: &url,
@@ -96,7 +97,7 @@ pub fn record(args: RecordArgs, global: &GlobalArgs, styles: &Styles) -> Result<
     let mut recorder = Recorder::open(cdp, &mut writer, started_ms, &apis, !args.no_batch)
         .map_err(|e| TracerError::cannot_trace(format!("could not set up the page: {e:#}")))?;
     let ending = recorder.record(&url, &limits);
-    let report = std::mem::take(&mut recorder.report);
+    let report = recorder.take_report();
     recorder.close();
     chromium.stop(Duration::from_secs(3));
     let ending = ending?;

@@ -100,9 +100,9 @@ pub struct Extras {
     pub env: Vec<(String, String)>,
     /// Run under the no-send guard; the attempts it refused come back in `Traced::network_attempts`.
     pub no_send: bool,
-    /// Measure these APIs in the program's realms when it exits (the audit only: it costs); the
-    /// report comes back in `Traced::exit_probe`.
-    pub exit_probe: Option<crate::inspector::exit_probe::ProbeRequest>,
+    /// Record the program's host-API accesses with the probe in every realm it creates (the audit
+    /// only: it costs a pause per script); the report comes back in `Traced::node_probe`.
+    pub node_probe: Option<crate::probe::node::NodeRequest>,
 }
 
 pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
@@ -121,8 +121,8 @@ pub struct Traced {
     pub evidence: Option<Evidence>,
     /// What the no-send guard refused, when the run had one.
     pub network_attempts: Option<Vec<crate::guard::Attempt>>,
-    /// What the exit probe measured, when one was asked for.
-    pub exit_probe: Option<crate::inspector::exit_probe::ProbeReport>,
+    /// What the probe recorded, when it was asked for.
+    pub node_probe: Option<crate::probe::node::NodeReport>,
 }
 
 /// Traces one run end to end and writes its session. `extras` are what another command adds (the
@@ -285,7 +285,7 @@ pub fn execute(
         session,
         evidence,
         network_attempts,
-        exit_probe: run.exit_probe,
+        node_probe: run.node_probe,
     })
 }
 
@@ -300,7 +300,7 @@ struct RunResult {
     tail: StderrTail,
     /// The no-send guard, when one was asked for; finished once the program is gone.
     guard: Option<crate::guard::Guard>,
-    exit_probe: Option<crate::inspector::exit_probe::ProbeReport>,
+    node_probe: Option<crate::probe::node::NodeReport>,
 }
 
 /// Spawns, attaches, drives and stops the program. On error the partial result comes back too, so
@@ -421,17 +421,14 @@ fn trace(
         None,
     )
     .with_script_events(args.scripts);
-    // The exit probe pauses the program through the `Debugger` domain.
     // The Debugger domain costs ~30 ms at start-up (V8 in debug mode): paid only when script
-    // events are asked for, or when the tool needs breakpoints (the audit's exit probe).
-    let debugger = args.scripts || extras.exit_probe.is_some();
-    let mut exit_probe = None;
-    let skip_pauses = extras.exit_probe.is_none();
+    // events are asked for, or when the tool needs pauses (the audit's probe).
+    let debugger = args.scripts || extras.node_probe.is_some();
+    let mut node_probe = None;
+    let skip_pauses = extras.node_probe.is_none();
     let read = Driver::start(&mut cdp, debugger, skip_pauses).and_then(|mut driver| {
-        if let Some(request) = &extras.exit_probe {
-            driver.set_exit_probe(crate::inspector::exit_probe::ExitProbe::new(
-                request.clone(),
-            ));
+        if let Some(request) = &extras.node_probe {
+            driver.set_node_probe(crate::probe::node::NodeProbe::new(request.clone()));
         }
         let limits = Limits {
             deadline,
@@ -458,10 +455,10 @@ fn trace(
                 }
             }
         }
-        exit_probe = driver.take_exit_probe();
+        node_probe = driver.take_node_probe();
         Ok((ending, driver.probed().clone()))
     });
-    result.exit_probe = exit_probe;
+    result.node_probe = node_probe;
     cdp.close();
     match read {
         Ok((ending, probed)) => {

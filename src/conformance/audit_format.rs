@@ -47,9 +47,49 @@ pub struct Audit {
     /// request observer saw it. Absent when the tool had no request-level view (Python entries).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests: Option<Vec<crate::conformance::requests::Request>>,
-    /// Additive: where the tool's own exit probe measured the program (Node entries only).
+    /// Additive: how the tool recorded the environment at access time (Node entries only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub probe: Option<crate::conformance::probe::ProbeSummary>,
+    pub recording: Option<Recording>,
+}
+
+/// How the tool recorded the environment itself (additive; Node entries): the trace it wrote, what
+/// it kept and left out, and where the probe went in.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Recording {
+    /// The recording, relative to the case folder (`tmp/node-trace.ndjson`).
+    pub trace: String,
+    /// Access lines written (the target's).
+    pub accesses: u64,
+    /// Accesses made by the environment's own code, left out.
+    pub left_out: u64,
+    /// Scripts the tool paused before (one pause per script run).
+    pub pauses: u64,
+    /// The program's execution contexts, and where the probe went in.
+    pub realms: Vec<RecordedRealm>,
+    /// Realm ids the records came from (`main#0`, `iframe#0`).
+    pub recorded_realms: Vec<String>,
+    /// What went wrong, in words.
+    #[serde(default)]
+    pub problems: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordedRealm {
+    pub context_id: i64,
+    /// The inspector's name for it (`VM Context 1` for a jsdom window).
+    pub name: String,
+    pub is_default: bool,
+    /// The script the probe went in before; absent: the realm was never probed (no script of the
+    /// target's ran in it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probed_before: Option<String>,
+    /// Members the probe wrapped there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wrapped: Option<u64>,
+    /// The environment's scripts that ran in it before the probe went in.
+    pub scripts_before: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -73,18 +113,10 @@ pub struct Observation {
     pub realm: String,
     pub receiver: String,
     pub phase: String,
-    /// `entry` (the entry's raw observations, the default) or `probe` (the tool's own
-    /// measurement in the live runtime). Additive.
+    /// `entry` (the entry's raw observations, the default) or `node-trace` (derived from the
+    /// tool's own recording of the environment at access time). Additive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
-    /// Additive, probe only: the execution context measured (`VM Context 1` for a jsdom window,
-    /// `/usr/bin/node[PID]` for the main context).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub context: Option<String>,
-    /// Additive, probe only: why the api path could not be followed to its end
-    /// (`navigator.connection is undefined`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unresolved: Option<String>,
     /// Every distinct value seen per dimension.
     #[serde(default)]
     pub observations: BTreeMap<String, Vec<Value>>,

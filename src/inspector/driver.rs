@@ -11,7 +11,7 @@ use anyhow::Result;
 use serde_json::{Value, json};
 
 use crate::inspector::cdp::{Cdp, Incoming};
-use crate::inspector::exit_probe::{ExitProbe, ProbeReport};
+use crate::probe::node::{NodeProbe, NodeReport};
 
 /// How many frames V8 captures per console call and exception: the call site only. Serialising
 /// stacks on Node's main thread is what makes a traced console flood slow (one frame: about 3x
@@ -86,9 +86,10 @@ pub struct Driver {
     workers: HashMap<String, String>,
     console_calls: u64,
     probed: Probed,
-    /// The audit's measurement at exit, when asked for (see `exit_probe`).
-    exit_probe: Option<ExitProbe>,
-    /// Messages read while the exit probe waited for its own answers, dispatched first.
+    /// The audit's probe in the program's realms, when asked for (see `probe::node`).
+    node_probe: Option<NodeProbe>,
+    node_probe_armed: bool,
+    /// Messages read while the probe waited for its own answers, dispatched first.
     backlog: VecDeque<Incoming>,
 }
 
@@ -97,8 +98,8 @@ impl Driver {
     /// source-map URLs). The program is released once every setup request has been answered.
     ///
     /// `skip_pauses`: the program never pauses for the debugger (no break-on-start round trip, no
-    /// stop at a `debugger;` statement); off when the tool needs its own breakpoints (the audit's
-    /// exit probe), which then resumes every pause it did not ask for.
+    /// stop at a `debugger;` statement); off when the tool needs its own pauses (the audit's
+    /// probe), and then every pause is resumed.
     pub fn start(cdp: &mut Cdp, debugger: bool, skip_pauses: bool) -> Result<Driver> {
         let mut pending = HashMap::new();
         cdp.send("Runtime.enable", json!({}))?;
@@ -135,19 +136,21 @@ impl Driver {
             workers: HashMap::new(),
             console_calls: 0,
             probed: Probed::default(),
-            exit_probe: None,
+            node_probe: None,
+            node_probe_armed: false,
             backlog: VecDeque::new(),
         })
     }
 
-    /// Arms `probe` before the program is released (needs the `Debugger` domain).
-    pub fn set_exit_probe(&mut self, probe: ExitProbe) {
-        self.exit_probe = Some(probe);
+    /// Arms `probe` before the program is released (needs the `Debugger` domain, without
+    /// skipped pauses).
+    pub fn set_node_probe(&mut self, probe: NodeProbe) {
+        self.node_probe = Some(probe);
     }
 
-    /// What the exit probe found, if there was one.
-    pub fn take_exit_probe(&mut self) -> Option<ProbeReport> {
-        self.exit_probe.take().map(ExitProbe::finish)
+    /// What the probe did, if there was one.
+    pub fn take_node_probe(&mut self) -> Option<NodeReport> {
+        self.node_probe.take().map(NodeProbe::finish)
     }
 
     pub fn probed(&self) -> &Probed {
@@ -172,8 +175,11 @@ impl Driver {
             // Released only once every setup request has been answered: with everything
             // pipelined, Node missed the release about once in 100 runs (see the kick below).
             if !self.released && self.pending.values().all(|p| matches!(p, Pending::Resume)) {
-                if let Some(probe) = self.exit_probe.as_mut().filter(|p| !p.is_armed()) {
-                    probe.arm(cdp, &mut self.backlog)?;
+                if let Some(probe) = self.node_probe.as_mut()
+                    && !self.node_probe_armed
+                {
+                    self.node_probe_armed = true;
+                    probe.arm(cdp, &mut self.backlog, self.probed.node_version.as_deref())?;
                 }
                 cdp.send("Runtime.runIfWaitingForDebugger", json!({}))?;
                 self.released = true;
@@ -228,11 +234,6 @@ impl Driver {
     }
 
     fn answered(&mut self, id: u64, result: Result<Value, Value>) {
-        if let Some(probe) = self.exit_probe.as_mut()
-            && probe.on_response(id, &result)
-        {
-            return;
-        }
         match (self.pending.remove(&id), result) {
             (Some(Pending::Version), Ok(result)) => {
                 self.probed.node_version = result
@@ -253,22 +254,17 @@ impl Driver {
         method: &str,
         params: &Value,
     ) -> Result<()> {
-        if let Some(probe) = self.exit_probe.as_mut() {
-            probe.on_event(cdp, method, params)?;
+        if let Some(probe) = self.node_probe.as_mut()
+            && probe.on_event(method, params)?
+        {
+            return Ok(());
         }
         match method {
             "Debugger.paused" => {
-                if let Some(at) = self
-                    .exit_probe
-                    .as_ref()
-                    .and_then(|probe| probe.is_exit_pause(params))
-                    && let Some(probe) = self.exit_probe.as_mut()
-                {
-                    probe.measure(cdp, &mut self.backlog, at)?;
-                } else if let Some(probe) = self.exit_probe.as_mut() {
-                    probe.on_first_pause(cdp, &mut self.backlog)?;
+                if let Some(probe) = self.node_probe.as_mut() {
+                    probe.on_pause(cdp, &mut self.backlog, params)?;
                 }
-                // Break-on-start, a `debugger;` statement, the exit probe's pause once measured:
+                // Break-on-start, a `debugger;` statement, the probe's pause before a script:
                 // a traced program never stays paused.
                 let id = cdp.send("Debugger.resume", json!({}))?;
                 self.pending.insert(id, Pending::Resume);

@@ -14,29 +14,23 @@
 //! an access record equal to its api's previous one but for `ls` and `e` arrives as
 //! `{"k":"same","slot":n,..}` and is written in full from the slot's last whole record.
 
-use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
-use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use serde::Deserialize;
-use serde::de::{Deserializer, MapAccess, Visitor};
-use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::error::TracerError;
 use crate::inspector::cdp::{Cdp, Incoming};
-use crate::record::probe;
-use crate::record::writer::{self, Fields, TraceWriter};
+use crate::probe;
+use crate::probe::ingest::Ingest;
+use crate::probe::writer::TraceWriter;
 
 /// How long to keep reading after the page said `tracer:done`, for records of other realms
 /// still on the wire.
 const DRAIN: Duration = Duration::from_millis(200);
-/// The property facts a probe sends once per definition (see the module comment).
-const FACTS: [&str; 4] = ["owner", "descriptor", "getterOwner", "setterOwner"];
 /// How long one setup request may take.
 const SETUP_LIMIT: Duration = Duration::from_secs(15);
 
@@ -81,26 +75,19 @@ pub struct Report {
 
 pub struct Recorder<'a> {
     cdp: Cdp,
-    writer: &'a mut TraceWriter,
-    started: f64,
+    /// The records, turned into trace lines.
+    ingest: Ingest<&'a mut TraceWriter>,
     page_session: String,
     probe_source: String,
-    /// session -> execution context -> the realm.
-    realms: HashMap<String, HashMap<i64, Realm>>,
-    realm_counts: HashMap<String, u64>,
     /// The targets given the probe, by target id.
     probed: HashSet<String>,
     /// The sessions of the workers given the probe, and whether the worker lost its realm since
     /// (a service worker stopped and started again keeps its session but not its realm).
     worker_sessions: HashMap<String, bool>,
-    /// The nav of the newest main realm.
-    nav: u64,
     loaded: bool,
     last_activity: Instant,
     done_at: Option<Instant>,
     gone: Option<Ending>,
-    /// The limit's `max_accesses` (set when the recording starts).
-    max_accesses: u64,
     pub report: Report,
 }
 
@@ -236,20 +223,15 @@ impl<'a> Recorder<'a> {
         )?;
         Ok(Recorder {
             cdp,
-            writer,
-            started,
+            ingest: Ingest::new(writer, started),
             page_session,
             probe_source,
-            realms: HashMap::new(),
-            realm_counts: HashMap::new(),
             probed: HashSet::new(),
             worker_sessions: HashMap::new(),
-            nav: 0,
             loaded: false,
             last_activity: Instant::now(),
             done_at: None,
             gone: None,
-            max_accesses: u64::MAX,
             report: Report::default(),
         })
     }
@@ -261,7 +243,7 @@ impl<'a> Recorder<'a> {
             .cdp
             .send_session(&session, "Page.navigate", json!({"url": url}))?;
         let deadline = Instant::now() + limits.timeout;
-        self.max_accesses = limits.max_accesses;
+        self.ingest.max_accesses = limits.max_accesses;
         loop {
             let signal = limits.stop.load(Ordering::Relaxed);
             if signal != 0 {
@@ -271,12 +253,12 @@ impl<'a> Recorder<'a> {
             if let Some(ending) = self.gone {
                 return Ok(ending);
             }
-            if self.writer.accesses() >= self.max_accesses {
+            if self.ingest.accesses() >= self.ingest.max_accesses {
                 return Ok(Ending::Capped);
             }
             if self.done_at.is_some_and(|at| at.elapsed() >= DRAIN) {
                 // The page's own batch left with its mark; a worker may be mid-task.
-                if self.realms.len() > 1 {
+                if self.ingest.sessions().count() > 1 {
                     self.collect_batches()?;
                 }
                 return Ok(Ending::Done);
@@ -367,12 +349,26 @@ impl<'a> Recorder<'a> {
     fn probed_sessions(&self) -> Vec<String> {
         let mut sessions = vec![self.page_session.clone()];
         sessions.extend(
-            self.realms
-                .keys()
+            self.ingest
+                .sessions()
                 .filter(|session| **session != self.page_session)
                 .cloned(),
         );
         sessions
+    }
+
+    /// What the recording saw, with what the records said of realms and installations.
+    pub fn take_report(&mut self) -> Report {
+        let mut report = std::mem::take(&mut self.report);
+        let ingested = std::mem::take(&mut self.ingest.report);
+        report.realms = ingested.realms;
+        report.installs = ingested
+            .installs
+            .into_iter()
+            .map(|i| (i.realm, i.wrapped, i.failed))
+            .collect();
+        report.worker_failures.extend(ingested.unreadable);
+        report
     }
 
     /// Asks the browser to close and drops the connection.
@@ -395,7 +391,17 @@ impl<'a> Recorder<'a> {
                     .get("payload")
                     .and_then(Value::as_str)
                     .unwrap_or_default();
-                self.binding(session.unwrap_or_default(), context, payload)?;
+                let delivered = self.ingest.binding(
+                    session.as_deref().unwrap_or_default(),
+                    context,
+                    payload,
+                )?;
+                if delivered.records > 0 {
+                    self.last_activity = Instant::now();
+                }
+                if delivered.done {
+                    self.done_at.get_or_insert_with(Instant::now);
+                }
             }
             "Page.loadEventFired" if session.as_deref() == Some(&self.page_session) => {
                 self.loaded = true;
@@ -420,16 +426,15 @@ impl<'a> Recorder<'a> {
                 // Its realms send nothing more (a binding call precedes, on the same session,
                 // the end of its context): what was kept for them goes.
                 if let Some(session) = session.as_deref() {
-                    self.realms.remove(session);
+                    self.ingest.forget_session(session);
                 }
             }
             "Runtime.executionContextDestroyed" => {
                 if let (Some(session), Some(context)) = (
                     session.as_deref(),
                     params.get("executionContextId").and_then(Value::as_i64),
-                ) && let Some(realms) = self.realms.get_mut(session)
-                {
-                    realms.remove(&context);
+                ) {
+                    self.ingest.forget_context(session, context);
                 }
             }
             "Runtime.executionContextCreated" => self.worker_restarted(session, &params)?,
@@ -539,218 +544,5 @@ impl<'a> Recorder<'a> {
             json!({"expression": self.probe_source, "silent": true, "contextId": context}),
         )?;
         Ok(())
-    }
-
-    /// One binding call: an array of records (a batch, in local order) or one record. Each
-    /// record is kept as its fields' JSON texts, never parsed into values; lines are flushed to
-    /// disk once per call.
-    fn binding(&mut self, session: String, context: i64, payload: &str) -> Result<()> {
-        let parsed = if payload.trim_start().starts_with('[') {
-            serde_json::from_str::<Vec<&RawValue>>(payload)
-        } else {
-            serde_json::from_str::<&RawValue>(payload).map(|record| vec![record])
-        };
-        let records = match parsed {
-            Ok(records) => records,
-            Err(error) => {
-                // Never expected (the probe writes its own JSON), and never silent.
-                self.report.worker_failures.push(format!(
-                    "a message from the probe could not be read ({error}; {} bytes): its records are missing from the trace",
-                    payload.len()
-                ));
-                return Ok(());
-            }
-        };
-        for raw in records {
-            if let Ok(RawRecord(fields)) = serde_json::from_str(raw.get()) {
-                self.one(&session, context, fields)?;
-            }
-        }
-        self.writer.flush()
-    }
-
-    fn one(&mut self, session: &str, context: i64, mut record: Fields<'_>) -> Result<()> {
-        self.last_activity = Instant::now();
-        let kind = record.remove("k");
-        let text =
-            |field: Option<&Cow<'_, str>>| -> Option<String> { serde_json::from_str(field?).ok() };
-        match kind.as_deref() {
-            Some("\"access\"") => self.access(session, context, record),
-            Some("\"same\"") => self.repeat(session, context, &record),
-            Some("\"done\"") => {
-                self.done_at.get_or_insert_with(Instant::now);
-                Ok(())
-            }
-            Some("\"ready\"") => {
-                let realm = text(record.get("realm")).unwrap_or_else(|| "?".to_owned());
-                let count = |field: &str| {
-                    record
-                        .get(field)
-                        .and_then(|v| v.parse::<u64>().ok())
-                        .unwrap_or(0)
-                };
-                self.report
-                    .installs
-                    .push((realm, count("wrapped"), count("failed")));
-                Ok(())
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// A record that repeats its slot's last whole record but for `ls` and `e` (see `textOf` in
-    /// probe.js): its line is that record's line with the next `seq` and its own `t`.
-    fn repeat(&mut self, session: &str, context: i64, record: &Fields<'_>) -> Result<()> {
-        let slot = record.get("slot").and_then(|n| n.parse::<u64>().ok());
-        let t = record.get("e").and_then(|e| t_of(self.started, e));
-        let (Some(slot), Some(t)) = (slot, t) else {
-            return Ok(());
-        };
-        let Some(tail) = self
-            .realms
-            .get(session)
-            .and_then(|realms| realms.get(&context))
-            .and_then(|realm| realm.slots.get(&slot))
-        else {
-            return Ok(());
-        };
-        if self.writer.accesses() < self.max_accesses {
-            self.writer.repeat(&t, tail)?;
-        }
-        Ok(())
-    }
-
-    /// A whole access record. Its line, past `t`, is kept for the repeats of its slot.
-    fn access(&mut self, session: &str, context: i64, mut record: Fields<'_>) -> Result<()> {
-        if !self
-            .realms
-            .get(session)
-            .is_some_and(|realms| realms.contains_key(&context))
-        {
-            let kind: String = record
-                .get("realm")
-                .and_then(|v| serde_json::from_str(v).ok())
-                .unwrap_or_else(|| "main".to_owned());
-            let count = self.realm_counts.entry(kind.clone()).or_insert(0);
-            let id = format!("{kind}#{count}");
-            if kind == "main" {
-                self.nav = *count;
-            }
-            *count += 1;
-            self.report.realms.push(id.clone());
-            let realm = Realm {
-                id_json: Value::from(id.as_str()).to_string(),
-                id,
-                nav: self.nav.to_string(),
-                facts: HashMap::new(),
-                slots: HashMap::new(),
-            };
-            self.realms
-                .entry(session.to_owned())
-                .or_default()
-                .insert(context, realm);
-        }
-        let Some(realm) = self
-            .realms
-            .get_mut(session)
-            .and_then(|realms| realms.get_mut(&context))
-        else {
-            return Ok(());
-        };
-        if self.writer.accesses() >= self.max_accesses {
-            return Ok(());
-        }
-        let slot = record.remove("slot").and_then(|n| n.parse::<u64>().ok());
-        if let Some(n) = record.remove("fref").and_then(|n| n.parse::<u64>().ok())
-            && let Some(facts) = realm.facts.get(&n)
-        {
-            for (field, value) in facts {
-                record.insert(Cow::Borrowed(field), Cow::Owned(value.clone()));
-            }
-        }
-        if let Some(n) = record.remove("fdef").and_then(|n| n.parse::<u64>().ok()) {
-            let facts = FACTS
-                .iter()
-                .filter_map(|&field| Some((field, record.get(field)?.to_string())))
-                .collect();
-            realm.facts.insert(n, facts);
-        }
-        record.remove("ls");
-        if let Some(t) = record.remove("e").and_then(|e| t_of(self.started, &e)) {
-            record.insert(Cow::Borrowed("t"), Cow::Owned(t));
-        }
-        // Object names are per realm: outside the first main realm they carry the realm's id.
-        if realm.id != "main#0"
-            && let Some(state) = record.get_mut("state")
-            && let Ok(Value::Object(mut fields)) = serde_json::from_str::<Value>(state)
-        {
-            for field in ["object", "peer"] {
-                if let Some(Value::String(object)) = fields.get_mut(field) {
-                    *object = format!("{}/{object}", realm.id);
-                }
-            }
-            *state = Cow::Owned(Value::Object(fields).to_string());
-        }
-        record.insert(Cow::Borrowed("realmId"), Cow::Owned(realm.id_json.clone()));
-        record.insert(Cow::Borrowed("nav"), Cow::Owned(realm.nav.clone()));
-        self.writer.access(record)?;
-        if let Some(slot) = slot
-            && let Some(tail) = writer::after_t(self.writer.last_line())
-            && let Some(realm) = self
-                .realms
-                .get_mut(session)
-                .and_then(|realms| realms.get_mut(&context))
-        {
-            realm.slots.insert(slot, tail.to_owned());
-        }
-        Ok(())
-    }
-}
-
-/// `t` (milliseconds since the recording `started`, as JSON) from the probe's `e` (its epoch
-/// milliseconds).
-fn t_of(started: f64, e: &str) -> Option<String> {
-    let epoch = e.parse::<f64>().ok()?;
-    let t = ((epoch - started) * 1000.0).round() / 1000.0;
-    Some(json!(t.max(0.0)).to_string())
-}
-
-/// One realm instance (a CDP session's execution context) the probe reported from.
-struct Realm {
-    /// `main#0`, `worker#1`, ...
-    id: String,
-    /// `id` as a JSON string.
-    id_json: String,
-    /// The nav of the newest main realm when this one first reported, as JSON.
-    nav: String,
-    /// `fdef` number -> the property facts the probe sent once, as JSON texts.
-    facts: HashMap<u64, Vec<(&'static str, String)>>,
-    /// slot -> its last whole record's line past `t` (one slot per api).
-    slots: HashMap<u64, String>,
-}
-
-/// One record of a binding payload, read as its fields' JSON texts (borrowed from the payload;
-/// field names are the probe's own, never escaped).
-struct RawRecord<'p>(Fields<'p>);
-
-impl<'de> Deserialize<'de> for RawRecord<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct RecordVisitor;
-        impl<'de> Visitor<'de> for RecordVisitor {
-            type Value = RawRecord<'de>;
-
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a record (a JSON object)")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut fields = Vec::with_capacity(24);
-                while let Some((key, value)) = map.next_entry::<&'de str, &'de RawValue>()? {
-                    fields.push((Cow::Borrowed(key), Cow::Borrowed(value.get())));
-                }
-                Ok(RawRecord(fields.into_iter().collect()))
-            }
-        }
-        deserializer.deserialize_map(RecordVisitor)
     }
 }

@@ -1,7 +1,13 @@
-//! The probe shipped inside the binary: `reflect.js` (the structural measurement, shared with the
-//! Node side) and `probe.js` (the wrappers and the reporting), wrapped into one script with its
-//! configuration, and the default list of watched APIs. The JavaScript lives in the two files
-//! beside this one; this module only assembles it.
+//! The recording probe, one home for the browser and for Node: the JavaScript shipped inside the
+//! binary (`reflect.js`, the structural measurement; `probe.js`, the wrappers and the reporting),
+//! assembled here into one script with its configuration, and the default list of watched APIs.
+//! `ingest` turns its binding messages into trace lines and `writer` writes them
+//! (`tracer-trace/v1`); `node` installs it in the realms of a Node environment under audit (the
+//! browser side is `crate::record::session`); `requests.js` is the audit's request observer.
+
+pub mod ingest;
+pub mod node;
+pub mod writer;
 
 use serde_json::json;
 

@@ -1,21 +1,26 @@
-// exit_probe_requests.js: the audit's request-level view of what a Node program tried to send
-// (src/inspector/exit_probe.rs). Rust calls this function declaration with `Runtime.callFunctionOn`
-// on Node's `diagnostics_channel` module (taken with the inspector's own command-line `require`
-// at the program's first pause, before any of its code runs), so `this` is that module. It
-// subscribes to channels Node publishes on by itself — `undici:request:create` (fetch), and
-// `http.client.request.start` / `http.client.request.error` (the http and https modules) — and
-// keeps a description of each request in this closure, which only the inspector can reach (an
-// objectId in the probe's object group). It adds no global and wraps nothing; what a program could
-// notice is documented in docs/conformance.md (those channels report `hasSubscribers`). At exit, `take()` returns the descriptions
-// and unsubscribes. It never sends, delays or changes a request: the kernel-level guard refuses the connection.
-function () {
+// requests.js: the audit's request-level view of what a Node program tried to send
+// (src/probe/node.rs). Rust calls this function declaration with `Runtime.callFunctionOn` on Node's
+// `diagnostics_channel` module (taken with the inspector's own command-line `require` at the
+// program's first pause, before any of its code runs), so `this` is that module, with the name of
+// a binding the tool added to the main context only. The function takes the binding and deletes it
+// from the global before any of the program's code runs. It subscribes to channels Node publishes
+// on by itself — `undici:request:create` (fetch), and `http.client.request.start` /
+// `http.client.request.error` (the http and https modules) — and sends a description of each
+// request through the binding as it starts. It adds no global and wraps nothing; what a program
+// could notice is documented in docs/conformance.md (those channels report `hasSubscribers`). It
+// never sends, delays or changes a request: the kernel-level guard refuses the connection.
+function (bindingName) {
   "use strict";
   const dc = this;
-  const LIMIT = 1000;
   const BODY_TEXT_LIMIT = 1048576;
-  const list = [];
-  let dropped = 0;
-  let failed = 0;
+  const send = globalThis[bindingName];
+  try {
+    delete globalThis[bindingName];
+  } catch (e) {
+    // not deletable: it still works for us.
+  }
+  if (typeof send !== "function") return;
+  const stringify = JSON.stringify;
   const apply = Reflect.apply;
   const isArray = Array.isArray;
   const StringOf = String;
@@ -25,8 +30,11 @@ function () {
   const strToLower = String.prototype.toLowerCase;
 
   function add(entry) {
-    if (list.length < LIMIT) list[list.length] = entry;
-    else dropped++;
+    send(stringify(entry));
+  }
+
+  function failed() {
+    send("{\"failed\":1}");
   }
 
   // Header names from a raw header list: undici gives [name, value, name, value, ...] or one
@@ -77,7 +85,7 @@ function () {
       add({ via: "undici", method: StringOf(r.method), url: StringOf(r.origin) + StringOf(r.path),
         headerNames: names, body: body });
     } catch (e) {
-      failed++;
+      failed();
     }
   }
 
@@ -121,23 +129,11 @@ function () {
       }
       add(entry);
     } catch (e) {
-      failed++;
+      failed();
     }
   }
 
   dc.subscribe("undici:request:create", onUndici);
   dc.subscribe("http.client.request.start", onHttp);
   dc.subscribe("http.client.request.error", onHttp);
-  return {
-    take: function () {
-      try {
-        dc.unsubscribe("undici:request:create", onUndici);
-        dc.unsubscribe("http.client.request.start", onHttp);
-        dc.unsubscribe("http.client.request.error", onHttp);
-      } catch (e) {
-        failed++;
-      }
-      return { requests: list, dropped: dropped, failed: failed };
-    },
-  };
 }

@@ -1,4 +1,5 @@
-//! The `tracer-trace/v1` file `tracer record` writes: the header first, then one access line per
+//! The `tracer-trace/v1` file the probe's records are written to (by `tracer record`, and by the
+//! audit for the Node side): the header first, then one access line per
 //! record, flushed once per binding call (a record or a batch of them), so a crash of the page or
 //! of the browser loses nothing the recorder already received. It owns the line layout (`type`, `seq`, `t`, `realm`, `realmId`,
 //! `nav`, `phase`, `api`, `accessType` first, then the other fields by name) and the `$string`
@@ -37,6 +38,8 @@ const LEADING: [&str; 9] = [
 /// What the header says about the recording.
 pub struct HeaderInfo<'a> {
     pub baseline_id: &'a str,
+    /// `chromium` or `node`.
+    pub runtime: &'a str,
     pub runtime_version: &'a str,
     pub started_at: &'a str,
     pub page: &'a str,
@@ -66,10 +69,11 @@ impl TraceWriter {
         };
         let text = |s: &str| Value::from(s).to_string();
         let line = format!(
-            r#"{{"type":"header","schema":{},"baselineId":{},"recorder":{{"name":"tracer-probe","version":{},"runtime":"chromium","runtimeVersion":{}}},"startedAt":{},"page":{}}}"#,
+            r#"{{"type":"header","schema":{},"baselineId":{},"recorder":{{"name":"tracer-probe","version":{},"runtime":{},"runtimeVersion":{}}},"startedAt":{},"page":{}}}"#,
             text(crate::conformance::raw_trace::SCHEMA),
             text(header.baseline_id),
             text(env!("CARGO_PKG_VERSION")),
+            text(header.runtime),
             text(header.runtime_version),
             text(header.started_at),
             text(header.page),

@@ -1,0 +1,375 @@
+//! Turns the probe's binding messages into trace lines, the same way for a browser page and for a
+//! Node environment: a message is one record or a batch of them (in the probe's local order); each
+//! access record becomes one `tracer-trace/v1` line with the global `seq`, `t`, `realmId` and
+//! `nav`. Records are kept as their fields' JSON texts, never parsed into values.
+//!
+//! A realm's probe sends the property facts of a definition (`owner`, `descriptor`,
+//! `getterOwner`, `setterOwner`) once, on the first record that has them, marked `fdef: n`; later
+//! records with the same facts carry `fref: n`, and the facts are filled back in here, so every
+//! trace line is whole. `n` is per realm instance (a CDP session's execution context). Likewise
+//! an access record equal to its api's previous one but for `ls` and `e` arrives as
+//! `{"k":"same","slot":n,..}` and is written in full from the slot's last whole record.
+//!
+//! A `keep` filter (the audit's rule "only the target's accesses count") may leave records out;
+//! the repeats of a record left out are left out too, and what was left out is counted.
+
+use std::borrow::{BorrowMut, Cow};
+use std::collections::HashMap;
+use std::fmt;
+
+use anyhow::Result;
+use serde::Deserialize;
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+
+use crate::probe::writer::{self, Fields, TraceWriter};
+
+/// The property facts a probe sends once per definition (see the module comment).
+const FACTS: [&str; 4] = ["owner", "descriptor", "getterOwner", "setterOwner"];
+
+/// Decides whether an access record (its execution context and fields, before `t`, `realmId` and
+/// `nav` are added) goes into the trace.
+pub type Keep = Box<dyn FnMut(i64, &Fields<'_>) -> bool>;
+
+/// What the messages said beside their access records, for the summary.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Realm ids in the order they first reported (`main#0`, `iframe#0`, ...).
+    pub realms: Vec<String>,
+    /// Probe installations, in the order they reported.
+    pub installs: Vec<Install>,
+    /// Messages that could not be read, in words (their records are missing, and say so).
+    pub unreadable: Vec<String>,
+    /// Access records the `keep` filter left out.
+    pub left_out: u64,
+}
+
+/// One probe installation, as its `ready` record said.
+#[derive(Debug, Clone)]
+pub struct Install {
+    pub session: String,
+    pub context: i64,
+    /// The realm kind (`main`, `iframe`, `worker`).
+    pub realm: String,
+    /// Members wrapped.
+    pub wrapped: u64,
+    /// Entries of the API list that failed to install.
+    pub failed: u64,
+}
+
+/// What one binding message carried.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Delivered {
+    pub records: usize,
+    /// The page marked `tracer:done`.
+    pub done: bool,
+}
+
+pub struct Ingest<W: BorrowMut<TraceWriter>> {
+    writer: W,
+    /// The capture's start, in milliseconds since the Unix epoch.
+    started: f64,
+    /// session -> execution context -> the realm.
+    realms: HashMap<String, HashMap<i64, Realm>>,
+    realm_counts: HashMap<String, u64>,
+    /// The nav of the newest main realm.
+    nav: u64,
+    /// Stop writing once this many accesses are written.
+    pub max_accesses: u64,
+    keep: Option<Keep>,
+    pub report: Report,
+}
+
+impl<W: BorrowMut<TraceWriter>> Ingest<W> {
+    pub fn new(writer: W, started: f64) -> Ingest<W> {
+        Ingest {
+            writer,
+            started,
+            realms: HashMap::new(),
+            realm_counts: HashMap::new(),
+            nav: 0,
+            max_accesses: u64::MAX,
+            keep: None,
+            report: Report::default(),
+        }
+    }
+
+    /// Only the records `keep` accepts are written.
+    pub fn with_filter(mut self, keep: Keep) -> Ingest<W> {
+        self.keep = Some(keep);
+        self
+    }
+
+    pub fn writer(&mut self) -> &mut TraceWriter {
+        self.writer.borrow_mut()
+    }
+
+    pub fn into_writer(self) -> W {
+        self.writer
+    }
+
+    /// How many access lines were written.
+    pub fn accesses(&self) -> u64 {
+        self.writer.borrow().accesses()
+    }
+
+    /// The sessions some realm reported from.
+    pub fn sessions(&self) -> impl Iterator<Item = &String> {
+        self.realms.keys()
+    }
+
+    /// How many realms are reporting now.
+    pub fn live_realms(&self) -> usize {
+        self.realms.values().map(HashMap::len).sum()
+    }
+
+    /// A session's realms are gone (their contexts were cleared): what was kept for them goes.
+    pub fn forget_session(&mut self, session: &str) {
+        self.realms.remove(session);
+    }
+
+    /// One realm is gone.
+    pub fn forget_context(&mut self, session: &str, context: i64) {
+        if let Some(realms) = self.realms.get_mut(session) {
+            realms.remove(&context);
+        }
+    }
+
+    /// One binding call: an array of records (a batch, in local order) or one record. Lines are
+    /// flushed to disk once per call.
+    pub fn binding(&mut self, session: &str, context: i64, payload: &str) -> Result<Delivered> {
+        let parsed = if payload.trim_start().starts_with('[') {
+            serde_json::from_str::<Vec<&RawValue>>(payload)
+        } else {
+            serde_json::from_str::<&RawValue>(payload).map(|record| vec![record])
+        };
+        let records = match parsed {
+            Ok(records) => records,
+            Err(error) => {
+                // Never expected (the probe writes its own JSON), and never silent.
+                self.report.unreadable.push(format!(
+                    "a message from the probe could not be read ({error}; {} bytes): its records are missing from the trace",
+                    payload.len()
+                ));
+                return Ok(Delivered::default());
+            }
+        };
+        let mut delivered = Delivered {
+            records: records.len(),
+            done: false,
+        };
+        for raw in records {
+            if let Ok(RawRecord(fields)) = serde_json::from_str(raw.get()) {
+                delivered.done |= self.one(session, context, fields)?;
+            }
+        }
+        self.writer.borrow_mut().flush()?;
+        Ok(delivered)
+    }
+
+    /// One record; true for the `tracer:done` mark.
+    fn one(&mut self, session: &str, context: i64, mut record: Fields<'_>) -> Result<bool> {
+        let kind = record.remove("k");
+        let text =
+            |field: Option<&Cow<'_, str>>| -> Option<String> { serde_json::from_str(field?).ok() };
+        match kind.as_deref() {
+            Some("\"access\"") => self.access(session, context, record)?,
+            Some("\"same\"") => self.repeat(session, context, &record)?,
+            Some("\"done\"") => return Ok(true),
+            Some("\"ready\"") => {
+                let realm = text(record.get("realm")).unwrap_or_else(|| "?".to_owned());
+                let count = |field: &str| {
+                    record
+                        .get(field)
+                        .and_then(|v| v.parse::<u64>().ok())
+                        .unwrap_or(0)
+                };
+                self.report.installs.push(Install {
+                    session: session.to_owned(),
+                    context,
+                    realm,
+                    wrapped: count("wrapped"),
+                    failed: count("failed"),
+                });
+            }
+            _ => {}
+        }
+        Ok(false)
+    }
+
+    /// A record that repeats its slot's last whole record but for `ls` and `e` (see `textOf` in
+    /// probe.js): its line is that record's line with the next `seq` and its own `t`.
+    fn repeat(&mut self, session: &str, context: i64, record: &Fields<'_>) -> Result<()> {
+        let slot = record.get("slot").and_then(|n| n.parse::<u64>().ok());
+        let t = record.get("e").and_then(|e| t_of(self.started, e));
+        let (Some(slot), Some(t)) = (slot, t) else {
+            return Ok(());
+        };
+        let Some(tail) = self
+            .realms
+            .get(session)
+            .and_then(|realms| realms.get(&context))
+            .and_then(|realm| realm.slots.get(&slot))
+        else {
+            return Ok(());
+        };
+        let Some(tail) = tail else {
+            // A repeat of a record the filter left out.
+            self.report.left_out += 1;
+            return Ok(());
+        };
+        let writer = self.writer.borrow_mut();
+        if writer.accesses() < self.max_accesses {
+            writer.repeat(&t, tail)?;
+        }
+        Ok(())
+    }
+
+    /// Makes the realm a record came from when it first reports.
+    fn ensure_realm(&mut self, session: &str, context: i64, record: &Fields<'_>) {
+        let known = self
+            .realms
+            .get(session)
+            .is_some_and(|realms| realms.contains_key(&context));
+        if !known {
+            let kind: String = record
+                .get("realm")
+                .and_then(|v| serde_json::from_str(v).ok())
+                .unwrap_or_else(|| "main".to_owned());
+            let count = self.realm_counts.entry(kind.clone()).or_insert(0);
+            let id = format!("{kind}#{count}");
+            if kind == "main" {
+                self.nav = *count;
+            }
+            *count += 1;
+            self.report.realms.push(id.clone());
+            let realm = Realm {
+                id_json: Value::from(id.as_str()).to_string(),
+                id,
+                nav: self.nav.to_string(),
+                facts: HashMap::new(),
+                slots: HashMap::new(),
+            };
+            self.realms
+                .entry(session.to_owned())
+                .or_default()
+                .insert(context, realm);
+        }
+    }
+
+    /// A whole access record. Its line, past `t`, is kept for the repeats of its slot.
+    fn access(&mut self, session: &str, context: i64, mut record: Fields<'_>) -> Result<()> {
+        if self.writer.borrow().accesses() >= self.max_accesses {
+            return Ok(());
+        }
+        let started = self.started;
+        self.ensure_realm(session, context, &record);
+        let Some(realm) = self
+            .realms
+            .get_mut(session)
+            .and_then(|realms| realms.get_mut(&context))
+        else {
+            return Ok(());
+        };
+        let slot = record.remove("slot").and_then(|n| n.parse::<u64>().ok());
+        if let Some(n) = record.remove("fref").and_then(|n| n.parse::<u64>().ok())
+            && let Some(facts) = realm.facts.get(&n)
+        {
+            for (field, value) in facts {
+                record.insert(Cow::Borrowed(field), Cow::Owned(value.clone()));
+            }
+        }
+        if let Some(n) = record.remove("fdef").and_then(|n| n.parse::<u64>().ok()) {
+            let facts = FACTS
+                .iter()
+                .filter_map(|&field| Some((field, record.get(field)?.to_string())))
+                .collect();
+            realm.facts.insert(n, facts);
+        }
+        record.remove("ls");
+        if let Some(keep) = self.keep.as_mut()
+            && !keep(context, &record)
+        {
+            if let Some(slot) = slot {
+                realm.slots.insert(slot, None);
+            }
+            self.report.left_out += 1;
+            return Ok(());
+        }
+        if let Some(t) = record.remove("e").and_then(|e| t_of(started, &e)) {
+            record.insert(Cow::Borrowed("t"), Cow::Owned(t));
+        }
+        // Object names are per realm: outside the first main realm they carry the realm's id.
+        if realm.id != "main#0"
+            && let Some(state) = record.get_mut("state")
+            && let Ok(Value::Object(mut fields)) = serde_json::from_str::<Value>(state)
+        {
+            for field in ["object", "peer"] {
+                if let Some(Value::String(object)) = fields.get_mut(field) {
+                    *object = format!("{}/{object}", realm.id);
+                }
+            }
+            *state = Cow::Owned(Value::Object(fields).to_string());
+        }
+        record.insert(Cow::Borrowed("realmId"), Cow::Owned(realm.id_json.clone()));
+        record.insert(Cow::Borrowed("nav"), Cow::Owned(realm.nav.clone()));
+        let writer = self.writer.borrow_mut();
+        writer.access(record)?;
+        if let Some(slot) = slot
+            && let Some(tail) = writer::after_t(writer.last_line())
+        {
+            realm.slots.insert(slot, Some(tail.to_owned()));
+        }
+        Ok(())
+    }
+}
+
+/// `t` (milliseconds since the recording `started`, as JSON) from the probe's `e` (its epoch
+/// milliseconds).
+fn t_of(started: f64, e: &str) -> Option<String> {
+    let epoch = e.parse::<f64>().ok()?;
+    let t = ((epoch - started) * 1000.0).round() / 1000.0;
+    Some(json!(t.max(0.0)).to_string())
+}
+
+/// One realm instance (a CDP session's execution context) the probe reported from.
+struct Realm {
+    /// `main#0`, `worker#1`, ...
+    id: String,
+    /// `id` as a JSON string.
+    id_json: String,
+    /// The nav of the newest main realm when this one first reported, as JSON.
+    nav: String,
+    /// `fdef` number -> the property facts the probe sent once, as JSON texts.
+    facts: HashMap<u64, Vec<(&'static str, String)>>,
+    /// slot -> its last whole record's line past `t` (one slot per api); `None` when the filter
+    /// left that record out.
+    slots: HashMap<u64, Option<String>>,
+}
+
+/// One record of a binding payload, read as its fields' JSON texts (borrowed from the payload;
+/// field names are the probe's own, never escaped).
+struct RawRecord<'p>(Fields<'p>);
+
+impl<'de> Deserialize<'de> for RawRecord<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct RecordVisitor;
+        impl<'de> Visitor<'de> for RecordVisitor {
+            type Value = RawRecord<'de>;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a record (a JSON object)")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut fields = Vec::with_capacity(24);
+                while let Some((key, value)) = map.next_entry::<&'de str, &'de RawValue>()? {
+                    fields.push((Cow::Borrowed(key), Cow::Borrowed(value.get())));
+                }
+                Ok(RawRecord(fields.into_iter().collect()))
+            }
+        }
+        deserializer.deserialize_map(RecordVisitor)
+    }
+}

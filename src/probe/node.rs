@@ -1,0 +1,642 @@
+//! The probe in a Node environment under audit: the same probe as `tracer record` installed,
+//! through the inspector, in every realm the environment creates (a jsdom or happy-dom window, a
+//! `vm` context of its own; their iframes' windows; the main context of a shim that patches
+//! `globalThis`) before the target's first line runs there, its records written to
+//! `case/tmp/node-trace.ndjson` (`tracer-trace/v1`, runtime `node`) as they arrive. Beside it, the
+//! request observer (requests.js) reports what the program tried to send.
+//!
+//! How, and what it must not do:
+//! - `Debugger.setInstrumentationBreakpoint` (`beforeScriptExecution`) pauses before every script.
+//!   At the pause before the first script of the *target* in a realm (see [`Rules`]), the binding
+//!   is added to that context only (`Runtime.addBinding` with its `executionContextId`, so no other
+//!   realm ever sees it) and the probe is evaluated on the paused frame
+//!   (`Debugger.evaluateOnCallFrame`), which runs in the new script's context. The probe takes the
+//!   binding and deletes it from the global before the script runs.
+//! - At the program's first pause (`--inspect-brk`), the request observer is called on Node's
+//!   `diagnostics_channel` (through the inspector's command-line `require`), with its own binding
+//!   in the main context, taken and deleted the same way.
+//! - The only text ever evaluated is the tool's own: the assembled probe, the observer, and a
+//!   constant readiness check. Nothing from the program or the user is evaluated; no objectId is
+//!   kept past the pause that took it.
+//! - Only the target's accesses are written: a record whose nearest frame (the probe's own frames
+//!   are never in a stack) is the environment's code is left out and counted (see [`Rules`]).
+
+use std::cell::Cell;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Result, bail};
+use serde_json::{Value, json};
+
+use crate::inspector::cdp::{Cdp, Incoming};
+use crate::probe::ingest::Ingest;
+use crate::probe::writer::{Fields, HeaderInfo, TraceWriter};
+
+/// The binding the request observer reports through (deleted from the main context's global).
+pub const REQUESTS_BINDING: &str = "__tracerRequests";
+/// The request observer, called on Node's `diagnostics_channel` module.
+const REQUESTS_JS: &str = include_str!("requests.js");
+/// Node's `diagnostics_channel`, through the inspector's command-line `require` (a fixed text).
+const CHANNELS: &str = "require('diagnostics_channel')";
+/// Whether a realm already holds a host environment (a shim's `vm` context, a window whose
+/// interfaces are installed); read with `in`, which runs no getter.
+const READY: &str =
+    "'document' in globalThis || 'window' in globalThis || 'navigator' in globalThis";
+/// Requests described at most; the rest are counted.
+const MAX_REQUESTS: usize = 1000;
+/// How long one synchronous request may take.
+const CALL_LIMIT: Duration = Duration::from_secs(10);
+/// Scripts remembered between their `scriptParsed` and their pause, at most.
+const MAX_PENDING_SCRIPTS: usize = 100_000;
+
+/// What the audit asks for.
+#[derive(Debug, Clone)]
+pub struct NodeRequest {
+    /// Where the trace goes (`case/tmp/node-trace.ndjson`).
+    pub trace_path: PathBuf,
+    pub baseline_id: String,
+    /// The APIs the probe watches (the same list `tracer record` uses).
+    pub apis: Vec<String>,
+    pub rules: Rules,
+}
+
+/// Which code is the target's and which the environment's.
+///
+/// - The environment's code: Node's own (`node:`), every file under a `node_modules` folder, and
+///   every file under the environment's folder (`case/result/`) whose file name is not one of the
+///   target's script names.
+/// - The target's script names: the file names (last path segment) of the script URLs in the
+///   contract's stack samples (`app.js` for `https://a.test/js/app.js?v=2`).
+/// - In a `vm` context (a window), every script that is not the environment's is the target's (a
+///   jsdom page script is named by the document's URL); a script without a name
+///   (`evalmachine.<anonymous>`, empty) is the target's once the realm holds a host environment
+///   ([`READY`]). In the main context only a script with one of the target's names is.
+#[derive(Debug, Clone, Default)]
+pub struct Rules {
+    pub environment_dirs: Vec<PathBuf>,
+    pub target_names: HashSet<String>,
+}
+
+/// What a script or a frame is, by its URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    Environment,
+    /// No name: eval'd code, `vm` code run without a file name.
+    Anonymous,
+    /// A script of the target's, named by the contract.
+    Named,
+    /// Anything else.
+    Other,
+}
+
+impl Rules {
+    pub fn origin(&self, url: &str) -> Origin {
+        if url.is_empty() || url.starts_with("evalmachine.") || url.starts_with('[') {
+            return Origin::Anonymous;
+        }
+        if url.starts_with("node:") {
+            return Origin::Environment;
+        }
+        let path = url_path(url);
+        let name = file_name(&path);
+        let named = self.target_names.contains(name);
+        if path.split('/').any(|part| part == "node_modules") {
+            return Origin::Environment;
+        }
+        if named {
+            return Origin::Named;
+        }
+        let local = Path::new(&path);
+        if self
+            .environment_dirs
+            .iter()
+            .any(|dir| local.starts_with(dir))
+        {
+            return Origin::Environment;
+        }
+        Origin::Other
+    }
+
+    /// Whether a record belongs in the trace: its nearest frame is not the environment's. In the
+    /// main context only frames of the target's named scripts count.
+    fn keeps(&self, stack: Option<&str>, main_context: bool) -> bool {
+        let Some(url) = stack.and_then(first_frame_url) else {
+            // No frame to go by (a call from the event loop's own turn): kept.
+            return true;
+        };
+        match self.origin(&url) {
+            Origin::Environment => false,
+            Origin::Named => true,
+            Origin::Anonymous | Origin::Other => !main_context,
+        }
+    }
+}
+
+/// The path part of a script URL (`file:///a/b.js` -> `/a/b.js`, `https://h/x/app.js?v=1` ->
+/// `/x/app.js`), percent-decoded; a plain path as it is.
+fn url_path(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(parsed) if parsed.scheme() == "file" => parsed
+            .to_file_path()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|()| parsed.path().to_owned()),
+        Ok(parsed) if parsed.has_host() || parsed.scheme() == "data" => {
+            percent_encoding::percent_decode_str(parsed.path())
+                .decode_utf8_lossy()
+                .into_owned()
+        }
+        _ => url.to_owned(),
+    }
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// The target's script names from the contract's stack samples.
+pub fn target_names(urls: impl IntoIterator<Item = String>) -> HashSet<String> {
+    urls.into_iter()
+        .map(|url| file_name(&url_path(&url)).to_owned())
+        .filter(|name| !name.is_empty())
+        .collect()
+}
+
+fn first_frame_url(stack: &str) -> Option<String> {
+    let frames: Value = serde_json::from_str(stack).ok()?;
+    frames.get(0)?.get("url")?.as_str().map(str::to_owned)
+}
+
+/// One execution context of the program.
+#[derive(Debug, Clone)]
+pub struct RealmInfo {
+    pub context_id: i64,
+    pub name: String,
+    pub is_default: bool,
+    /// When the probe went in, the URL of the script it went in before; `None`: never probed.
+    pub probed_before: Option<String>,
+    /// Scripts that ran in it before the probe went in (their accesses were not recorded).
+    pub scripts_before: u64,
+}
+
+/// What the probe did, for the audit.
+#[derive(Debug, Default)]
+pub struct NodeReport {
+    pub realms: Vec<RealmInfo>,
+    /// Realm ids the records came from (`main#0`, `iframe#0`).
+    pub recorded_realms: Vec<String>,
+    /// The probe's installations.
+    pub installs: Vec<crate::probe::ingest::Install>,
+    pub accesses: u64,
+    /// Records of the environment's own code, left out.
+    pub left_out: u64,
+    /// Instrumentation pauses taken (one per script run).
+    pub pauses: u64,
+    /// The request observer's report (`{"requests": [...], "dropped": n, "failed": n}`), when it
+    /// was installed.
+    pub requests: Option<Value>,
+    pub problems: Vec<String>,
+}
+
+/// The probe inside one inspector session (see the module comment).
+pub struct NodeProbe {
+    request: NodeRequest,
+    source: String,
+    ingest: Option<Ingest<TraceWriter>>,
+    started: f64,
+    /// scriptId -> (url, execution context), from `scriptParsed` until the script's pause.
+    scripts: HashMap<String, (String, i64)>,
+    realms: Vec<RealmInfo>,
+    /// The default context's id (shared with the record filter).
+    main_context: Rc<Cell<i64>>,
+    requests_tried: bool,
+    requests: Option<Vec<Value>>,
+    requests_dropped: u64,
+    requests_failed: u64,
+    pauses: u64,
+    problems: Vec<String>,
+}
+
+impl NodeProbe {
+    pub fn new(request: NodeRequest) -> NodeProbe {
+        // Unbatched: a program may end its process in the middle of a task (`process.exit`), and a
+        // batch waiting for the end of that task would be lost.
+        let source = crate::probe::source(&request.apis, false);
+        let started = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+        NodeProbe {
+            request,
+            source,
+            ingest: None,
+            started,
+            scripts: HashMap::new(),
+            realms: Vec::new(),
+            main_context: Rc::new(Cell::new(-1)),
+            requests_tried: false,
+            requests: None,
+            requests_dropped: 0,
+            requests_failed: 0,
+            pauses: 0,
+            problems: Vec::new(),
+        }
+    }
+
+    /// Before the program is released: opens the trace and asks for a pause before every script.
+    pub fn arm(
+        &mut self,
+        cdp: &mut Cdp,
+        backlog: &mut VecDeque<Incoming>,
+        node_version: Option<&str>,
+    ) -> Result<()> {
+        let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+        let writer = TraceWriter::create(
+            &self.request.trace_path,
+            &HeaderInfo {
+                baseline_id: &self.request.baseline_id,
+                runtime: "node",
+                runtime_version: node_version.unwrap_or(""),
+                started_at: &stamp,
+                page: "",
+            },
+        )?;
+        let rules = self.request.rules.clone();
+        let main = self.main_context.clone();
+        let keep = move |context: i64, fields: &Fields<'_>| {
+            rules.keeps(
+                fields.get("stack").map(|s| s.as_ref()),
+                context == main.get(),
+            )
+        };
+        self.ingest = Some(Ingest::new(writer, self.started).with_filter(Box::new(keep)));
+        let answer = call(
+            cdp,
+            backlog,
+            "Debugger.setInstrumentationBreakpoint",
+            json!({"instrumentation": "beforeScriptExecution"}),
+        )?;
+        if let Err(e) = answer {
+            self.problems.push(format!(
+                "no pause before scripts ({e}): nothing was recorded"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Follows the program's contexts and scripts, and takes the probes' messages. True when the
+    /// event was the probe's own (a binding call), which nothing else needs to see.
+    pub fn on_event(&mut self, method: &str, params: &Value) -> Result<bool> {
+        match method {
+            "Runtime.executionContextCreated" => {
+                let context = &params["context"];
+                if let Some(id) = context.get("id").and_then(Value::as_i64) {
+                    let is_default = context
+                        .pointer("/auxData/isDefault")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false);
+                    if is_default {
+                        self.main_context.set(id);
+                    }
+                    self.realms.push(RealmInfo {
+                        context_id: id,
+                        name: context["name"].as_str().unwrap_or("").to_owned(),
+                        is_default,
+                        probed_before: None,
+                        scripts_before: 0,
+                    });
+                }
+            }
+            "Runtime.executionContextDestroyed" => {
+                if let (Some(ingest), Some(id)) = (
+                    self.ingest.as_mut(),
+                    params.get("executionContextId").and_then(Value::as_i64),
+                ) {
+                    ingest.forget_context("", id);
+                }
+            }
+            "Debugger.scriptParsed" => {
+                if self.scripts.len() < MAX_PENDING_SCRIPTS
+                    && let (Some(id), Some(context)) = (
+                        params.get("scriptId").and_then(Value::as_str),
+                        params.get("executionContextId").and_then(Value::as_i64),
+                    )
+                {
+                    let url = params["url"].as_str().unwrap_or("").to_owned();
+                    self.scripts.insert(id.to_owned(), (url, context));
+                }
+            }
+            "Runtime.bindingCalled" => {
+                let name = params["name"].as_str().unwrap_or("");
+                let payload = params["payload"].as_str().unwrap_or("");
+                if name == crate::probe::BINDING {
+                    let context = params["executionContextId"].as_i64().unwrap_or(0);
+                    if let Some(ingest) = self.ingest.as_mut() {
+                        ingest.binding("", context, payload)?;
+                    }
+                    return Ok(true);
+                }
+                if name == REQUESTS_BINDING {
+                    self.request_message(payload);
+                    return Ok(true);
+                }
+            }
+            _ => {}
+        }
+        Ok(false)
+    }
+
+    /// A `Debugger.paused`: the program's first pause installs the request observer; a pause
+    /// before a script installs the probe when it is the first of the target's in its realm.
+    /// The caller resumes.
+    pub fn on_pause(
+        &mut self,
+        cdp: &mut Cdp,
+        backlog: &mut VecDeque<Incoming>,
+        params: &Value,
+    ) -> Result<()> {
+        if !self.requests_tried {
+            self.requests_tried = true;
+            self.observe_requests(cdp, backlog)?;
+        }
+        if params["reason"].as_str() != Some("instrumentation") {
+            return Ok(());
+        }
+        self.pauses += 1;
+        let Some(script) = params.pointer("/data/scriptId").and_then(Value::as_str) else {
+            return Ok(());
+        };
+        let Some((url, context)) = self.scripts.remove(script) else {
+            return Ok(());
+        };
+        let Some(realm) = self.realms.iter().position(|r| r.context_id == context) else {
+            return Ok(());
+        };
+        if self.realms[realm].probed_before.is_some() {
+            return Ok(());
+        }
+        let is_default = self.realms[realm].is_default;
+        let Some(frame) = params
+            .pointer("/callFrames/0/callFrameId")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+        else {
+            return Ok(());
+        };
+        let go = match self.request.rules.origin(&url) {
+            Origin::Environment => false,
+            Origin::Named => true,
+            Origin::Other => !is_default,
+            Origin::Anonymous => self.ready(cdp, backlog, &frame)?,
+        };
+        if !go {
+            self.realms[realm].scripts_before += 1;
+            return Ok(());
+        }
+        let answer = call(
+            cdp,
+            backlog,
+            "Runtime.addBinding",
+            json!({"name": crate::probe::BINDING, "executionContextId": context}),
+        )?;
+        if let Err(e) = answer {
+            self.problems.push(format!(
+                "context {context}: the probe's binding was refused: {e}"
+            ));
+            self.realms[realm].probed_before = Some(url);
+            return Ok(());
+        }
+        let answer = call(
+            cdp,
+            backlog,
+            "Debugger.evaluateOnCallFrame",
+            json!({"callFrameId": frame, "expression": self.source, "silent": true}),
+        )?;
+        if let Some(problem) = failure(&answer) {
+            self.problems
+                .push(format!("context {context}: the probe failed: {problem}"));
+        }
+        self.realms[realm].probed_before = Some(url);
+        Ok(())
+    }
+
+    /// Whether the paused frame's realm already holds a host environment ([`READY`]).
+    fn ready(
+        &mut self,
+        cdp: &mut Cdp,
+        backlog: &mut VecDeque<Incoming>,
+        frame: &str,
+    ) -> Result<bool> {
+        let answer = call(
+            cdp,
+            backlog,
+            "Debugger.evaluateOnCallFrame",
+            json!({"callFrameId": frame, "expression": READY, "silent": true, "returnByValue": true}),
+        )?;
+        Ok(answer
+            .ok()
+            .and_then(|r| r.pointer("/result/value").and_then(Value::as_bool))
+            .unwrap_or(false))
+    }
+
+    /// Installs the request observer on Node's `diagnostics_channel` in the main context. A
+    /// failure is a problem in the report, never a failed audit.
+    fn observe_requests(&mut self, cdp: &mut Cdp, backlog: &mut VecDeque<Incoming>) -> Result<()> {
+        let Some(main) = self
+            .realms
+            .iter()
+            .find(|r| r.is_default)
+            .map(|r| r.context_id)
+        else {
+            return Ok(());
+        };
+        let answer = call(
+            cdp,
+            backlog,
+            "Runtime.addBinding",
+            json!({"name": REQUESTS_BINDING, "executionContextId": main}),
+        )?;
+        if let Err(e) = answer {
+            self.problems.push(format!("request observer: {e}"));
+            return Ok(());
+        }
+        let answer = call(
+            cdp,
+            backlog,
+            "Runtime.evaluate",
+            json!({"expression": CHANNELS, "includeCommandLineAPI": true, "contextId": main,
+                "objectGroup": "tracer-requests", "silent": true}),
+        )?;
+        let channels = answer.as_ref().ok().and_then(|r| {
+            r.pointer("/result/objectId")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        });
+        match channels {
+            Some(channels) => {
+                let answer = call(
+                    cdp,
+                    backlog,
+                    "Runtime.callFunctionOn",
+                    json!({"objectId": channels, "functionDeclaration": REQUESTS_JS,
+                        "arguments": [{"value": REQUESTS_BINDING}], "silent": true}),
+                )?;
+                match failure(&answer) {
+                    Some(problem) => self.problems.push(format!("request observer: {problem}")),
+                    None => self.requests = Some(Vec::new()),
+                }
+            }
+            None => self.problems.push(format!(
+                "request observer: {}",
+                failure(&answer).unwrap_or_else(|| "no diagnostics_channel".to_owned())
+            )),
+        }
+        // No objectId is kept past this pause.
+        let _ = call(
+            cdp,
+            backlog,
+            "Runtime.releaseObjectGroup",
+            json!({"objectGroup": "tracer-requests"}),
+        )?;
+        Ok(())
+    }
+
+    fn request_message(&mut self, payload: &str) {
+        let Some(list) = self.requests.as_mut() else {
+            return;
+        };
+        match serde_json::from_str::<Value>(payload) {
+            Ok(entry) if entry.get("failed").is_some() => self.requests_failed += 1,
+            Ok(entry) if list.len() < MAX_REQUESTS => list.push(entry),
+            Ok(_) => self.requests_dropped += 1,
+            Err(_) => self.requests_failed += 1,
+        }
+    }
+
+    /// What the probe did; the trace is complete on disk.
+    pub fn finish(mut self) -> NodeReport {
+        let mut report = NodeReport {
+            pauses: self.pauses,
+            ..NodeReport::default()
+        };
+        if let Some(mut ingest) = self.ingest.take() {
+            let _ = ingest.writer().flush();
+            report.accesses = ingest.accesses();
+            let ingested = std::mem::take(&mut ingest.report);
+            report.recorded_realms = ingested.realms;
+            report.installs = ingested.installs;
+            report.left_out = ingested.left_out;
+            self.problems.extend(ingested.unreadable);
+        }
+        if self.requests_dropped > 0 {
+            self.problems.push(format!(
+                "{} requests beyond the first {MAX_REQUESTS} were not described",
+                self.requests_dropped
+            ));
+        }
+        if self.requests_failed > 0 {
+            self.problems.push(format!(
+                "{} requests could not be described",
+                self.requests_failed
+            ));
+        }
+        report.requests = self.requests.map(|list| {
+            json!({"requests": list, "dropped": self.requests_dropped, "failed": self.requests_failed})
+        });
+        report.realms = self.realms;
+        report.problems = self.problems;
+        report
+    }
+}
+
+/// The exception or refusal in an answer, in words; `None` when it succeeded.
+fn failure(answer: &Result<Value, Value>) -> Option<String> {
+    match answer {
+        Ok(result) => {
+            let details = result.get("exceptionDetails")?;
+            Some(
+                details
+                    .pointer("/exception/description")
+                    .and_then(Value::as_str)
+                    .or_else(|| details["text"].as_str())
+                    .unwrap_or("an exception")
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .to_owned(),
+            )
+        }
+        Err(e) => Some(e.to_string()),
+    }
+}
+
+/// Sends one request and waits for its answer; other messages go to `backlog`.
+fn call(
+    cdp: &mut Cdp,
+    backlog: &mut VecDeque<Incoming>,
+    method: &str,
+    params: Value,
+) -> Result<Result<Value, Value>> {
+    let id = cdp.send(method, params)?;
+    let deadline = Instant::now() + CALL_LIMIT;
+    loop {
+        match cdp.read()? {
+            Incoming::Response { id: got, result } if got == id => return Ok(result),
+            Incoming::Idle => {
+                if Instant::now() >= deadline {
+                    bail!("the inspector did not answer {method} within {CALL_LIMIT:?}");
+                }
+            }
+            Incoming::Closed => {
+                backlog.push_back(Incoming::Closed);
+                bail!("the inspector closed the connection during {method}");
+            }
+            other => backlog.push_back(other),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules() -> Rules {
+        Rules {
+            environment_dirs: vec![PathBuf::from("/case/result")],
+            target_names: target_names(["https://a.test/js/app.js?v=2".to_owned()]),
+        }
+    }
+
+    #[test]
+    fn code_is_the_environments_by_where_it_lives_and_the_targets_by_its_name() {
+        let r = rules();
+        assert_eq!(r.origin("node:vm"), Origin::Environment);
+        assert_eq!(
+            r.origin("/x/node_modules/jsdom/lib/Window.js"),
+            Origin::Environment
+        );
+        assert_eq!(
+            r.origin("file:///case/result/final.js"),
+            Origin::Environment
+        );
+        assert_eq!(r.origin("/case/result/app.js"), Origin::Named);
+        assert_eq!(r.origin("https://example.test/page.html"), Origin::Other);
+        assert_eq!(r.origin("evalmachine.<anonymous>"), Origin::Anonymous);
+        assert_eq!(r.origin(""), Origin::Anonymous);
+    }
+
+    #[test]
+    fn a_record_is_kept_by_its_nearest_frame() {
+        let r = rules();
+        let jsdom = r#"[{"url":"/x/node_modules/jsdom/lib/xhr.js","line":1,"column":1}]"#;
+        let page = r#"[{"url":"https://example.test/page.html","line":5,"column":2}]"#;
+        assert!(!r.keeps(Some(jsdom), false));
+        assert!(r.keeps(Some(page), false));
+        assert!(
+            !r.keeps(Some(page), true),
+            "main context: only named scripts"
+        );
+        assert!(r.keeps(Some(r#"[{"url":"/case/result/app.js"}]"#), true));
+        assert!(r.keeps(None, false));
+    }
+}
