@@ -734,30 +734,55 @@ fn changed_files(then: &[hash::SourceFile], now: &[hash::SourceFile]) -> String 
     }
 }
 
-/// A value as compared across runtimes: `$object` ids only link lines within one trace, so they
-/// are dropped, at any depth.
-fn comparable(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => {
-            let mut out = serde_json::Map::new();
-            for (k, v) in map {
-                if k == "id" && map.contains_key("$object") {
-                    continue;
+/// Whether two values say the same thing where both sampled it. Absent is "not sampled", at any
+/// depth: inside an object (a descriptor, an `Fn`, an exception), a field only one side has is
+/// not compared (`{"kind":"accessor","get":…}` agrees with the same plus `"set":null`). An
+/// encoded value (`{"$undefined":true}`, `{"$object":…}`, …) is whole: its `$` fields are compared
+/// as a set of keys too. `$object` ids only link lines within one trace and are never compared.
+pub fn agrees(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let encoded = |m: &serde_json::Map<String, Value>| m.keys().any(|k| k.starts_with('$'));
+            if encoded(x) || encoded(y) {
+                let keys = |m: &serde_json::Map<String, Value>| {
+                    let object = m.contains_key("$object");
+                    m.keys()
+                        .filter(|k| !(object && *k == "id"))
+                        .cloned()
+                        .collect::<HashSet<String>>()
+                };
+                if keys(x) != keys(y) {
+                    return false;
                 }
-                out.insert(k.clone(), comparable(v));
             }
-            Value::Object(out)
+            x.iter().all(|(k, v)| {
+                if k == "id" && x.contains_key("$object") {
+                    return true;
+                }
+                y.get(k).is_none_or(|w| agrees(v, w))
+            })
         }
-        Value::Array(items) => Value::Array(items.iter().map(comparable).collect()),
-        other => other.clone(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| agrees(v, w))
+        }
+        _ => a == b,
     }
 }
 
-fn value_set(values: &[Value]) -> HashSet<String> {
-    values
-        .iter()
-        .map(|v| hash::canonical_json(&comparable(v)))
-        .collect()
+/// Whether every value of `some` agrees with one of `all`.
+fn covered(some: &[Value], all: &[Value]) -> bool {
+    some.iter().all(|v| all.iter().any(|w| agrees(v, w)))
+}
+
+/// Whether two sets of values are the same set, under [`agrees`].
+fn same_values(a: &[Value], b: &[Value]) -> bool {
+    covered(a, b) && covered(b, a)
+}
+
+/// Whether an observation is the tool's own (derived from its recording of the runtime, or the
+/// measurement of an older tracer's exit probe) rather than the entry's claim.
+fn is_tool_source(source: Option<&str>) -> bool {
+    matches!(source, Some("node-trace" | "probe"))
 }
 
 /// The Node-only global an api reaches, if any.
@@ -841,14 +866,25 @@ fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> us
     for item in &c.items {
         let blocking_item = item.priority != "P2";
         let Some(observations) = by_id.get(&item.id) else {
-            let f = Finding::new(
-                code::MISSING_OBSERVATION,
-                format!(
-                    "no runtime observation of {} ({})",
-                    item.api, item.access_type
-                ),
-                "make the entry reach this API in audit mode, with the same phase and realm",
-            )
+            let f = if a.recording.is_some() {
+                Finding::new(
+                    code::MISSING_OBSERVATION,
+                    format!(
+                        "the script never reached {} ({}) in the environment: the tool's recording of the runtime has no such access (the environment lacks it or holds it where the probe does not watch, or the script took another branch there)",
+                        item.api, item.access_type
+                    ),
+                    "compare what the script did at this point in both runtimes; provide the API as the browser does",
+                )
+            } else {
+                Finding::new(
+                    code::MISSING_OBSERVATION,
+                    format!(
+                        "no runtime observation of {} ({})",
+                        item.api, item.access_type
+                    ),
+                    "make the entry reach this API in audit mode, with the same phase and realm",
+                )
+            }
             .on(item);
             if blocking_item {
                 st.block(f)
@@ -858,10 +894,20 @@ fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> us
             continue;
         };
         observed += 1;
-        for o in observations {
-            // The probe leaves `receiver` empty where its path does not name one (`X.prototype.m`).
-            let unmeasured = o.source.as_deref() == Some("probe") && o.receiver.is_empty();
-            if !unmeasured && o.receiver != item.receiver {
+        // The tool's own recording of the runtime is what the environment is; an entry's claims
+        // only fill in what the tool did not record, and contradict it at most once per dimension.
+        let tool: Vec<&Observation> = observations
+            .iter()
+            .copied()
+            .filter(|o| is_tool_source(o.source.as_deref()))
+            .collect();
+        let receivers = if tool.is_empty() {
+            observations.clone()
+        } else {
+            tool.clone()
+        };
+        for o in &receivers {
+            if o.receiver != item.receiver {
                 let f = Finding::new(
                     code::DIMENSION_MISMATCH,
                     format!(
@@ -883,36 +929,43 @@ fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> us
                 }
             }
         }
-        // Entry and probe must agree where both measured.
-        let probe = observations
+        // Every value the tool recorded, per dimension, over its observations of the item.
+        let mut measured: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
+        for o in &tool {
+            for (dim, values) in &o.observations {
+                measured
+                    .entry(dim.as_str())
+                    .or_default()
+                    .extend(values.iter().cloned());
+            }
+        }
+        for entry in observations
             .iter()
-            .find(|o| o.source.as_deref() == Some("probe"));
-        if let Some(probe) = probe {
-            for entry in observations
-                .iter()
-                .filter(|o| o.source.as_deref() != Some("probe"))
-            {
-                for (dim, values) in &entry.observations {
-                    if let Some(measured) = probe.observations.get(dim)
-                        && value_set(values) != value_set(measured)
-                    {
-                        st.block(
-                            Finding::new(
-                                code::OBSERVATION_CONTRADICTED,
-                                format!("{}: the entry reports a {dim} that the tool's own measurement contradicts", item.api),
-                                "report what the runtime does; observations copied from the contract do not pass",
-                            )
-                            .on(item)
-                            .dimension(dim, Some(Value::from(measured.clone())), Some(Value::from(values.clone()))),
-                        );
-                    }
+            .filter(|o| !is_tool_source(o.source.as_deref()))
+        {
+            for (dim, values) in &entry.observations {
+                if let Some(measured) = measured.get(dim.as_str())
+                    && !covered(values, measured)
+                {
+                    st.block(
+                        Finding::new(
+                            code::OBSERVATION_CONTRADICTED,
+                            format!("{}: the entry reports a {dim} that the tool's own recording of the runtime contradicts", item.api),
+                            "report what the runtime does; observations copied from the contract do not pass",
+                        )
+                        .on(item)
+                        .dimension(dim, Some(Value::from(measured.clone())), Some(Value::from(values.clone()))),
+                    );
                 }
             }
         }
         for (dim, expected) in &item.expected {
-            let seen = probe
-                .and_then(|p| p.observations.get(dim))
-                .or_else(|| observations.iter().find_map(|o| o.observations.get(dim)));
+            let seen = measured.get(dim.as_str()).or_else(|| {
+                observations
+                    .iter()
+                    .filter(|o| !is_tool_source(o.source.as_deref()))
+                    .find_map(|o| o.observations.get(dim))
+            });
             let Some(seen) = seen else {
                 let f = Finding::new(
                     code::MISSING_OBSERVATION,
@@ -928,7 +981,7 @@ fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> us
                 }
                 continue;
             };
-            if value_set(expected) == value_set(seen) {
+            if same_values(expected, seen) {
                 continue;
             }
             let f = Finding::new(
@@ -1262,11 +1315,33 @@ mod tests {
     fn object_ids_are_not_compared() {
         let a = [json!({"$object": "HTMLCanvasElement", "id": "o9"})];
         let b = [json!({"$object": "HTMLCanvasElement", "id": "o1"})];
-        assert_eq!(value_set(&a), value_set(&b));
-        assert_ne!(
-            value_set(&a),
-            value_set(&[json!({"$object": "HTMLDivElement", "id": "o9"})])
-        );
+        assert!(same_values(&a, &b));
+        assert!(!same_values(
+            &a,
+            &[json!({"$object": "HTMLDivElement", "id": "o9"})]
+        ));
+    }
+
+    #[test]
+    fn a_field_one_side_did_not_sample_is_never_a_mismatch_at_any_depth() {
+        let getter = json!({"name": "get userAgent", "length": 0, "native": true});
+        let with_null =
+            json!({"kind": "accessor", "configurable": true, "get": getter, "set": null});
+        let without =
+            json!({"kind": "accessor", "configurable": true, "get": {"name": "get userAgent"}});
+        assert!(same_values(&[with_null.clone()], &[without]));
+        // A field both sampled still differs.
+        let native_false = json!({"kind": "accessor", "get": {"native": false}});
+        assert!(!same_values(&[with_null], &[native_false]));
+        // Encoded values are whole.
+        assert!(!agrees(
+            &json!({"$undefined": true}),
+            &json!({"$number": "NaN"})
+        ));
+        assert!(!agrees(&json!({"$undefined": true}), &json!({})));
+        // Sets: every value on each side has its match on the other.
+        assert!(!same_values(&[json!(1), json!(2)], &[json!(1)]));
+        assert!(covered(&[json!(1)], &[json!(1), json!(2)]));
     }
 
     #[test]

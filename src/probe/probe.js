@@ -52,9 +52,16 @@ const arrayJoin = Array.prototype.join;
 
 // Wrapper -> the source text of the function it stands for (what toString shows).
 const sources = new WeakMapC();
+// A function (the original) -> the global path the API list reached it by (`setTimeout`,
+// `Intl.DateTimeFormat`): functions are named by it (filled by `install`).
+const globalPaths = new WeakMapC();
 const M = tracerReflect(g, {
   sourceOf: function (f) {
     return apply(wmGet, sources, [f]);
+  },
+  pathOf: function (f) {
+    const original = apply(wmGet, originals, [f]);
+    return apply(wmGet, globalPaths, [original === undefined ? f : original]);
   },
   ownUrls: [config.ownUrl],
   idPrefix: "o",
@@ -538,7 +545,15 @@ function generation(cell, d) {
 }
 
 function propFacts(prop) {
-  if (prop.facts === null) prop.facts = M.measureProperty(prop.holder, prop.name, prop.d);
+  if (prop.facts === null) {
+    prop.facts = M.measureProperty(prop.holder, prop.name, prop.d);
+    // A data property read or written where an accessor is expected has, measured, no getter and
+    // no setter.
+    if (prop.cell.mode === "get" && !isAccessor(prop.d)) {
+      prop.facts.getterOwner = null;
+      prop.facts.setterOwner = null;
+    }
+  }
   return prop.facts;
 }
 
@@ -922,8 +937,11 @@ function redefineMany(object, operation) {
 
 let wrapped = 0;
 
-// Wraps own property `name` of `holder`: accessors (get/set) and methods (call).
-function wrapMember(holder, name, iface, api, onPrototype) {
+// Wraps own property `name` of `holder`: accessors (get/set) and methods (call). With `data`
+// (a single member the API list names, such as `window.name`), a data property that holds no
+// function is recorded too: an accessor pair emulates it and the page sees its own data
+// descriptor (as for a data property the page defines, see `adopt`).
+function wrapMember(holder, name, iface, api, onPrototype, data) {
   if (name === "constructor" || cellAt(holder, name) !== null) return;
   const d = realOf(holder, name);
   if (d === undefined || !d.configurable) return;
@@ -932,6 +950,8 @@ function wrapMember(holder, name, iface, api, onPrototype) {
     mode = "get";
   } else if (typeof d.value === "function" && !isConstructorLike(d.value)) {
     mode = "call";
+  } else if (data && typeof d.value !== "function") {
+    mode = "get";
   } else {
     return;
   }
@@ -1048,6 +1068,7 @@ function install(path) {
   const bare = parts[0] === "window" || parts[0] === "self" || parts[0] === "globalThis"
     ? apply(strSlice, path, [parts[0].length + 1])
     : path;
+  if (typeof value === "function") namePath(value, bare);
   if (typeof value === "function" && isConstructorLike(value)) {
     const proto = gopd(value, "prototype").value;
     const keys = ownKeysOf(proto);
@@ -1061,6 +1082,7 @@ function install(path) {
       const key = statics[i];
       if (typeof key === "symbol" || key === "prototype" || key === "length" || key === "name") continue;
       const sd = gopd(value, key);
+      if (sd && typeof sd.value === "function") namePath(sd.value, bare + "." + key);
       if (sd && (typeof sd.value === "function" || sd.get)) {
         wrapMember(value, key, bare, bare + "." + key, false);
       }
@@ -1073,6 +1095,7 @@ function install(path) {
       const key = keys[i];
       if (typeof key === "symbol") continue;
       const sd = gopd(value, key);
+      if (sd && typeof sd.value === "function") namePath(sd.value, bare + "." + key);
       if (sd && ((typeof sd.value === "function" && !isConstructorLike(sd.value)) || sd.get)) {
         wrapMember(value, key, bare, bare + "." + key, false);
       }
@@ -1080,11 +1103,16 @@ function install(path) {
   } else {
     const onPrototype = parts.length >= 3 && parts[parts.length - 2] === "prototype";
     const iface = onPrototype ? apply(strSlice, path, [0, path.length - parts[parts.length - 1].length - 11]) : bare;
-    wrapMember(found.holder, found.name, iface, bare, onPrototype);
+    wrapMember(found.holder, found.name, iface, bare, onPrototype, true);
   }
 }
 
 const NAMESPACES = ["Math", "JSON", "Intl", "Atomics", "console", "CSS"];
+
+// Remembers the first global path a function was reached by.
+function namePath(f, path) {
+  if (apply(wmGet, globalPaths, [f]) === undefined) apply(wmSet, globalPaths, [f, path]);
+}
 
 // ---- stateful families -------------------------------------------------------------------
 

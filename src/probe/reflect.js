@@ -51,6 +51,9 @@ function tracerReflect(g, options) {
   const nativeRe = /\{\s*\[native code\]\s*\}\s*$/;
   // Sources to report for functions the caller replaced (wrapper -> original's source).
   const sourceOf = opts.sourceOf || null;
+  // The global path a function was reached from (`setTimeout`, `Intl.DateTimeFormat`), when the
+  // caller knows one; a function is named by it first (the spec's naming rule).
+  const pathOf = opts.pathOf || null;
   // Script URLs whose frames are the measurer's own and never reported.
   const ownUrls = opts.ownUrls || [];
   const idPrefix = opts.idPrefix || "o";
@@ -114,9 +117,28 @@ function tracerReflect(g, options) {
     };
   }
 
-  // The name a prototype-chain entry goes by: its own `constructor`'s name; else its
+  // A function's name by the naming rule: the global path it was reached from, else its own
+  // `name`, else `(anonymous)`.
+  function functionName(f) {
+    if (pathOf) {
+      const path = pathOf(f);
+      if (typeof path === "string" && path) return path;
+    }
+    return fnName(f) || "(anonymous)";
+  }
+
+  // Whether `p` is the prototype object of its own `constructor` (`X.prototype`,
+  // `Function.prototype` included).
+  function isPrototypeObject(p) {
+    const ctor = dataOf(p, "constructor");
+    return typeof ctor === "function" && dataOf(ctor, "prototype") === p;
+  }
+
+  // The name a prototype-chain entry goes by: a function object other than a prototype object
+  // (`Element` on `HTMLElement`'s chain), its `name`; else its own `constructor`'s name; else its
   // `Symbol.toStringTag`; else the tag inside `Object.prototype.toString`.
   function protoName(p) {
+    if (typeof p === "function" && !isPrototypeObject(p)) return fnName(p) || "(anonymous)";
     const ctor = dataOf(p, "constructor");
     if (typeof ctor === "function") {
       const name = fnName(ctor);
@@ -203,11 +225,12 @@ function tracerReflect(g, options) {
   function holderName(object) {
     if (object === null || object === undefined) return null;
     if (object === g) return "window";
-    if (typeof object === "function") return fnName(object) || "(anonymous)";
+    // A prototype object first: `Function.prototype` is callable, and named as a prototype.
     const ctor = dataOf(object, "constructor");
     if (typeof ctor === "function" && dataOf(ctor, "prototype") === object) {
-      return fnName(ctor) + ".prototype";
+      return functionName(ctor) + ".prototype";
     }
+    if (typeof object === "function") return functionName(object);
     return (constructorNameOf(object) || tagOf(object)) + " instance";
   }
 
@@ -322,7 +345,7 @@ function tracerReflect(g, options) {
       case "boolean":
         return value;
       case "function":
-        return { $function: fnName(value) };
+        return { $function: functionName(value) };
       default:
         break;
     }
