@@ -259,7 +259,7 @@ t.own = 1;
 const out = M.measure(t, M.findHolder(t, "size"), "size");
 out.encoded = M.encode([undefined, NaN, -0, 10n, Symbol.iterator, t, Math.max]);
 console.log(JSON.stringify(out));"#,
-        concat!(env!("CARGO_MANIFEST_DIR"), "/src/record/reflect.js")
+        concat!(env!("CARGO_MANIFEST_DIR"), "/src/probe/reflect.js")
     );
     let output = Command::new("node")
         .args(["-e", &script])
@@ -409,13 +409,13 @@ fn jsdom_against_chromium_end_to_end() {
         .collect();
     let has =
         |api: &str, dimension: &str| mismatches.iter().any(|(a, d)| a == api && d == dimension);
-    // What jsdom gets wrong, each measured by the tool in jsdom's window.
+    // What jsdom gets wrong, each recorded by the tool in jsdom's window as the script ran.
     for (api, dimension) in [
         ("navigator.userAgent get", "descriptor"),
+        ("navigator.userAgent get", "returnValue"),
         ("document.cookie get", "receiver"),
         ("name get", "descriptor"),
-        ("fetch call", "owner"),
-        ("matchMedia call", "owner"),
+        ("XMLHttpRequest construct", "ownSymbols"),
     ] {
         assert!(
             has(api, dimension),
@@ -435,21 +435,102 @@ fn jsdom_against_chromium_end_to_end() {
             "{api} {dimension} reported, but jsdom matches Chromium there: {mismatches:#?}"
         );
     }
-    // The measurements are the tool's, in jsdom's window (a `vm` context), not the main context.
+    // jsdom has no fetch and no matchMedia: the script never reached them there, and says so.
+    for api in ["fetch", "matchMedia"] {
+        assert!(
+            diff["blocking"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f["code"] == "MISSING_OBSERVATION"
+                    && f["api"] == api
+                    && f["message"].as_str().unwrap().contains("never reached")),
+            "{api}: {:#}",
+            diff["blocking"]
+        );
+    }
+    // No dimension of an item the script reached in jsdom went unobserved.
+    let unobserved: Vec<&Value> = diff["blocking"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "MISSING_OBSERVATION" && f["dimension"].is_string())
+        .collect();
+    assert!(unobserved.is_empty(), "{unobserved:#?}");
+    // The recording is the tool's, in jsdom's window (a `vm` context), not the main context.
     let audit: Value = serde_json::from_str(
         &std::fs::read_to_string(root.join("case/tmp/node-trace-runtime-audit.json")).unwrap(),
     )
     .unwrap();
-    let chosen = audit["probe"]["realms"]
+    let probed: Vec<&Value> = audit["recording"]["realms"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|r| r["chosen"] == true)
-        .cloned()
-        .unwrap_or_default();
-    assert_eq!(chosen["isDefault"], false, "{:#}", audit["probe"]);
+        .filter(|r| r["probedBefore"].is_string())
+        .collect();
+    assert_eq!(probed.len(), 1, "{:#}", audit["recording"]);
+    assert_eq!(probed[0]["isDefault"], false, "{:#}", audit["recording"]);
+    assert!(
+        audit["recording"]["leftOut"].as_u64().unwrap() > 0,
+        "jsdom's own reads of the watched APIs are not the script's: {:#}",
+        audit["recording"]
+    );
     // The page's only fetch is of a data: URL: no request to compare, and none tried.
     assert_eq!(diff["requestsMatched"], true, "{:#}", diff["requests"]);
+}
+
+/// jsdom audited against a trace the tool recorded in jsdom itself: a faithful environment
+/// reaches `matched`, with nothing the entry wrote. Needs the example's `node_modules`.
+#[test]
+fn jsdom_audited_against_its_own_recording_matches() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/jsdom");
+    if !example.join("node_modules/jsdom").is_dir() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED record::jsdom_audited_against_its_own_recording_matches: needs {} (`npm ci` in examples/jsdom)",
+            example.join("node_modules/jsdom").display()
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for file in ["page.html", "app.js"] {
+        std::fs::copy(example.join(file), root.join(file)).unwrap();
+    }
+    std::fs::create_dir_all(root.join("case/result")).unwrap();
+    std::fs::create_dir_all(root.join("case/ruyi-trace/logs")).unwrap();
+    std::fs::copy(
+        example.join("case/result/final.js"),
+        root.join("case/result/final.js"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(example.join("node_modules"), root.join("node_modules")).unwrap();
+    let trace = root.join("case/ruyi-trace/logs/current.ndjson");
+    std::fs::write(
+        &trace,
+        "{\"type\":\"header\",\"schema\":\"tracer-trace/v1\",\"baselineId\":\"b1\"}\n",
+    )
+    .unwrap();
+    let audit = [
+        "audit",
+        "--case-dir",
+        "case",
+        "--entry",
+        "case/result/final.js",
+    ];
+    let build = ["contract", "build", "--case-dir", "case"];
+    check(&tracer(root, &build), "tracer contract build");
+    let first = tracer(root, &audit);
+    assert_eq!(first.status.code(), Some(3), "nothing in the empty trace");
+    std::fs::copy(root.join("case/tmp/node-trace.ndjson"), &trace).unwrap();
+    check(&tracer(root, &build), "tracer contract build");
+    let second = tracer(root, &audit);
+    let diff: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("case/notes/trace-runtime-diff.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(diff["matched"], true, "{:#}", diff["blocking"]);
+    assert_eq!(second.status.code(), Some(0));
 }
 
 /// Records `fixture` (a page under tests/fixtures/record) with `tracer record`; returns the

@@ -69,10 +69,10 @@ pub struct NodeRequest {
 ///   target's script names.
 /// - The target's script names: the file names (last path segment) of the script URLs in the
 ///   contract's stack samples (`app.js` for `https://a.test/js/app.js?v=2`).
-/// - In a `vm` context (a window), every script that is not the environment's is the target's (a
-///   jsdom page script is named by the document's URL); a script without a name
-///   (`evalmachine.<anonymous>`, empty) is the target's once the realm holds a host environment
-///   ([`READY`]). In the main context only a script with one of the target's names is.
+/// - In a `vm` context (a window), a script that is not the environment's is the target's once the
+///   realm holds a host environment ([`READY`]): a jsdom page script is named by the document's
+///   URL, a shim may run its own setup code in the context first (under any name, or none).
+///   In the main context only a script with one of the target's names is.
 #[derive(Debug, Clone, Default)]
 pub struct Rules {
     pub environment_dirs: Vec<PathBuf>,
@@ -386,8 +386,7 @@ impl NodeProbe {
         let go = match self.request.rules.origin(&url) {
             Origin::Environment => false,
             Origin::Named => true,
-            Origin::Other => !is_default,
-            Origin::Anonymous => self.ready(cdp, backlog, &frame)?,
+            Origin::Other | Origin::Anonymous => !is_default && self.ready(cdp, backlog, &frame)?,
         };
         if !go {
             self.realms[realm].scripts_before += 1;

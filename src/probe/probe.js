@@ -86,7 +86,9 @@ if (typeof g.WorkerGlobalScope === "function" && g instanceof g.WorkerGlobalScop
   }
 } else {
   try {
-    realm = g.top === g ? "main" : "iframe";
+    // A realm without a `top` (a shim's `vm` context, Node's own) stands for the main window.
+    const top = g.top;
+    realm = top === g || top === undefined || top === null ? "main" : "iframe";
   } catch (_) {
     realm = "iframe";
   }

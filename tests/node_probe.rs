@@ -1,0 +1,223 @@
+//! The audit records the environment itself, at access time, with the same probe as `tracer
+//! record`: an entry that writes nothing of its own still has every dimension compared; a faithful
+//! environment reaches `matched` (its reference trace recorded in the environment itself, by
+//! tracer, and by a recorder that leaves `null` fields out); a wrong one is named; the script
+//! computes the same with and without the probe.
+
+use serde_json::Value;
+
+use crate::support::{Output, Tracer, fixtures};
+
+const HEADER: &str = r#"{"type":"header","schema":"tracer-trace/v1","baselineId":"b1","recorder":{"name":"hand-written fixture","version":"0"},"startedAt":"2026-12-01T08:00:00Z"}"#;
+
+/// A case with the shim environment (`result/final.js`), the page script (`page/app.js`) and the
+/// reference trace `trace` (header included).
+fn case(trace: &str) -> Tracer {
+    let read =
+        |name: &str| std::fs::read_to_string(fixtures().join("node-probe").join(name)).unwrap();
+    Tracer::new()
+        .file("case/ruyi-trace/logs/current.ndjson", trace)
+        .file("case/result/final.js", read("shim-env.js"))
+        .file("case/page/app.js", read("app.js"))
+}
+
+fn build_and_audit(tracer: Tracer) -> Output {
+    build_and_audit_with(tracer, &[])
+}
+
+/// `env`: set for the audit (the environment's own switches).
+fn build_and_audit_with(tracer: Tracer, env: &[(&str, &str)]) -> Output {
+    let built = tracer
+        .args(["contract", "build", "--case-dir", "case"])
+        .run();
+    built.assert_code(0);
+    let mut audit = built.tracer();
+    for (key, value) in env {
+        audit = audit.env(key, value);
+    }
+    audit
+        .args([
+            "audit",
+            "--case-dir",
+            "case",
+            "--entry",
+            "case/result/final.js",
+            "--timeout",
+            "60",
+        ])
+        .run()
+}
+
+fn read(out: &Output, path: &str) -> String {
+    std::fs::read_to_string(out.workspace().join("case").join(path))
+        .unwrap_or_else(|e| panic!("{path}: {e}\n{}", out.dump()))
+}
+
+fn read_json(out: &Output, path: &str) -> Value {
+    serde_json::from_str(&read(out, path)).unwrap()
+}
+
+/// The environment recorded by the audit itself, from a case whose contract knows nothing yet.
+fn recorded_in_the_environment() -> String {
+    let out = build_and_audit(case(&format!("{HEADER}\n")));
+    // Everything the script touched is a host API the (empty) trace never recorded.
+    out.assert_code(3);
+    read(&out, "tmp/node-trace.ndjson")
+}
+
+fn blocking_codes(diff: &Value) -> Vec<String> {
+    diff["blocking"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| format!("{} {} {}", f["code"], f["api"], f["dimension"]))
+        .collect()
+}
+
+#[test]
+fn an_entry_that_writes_nothing_is_recorded_at_access_time_and_a_faithful_one_matches() {
+    let trace = recorded_in_the_environment();
+    let header: Value = serde_json::from_str(trace.lines().next().unwrap()).unwrap();
+    assert_eq!(header["recorder"]["runtime"], "node");
+    for api in [
+        "navigator.userAgent",
+        "navigator.webdriver",
+        "screen.width",
+        "document.hasFocus",
+        "document.title",
+    ] {
+        assert!(
+            trace.contains(&format!(r#""api":"{api}""#)),
+            "{api} recorded:\n{trace}"
+        );
+    }
+    // Only the page script's accesses: the shim's own setup code touched nothing recorded.
+    assert!(!trace.contains("shim-setup.js"), "{trace}");
+
+    // The same environment audited against what it was recorded doing: matched, although the
+    // entry reports nothing and closes its window before it exits.
+    let out = build_and_audit(case(&trace));
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    assert_eq!(
+        diff["matched"],
+        true,
+        "{:#?}\n{}",
+        blocking_codes(&diff),
+        out.dump()
+    );
+    out.assert_code(0);
+    let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
+    let contract = read_json(&out, "notes/trace-runtime-contract.json");
+    // Every dimension of every item was compared from the tool's own recording.
+    for item in contract["items"].as_array().unwrap() {
+        let observation = audit["observations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["id"] == item["id"] && o["source"] == "node-trace")
+            .unwrap_or_else(|| panic!("no recording of {}", item["api"]));
+        for dimension in item["expected"].as_object().unwrap().keys() {
+            assert!(
+                observation["observations"].get(dimension).is_some(),
+                "{} {dimension}",
+                item["api"]
+            );
+        }
+    }
+    let recording = &audit["recording"];
+    assert!(
+        recording["accesses"].as_u64().unwrap() >= 5,
+        "{recording:#}"
+    );
+    let probed: Vec<&Value> = recording["realms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["probedBefore"].is_string())
+        .collect();
+    assert_eq!(probed.len(), 1, "one realm probed: {recording:#}");
+    assert_eq!(
+        probed[0]["isDefault"], false,
+        "the vm context, not Node's own"
+    );
+}
+
+#[test]
+fn a_trace_from_a_recorder_that_leaves_null_fields_out_still_matches() {
+    let trace = recorded_in_the_environment();
+    // What JSON.stringify of a descriptor would write: no `"set":null`, no `null` at any depth.
+    fn strip(value: &mut Value) {
+        if let Value::Object(map) = value {
+            map.retain(|_, v| !v.is_null());
+            map.values_mut().for_each(strip);
+        }
+    }
+    let lean: Vec<String> = trace
+        .lines()
+        .map(|line| {
+            let mut value: Value = serde_json::from_str(line).unwrap();
+            if value["type"] == "access"
+                && let Some(d) = value.get_mut("descriptor")
+            {
+                strip(d);
+            }
+            value.to_string()
+        })
+        .collect();
+    let lean = lean.join("\n") + "\n";
+    assert!(!lean.contains(r#""set":null"#));
+    let out = build_and_audit(case(&lean));
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    assert_eq!(diff["matched"], true, "{:#?}", blocking_codes(&diff));
+    out.assert_code(0);
+}
+
+#[test]
+fn a_wrong_owner_is_found_at_access_time_with_the_value_the_script_got() {
+    let trace = recorded_in_the_environment();
+    let out = build_and_audit_with(case(&trace), &[("SHIM_OWN_UA", "1")]);
+    out.assert_code(3);
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    let found = |dimension: &str| {
+        diff["blocking"].as_array().unwrap().iter().any(|f| {
+            f["code"] == "DIMENSION_MISMATCH"
+                && f["api"] == "navigator.userAgent"
+                && f["dimension"] == dimension
+        })
+    };
+    assert!(found("owner"), "{:#?}", blocking_codes(&diff));
+    assert!(found("returnValue"), "{:#?}", blocking_codes(&diff));
+    // Nothing else is blamed: the other items were recorded and agree.
+    let others: Vec<String> = blocking_codes(&diff)
+        .into_iter()
+        .filter(|c| !c.contains("navigator.userAgent"))
+        .collect();
+    assert!(others.is_empty(), "{others:#?}");
+}
+
+#[test]
+fn the_script_computes_the_same_with_and_without_the_probe() {
+    let trace = recorded_in_the_environment();
+    let tracer = case(&trace);
+    let plain = std::process::Command::new("node")
+        .arg(tracer.workspace().join("case/result/final.js"))
+        .output()
+        .expect("node runs");
+    assert!(plain.status.success());
+    let plain = String::from_utf8_lossy(&plain.stdout).trim().to_owned();
+    let audited = build_and_audit(tracer);
+    audited.assert_code(0);
+    let seen: Value = serde_json::from_str(&plain).unwrap();
+    assert_eq!(
+        seen["uaGetter"],
+        r#"get userAgent() { return "Mozilla/5.0 (X11; Linux x86_64) Shim/1.0"; }"#,
+        "the fixture fingerprints what it should"
+    );
+    let line = audited
+        .stdout()
+        .lines()
+        .find(|l| l.starts_with('{'))
+        .map(str::to_owned)
+        .unwrap_or_else(|| panic!("the script's line:\n{}", audited.dump()));
+    assert_eq!(line, plain, "what the script computed, probed and not");
+}
