@@ -1329,7 +1329,7 @@ mod tests {
             json!({"kind": "accessor", "configurable": true, "get": getter, "set": null});
         let without =
             json!({"kind": "accessor", "configurable": true, "get": {"name": "get userAgent"}});
-        assert!(same_values(&[with_null.clone()], &[without]));
+        assert!(same_values(std::slice::from_ref(&with_null), &[without]));
         // A field both sampled still differs.
         let native_false = json!({"kind": "accessor", "get": {"native": false}});
         assert!(!same_values(&[with_null], &[native_false]));
