@@ -353,6 +353,7 @@ fn recording_summary(report: &crate::probe::node::NodeReport) -> Recording {
         trace: NODE_TRACE_PATH.to_owned(),
         accesses: report.accesses,
         left_out: report.left_out,
+        left_out_by: report.left_out_by.clone(),
         pauses: report.pauses,
         realms: report
             .realms

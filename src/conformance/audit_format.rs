@@ -63,6 +63,10 @@ pub struct Recording {
     pub accesses: u64,
     /// Accesses made by the environment's own code, left out.
     pub left_out: u64,
+    /// The script that made them (the nearest frame's URL), with how many each: the first 20
+    /// scripts.
+    #[serde(default)]
+    pub left_out_by: BTreeMap<String, u64>,
     /// Scripts the tool paused before (one pause per script run).
     pub pauses: u64,
     /// The program's execution contexts, and where the probe went in.

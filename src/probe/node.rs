@@ -21,8 +21,8 @@
 //! - Only the target's accesses are written: a record whose nearest frame (the probe's own frames
 //!   are never in a stack) is the environment's code is left out and counted (see [`Rules`]).
 
-use std::cell::Cell;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -40,14 +40,17 @@ pub const REQUESTS_BINDING: &str = "__tracerRequests";
 const REQUESTS_JS: &str = include_str!("requests.js");
 /// Node's `diagnostics_channel`, through the inspector's command-line `require` (a fixed text).
 const CHANNELS: &str = "require('diagnostics_channel')";
-/// Whether a realm already holds a host environment (a shim's `vm` context, a window whose
-/// interfaces are installed); read with `in`, which runs no getter.
-const READY: &str =
-    "'document' in globalThis || 'window' in globalThis || 'navigator' in globalThis";
+/// Whether a realm already holds a host environment: its `document` is an object (a window whose
+/// document exists: jsdom and happy-dom make it once their interfaces are in place), or it has no
+/// `document` at all and its `navigator` is an object (a shim without a document). A constant
+/// text; the getters it may run are the environment's own, before any of the target's code.
+const READY: &str = "(function () { try { var d = globalThis.document; if (typeof d === 'object' && d !== null) return true; if ('document' in globalThis || 'process' in globalThis) return false; var n = globalThis.navigator; return typeof n === 'object' && n !== null; } catch (e) { return false; } })()";
 /// Requests described at most; the rest are counted.
 const MAX_REQUESTS: usize = 1000;
 /// How long one synchronous request may take.
 const CALL_LIMIT: Duration = Duration::from_secs(10);
+/// Scripts named in `leftOutBy`, at most (the others' records are still counted in `leftOut`).
+const MAX_LEFT_OUT_URLS: usize = 20;
 /// Scripts remembered between their `scriptParsed` and their pause, at most.
 const MAX_PENDING_SCRIPTS: usize = 100_000;
 
@@ -191,6 +194,8 @@ pub struct NodeReport {
     pub accesses: u64,
     /// Records of the environment's own code, left out.
     pub left_out: u64,
+    /// Their nearest frame's script, with the count of each (the first scripts only).
+    pub left_out_by: BTreeMap<String, u64>,
     /// Instrumentation pauses taken (one per script run).
     pub pauses: u64,
     /// The request observer's report (`{"requests": [...], "dropped": n, "failed": n}`), when it
@@ -210,6 +215,9 @@ pub struct NodeProbe {
     realms: Vec<RealmInfo>,
     /// The default context's id (shared with the record filter).
     main_context: Rc<Cell<i64>>,
+    /// The nearest frame's script of the records left out, with their counts (shared with the
+    /// record filter).
+    left_out_by: Rc<RefCell<BTreeMap<String, u64>>>,
     requests_tried: bool,
     requests: Option<Vec<Value>>,
     requests_dropped: u64,
@@ -234,6 +242,7 @@ impl NodeProbe {
             scripts: HashMap::new(),
             realms: Vec::new(),
             main_context: Rc::new(Cell::new(-1)),
+            left_out_by: Rc::new(RefCell::new(BTreeMap::new())),
             requests_tried: false,
             requests: None,
             requests_dropped: 0,
@@ -263,11 +272,18 @@ impl NodeProbe {
         )?;
         let rules = self.request.rules.clone();
         let main = self.main_context.clone();
+        let left_out = self.left_out_by.clone();
         let keep = move |context: i64, fields: &Fields<'_>| {
-            rules.keeps(
-                fields.get("stack").map(|s| s.as_ref()),
-                context == main.get(),
-            )
+            let stack = fields.get("stack").map(|s| s.as_ref());
+            let kept = rules.keeps(stack, context == main.get());
+            if !kept {
+                let url = stack.and_then(first_frame_url).unwrap_or_default();
+                let mut by = left_out.borrow_mut();
+                if by.len() < MAX_LEFT_OUT_URLS || by.contains_key(&url) {
+                    *by.entry(url).or_insert(0) += 1;
+                }
+            }
+            kept
         };
         self.ingest = Some(Ingest::new(writer, self.started).with_filter(Box::new(keep)));
         let answer = call(
@@ -542,6 +558,7 @@ impl NodeProbe {
         report.requests = self.requests.map(|list| {
             json!({"requests": list, "dropped": self.requests_dropped, "failed": self.requests_failed})
         });
+        report.left_out_by = std::mem::take(&mut *self.left_out_by.borrow_mut());
         report.realms = self.realms;
         report.problems = self.problems;
         report

@@ -1079,6 +1079,7 @@ function install(path) {
       if (typeof key === "symbol") continue;
       wrapMember(proto, key, bare, bare + ".prototype." + key, true);
     }
+    wrapHiddenBases(proto);
     const statics = ownKeysOf(value);
     for (let i = 0; i < statics.length; i++) {
       const key = statics[i];
@@ -1106,6 +1107,36 @@ function install(path) {
     const onPrototype = parts.length >= 3 && parts[parts.length - 2] === "prototype";
     const iface = onPrototype ? apply(strSlice, path, [0, path.length - parts[parts.length - 1].length - 11]) : bare;
     wrapMember(found.holder, found.name, iface, bare, onPrototype, true);
+  }
+}
+
+// An environment may hold an interface's members on a base class the realm does not expose
+// (happy-dom's per-window `Document extends` its module's own `Document`): the members of each
+// prototype above `proto` that is not a global interface's own are wrapped too, under the name of
+// their own constructor. A browser's chain holds only exposed interfaces, so it stops at once.
+function wrapHiddenBases(proto) {
+  let p = getProto(proto);
+  for (let depth = 0; p !== null && p !== O.prototype && depth < 8; depth++) {
+    const cd = gopd(p, "constructor");
+    const ctor = cd ? cd.value : undefined;
+    if (typeof ctor !== "function") return;
+    const nd = gopd(ctor, "name");
+    const name = nd && typeof nd.value === "string" ? nd.value : "";
+    if (name === "") return;
+    let exposed;
+    try {
+      exposed = gopd(g, name);
+    } catch (_) {
+      exposed = undefined;
+    }
+    if (exposed !== undefined && exposed.value === ctor) return;
+    const keys = ownKeysOf(p);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      if (typeof key === "symbol") continue;
+      wrapMember(p, key, name, name + ".prototype." + key, true);
+    }
+    p = getProto(p);
   }
 }
 

@@ -213,10 +213,22 @@ function tracerReflect(g, options) {
     return null;
   }
 
-  // A receiver's name: its constructor name, else its tag.
+  // A receiver's name: its constructor name, else its tag. The realm's global object is named by
+  // `window.constructor.name` as a script reads it: a `vm` context's global (a jsdom or happy-dom
+  // window) answers own-property questions from its sandbox object, whose chain is not the
+  // global's.
   function receiverName(value) {
     if (value === null) return "null";
     if (value === undefined) return "undefined";
+    if (value === g) {
+      let ctor;
+      try {
+        ctor = g.constructor;
+      } catch (_) {
+        ctor = undefined;
+      }
+      if (typeof ctor === "function" && fnName(ctor)) return fnName(ctor);
+    }
     return constructorNameOf(value) || tagOf(value);
   }
 
@@ -497,7 +509,18 @@ function tracerReflect(g, options) {
         url = null;
       }
       if (isOwnUrl(url)) continue;
-      if (url === null || url === undefined) continue;
+      if (url === null || url === undefined) {
+        // Code run by `eval` has no script name: it is kept, with an empty URL (a script the page
+        // evaluated is the page's code); a built-in function's frame is left out.
+        let evaluated = false;
+        try {
+          evaluated = site.isEval ? site.isEval() : false;
+        } catch (_) {
+          evaluated = false;
+        }
+        if (!evaluated) continue;
+        url = "";
+      }
       push(out, {
         url: url,
         line: site.getLineNumber(),
