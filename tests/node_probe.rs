@@ -221,3 +221,42 @@ fn the_script_computes_the_same_with_and_without_the_probe() {
         .unwrap_or_else(|| panic!("the script's line:\n{}", audited.dump()));
     assert_eq!(line, plain, "what the script computed, probed and not");
 }
+
+#[test]
+fn a_shim_on_globalthis_is_recorded_in_node_s_own_context_and_a_node_global_is_a_leak() {
+    // The shim patches Node's main context; the page script is a CommonJS module the contract
+    // names (`app.js` in its stack sample), which reads Node's `process`.
+    let trace = format!(
+        "{HEADER}\n{}\n",
+        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"navigator.userAgent","accessType":"get","receiver":"Navigator","owner":"Navigator.prototype","returnValue":"UA","stack":[{"url":"https://a.test/js/app.js","line":1,"column":10,"functionName":""}]}"#
+    );
+    let out = build_and_audit(
+        Tracer::new()
+            .file("case/ruyi-trace/logs/current.ndjson", trace)
+            .file(
+                "case/result/final.js",
+                "// A shim on globalThis, then the page script.\n\
+                 class Navigator { get userAgent() { return 'UA'; } }\n\
+                 globalThis.Navigator = Navigator;\n\
+                 globalThis.navigator = new Navigator();\n\
+                 require('../page/app.js');\n\
+                 navigator.userAgent; // the shim's own read, after the script: not the script's\n",
+            )
+            .file(
+                "case/page/app.js",
+                "var ua = navigator.userAgent;\nvar leak = typeof process !== 'undefined' ? process.version : 'none';\n",
+            ),
+    );
+    out.assert_code(3);
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    let codes = blocking_codes(&diff);
+    assert_eq!(codes.len(), 1, "{codes:#?}");
+    assert!(codes[0].contains("NODE_LEAK"), "{codes:#?}");
+    let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
+    assert_eq!(
+        audit["recording"]["accesses"], 3,
+        "{:#}",
+        audit["recording"]
+    );
+    assert_eq!(audit["recording"]["leftOut"], 1, "the shim's own read");
+}

@@ -325,21 +325,28 @@ fn run_python(
 }
 
 /// What the probe in the environment watches, and which code is the target's: the names of the
-/// scripts in the contract's stack samples; the environment's folder (the entry's).
+/// scripts that made the recorded accesses (the first frame of each item's stack sample); the
+/// environment's folder (the entry's).
 fn node_request(
     contract: &Contract,
     entry: &Path,
     trace: &Path,
 ) -> crate::probe::node::NodeRequest {
-    let urls = contract.items.iter().flat_map(|item| {
-        item.stack_sample
-            .iter()
-            .filter_map(|frame| frame.get("url").and_then(Value::as_str).map(str::to_owned))
+    let urls = contract.items.iter().filter_map(|item| {
+        let frame = item.stack_sample.first()?;
+        frame.get("url").and_then(Value::as_str).map(str::to_owned)
     });
     crate::probe::node::NodeRequest {
         trace_path: trace.to_owned(),
         baseline_id: contract.baseline_id.clone().unwrap_or_default(),
-        apis: crate::probe::api_list(&[]),
+        // Node's own globals beside the list: a realm that exposes them to the script leaks Node,
+        // and the check names the script's reads of them (a jsdom window has none to wrap).
+        apis: crate::probe::api_list(
+            &crate::conformance::check::NODE_GLOBALS
+                .iter()
+                .map(|g| format!("window.{g}"))
+                .collect::<Vec<_>>(),
+        ),
         rules: crate::probe::node::Rules {
             environment_dirs: entry.parent().map(Path::to_owned).into_iter().collect(),
             target_names: crate::probe::node::target_names(urls),

@@ -54,6 +54,9 @@ const MAX_LEFT_OUT_URLS: usize = 20;
 /// Scripts remembered between their `scriptParsed` and their pause, at most.
 const MAX_PENDING_SCRIPTS: usize = 100_000;
 
+/// Accesses written at most; the recording says so when it stops there.
+pub const MAX_ACCESSES: u64 = 5_000_000;
+
 /// What the audit asks for.
 #[derive(Debug, Clone)]
 pub struct NodeRequest {
@@ -212,6 +215,10 @@ pub struct NodeProbe {
     started: f64,
     /// scriptId -> (url, execution context), from `scriptParsed` until the script's pause.
     scripts: HashMap<String, (String, i64)>,
+    /// The same for the target's named scripts, kept (their first-line breakpoint may come later).
+    named_scripts: HashMap<String, (String, i64)>,
+    /// The breakpoints on the first line of the target's named scripts.
+    breakpoints: Vec<String>,
     realms: Vec<RealmInfo>,
     /// The default context's id (shared with the record filter).
     main_context: Rc<Cell<i64>>,
@@ -240,6 +247,8 @@ impl NodeProbe {
             ingest: None,
             started,
             scripts: HashMap::new(),
+            named_scripts: HashMap::new(),
+            breakpoints: Vec::new(),
             realms: Vec::new(),
             main_context: Rc::new(Cell::new(-1)),
             left_out_by: Rc::new(RefCell::new(BTreeMap::new())),
@@ -285,7 +294,9 @@ impl NodeProbe {
             }
             kept
         };
-        self.ingest = Some(Ingest::new(writer, self.started).with_filter(Box::new(keep)));
+        let mut ingest = Ingest::new(writer, self.started).with_filter(Box::new(keep));
+        ingest.max_accesses = MAX_ACCESSES;
+        self.ingest = Some(ingest);
         let answer = call(
             cdp,
             backlog,
@@ -296,6 +307,29 @@ impl NodeProbe {
             self.problems.push(format!(
                 "no pause before scripts ({e}): nothing was recorded"
             ));
+        }
+        // A breakpoint on the first line of each script the contract names (a protocol parameter
+        // built from a file name, never evaluated).
+        let mut names: Vec<&String> = self.request.rules.target_names.iter().collect();
+        names.sort();
+        for name in names {
+            let answer = call(
+                cdp,
+                backlog,
+                "Debugger.setBreakpointByUrl",
+                json!({"urlRegex": format!(r"(^|[/\\]){}$", regex::escape(name)),
+                    "lineNumber": 0, "columnNumber": 0}),
+            )?;
+            match answer {
+                Ok(result) => {
+                    if let Some(id) = result["breakpointId"].as_str() {
+                        self.breakpoints.push(id.to_owned());
+                    }
+                }
+                Err(e) => self
+                    .problems
+                    .push(format!("no breakpoint on {name}'s first line: {e}")),
+            }
         }
         Ok(())
     }
@@ -339,6 +373,12 @@ impl NodeProbe {
                     )
                 {
                     let url = params["url"].as_str().unwrap_or("").to_owned();
+                    if self.request.rules.origin(&url) == Origin::Named
+                        && self.named_scripts.len() < MAX_PENDING_SCRIPTS
+                    {
+                        self.named_scripts
+                            .insert(id.to_owned(), (url.clone(), context));
+                    }
                     self.scripts.insert(id.to_owned(), (url, context));
                 }
             }
@@ -375,15 +415,30 @@ impl NodeProbe {
             self.requests_tried = true;
             self.observe_requests(cdp, backlog)?;
         }
-        if params["reason"].as_str() != Some("instrumentation") {
-            return Ok(());
-        }
-        self.pauses += 1;
-        let Some(script) = params.pointer("/data/scriptId").and_then(Value::as_str) else {
-            return Ok(());
-        };
-        let Some((url, context)) = self.scripts.remove(script) else {
-            return Ok(());
+        let (url, context) = match params["reason"].as_str() {
+            Some("instrumentation") => {
+                self.pauses += 1;
+                let Some(script) = params.pointer("/data/scriptId").and_then(Value::as_str) else {
+                    return Ok(());
+                };
+                let Some(found) = self.scripts.remove(script) else {
+                    return Ok(());
+                };
+                found
+            }
+            // A breakpoint on the first line of one of the target's named scripts: a CommonJS
+            // module runs as a compiled function, which no instrumentation pause precedes.
+            _ if self.at_named_breakpoint(params) => {
+                let script = params
+                    .pointer("/callFrames/0/location/scriptId")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                let Some(found) = self.named_scripts.get(script).cloned() else {
+                    return Ok(());
+                };
+                found
+            }
+            _ => return Ok(()),
         };
         let Some(realm) = self.realms.iter().position(|r| r.context_id == context) else {
             return Ok(());
@@ -433,6 +488,15 @@ impl NodeProbe {
         }
         self.realms[realm].probed_before = Some(url);
         Ok(())
+    }
+
+    /// Whether the pause is at one of the breakpoints on the target's named scripts.
+    fn at_named_breakpoint(&self, params: &Value) -> bool {
+        params["hitBreakpoints"].as_array().is_some_and(|hit| {
+            hit.iter()
+                .filter_map(Value::as_str)
+                .any(|id| self.breakpoints.iter().any(|b| b == id))
+        })
     }
 
     /// Whether the paused frame's realm already holds a host environment ([`READY`]).
@@ -537,6 +601,11 @@ impl NodeProbe {
         if let Some(mut ingest) = self.ingest.take() {
             let _ = ingest.writer().flush();
             report.accesses = ingest.accesses();
+            if report.accesses >= MAX_ACCESSES {
+                self.problems.push(format!(
+                    "the recording stopped at {MAX_ACCESSES} accesses: later accesses were not written (and not compared)"
+                ));
+            }
             let ingested = std::mem::take(&mut ingest.report);
             report.recorded_realms = ingested.realms;
             report.installs = ingested.installs;
