@@ -6,7 +6,10 @@
 //! request observer (requests.js) reports what the program tried to send.
 //!
 //! How, and what it must not do:
-//! - `Debugger.setInstrumentationBreakpoint` (`beforeScriptExecution`) pauses before every script.
+//! - A pause on every call of `vm.createContext` (`Debugger.setBreakpointOnFunctionCall`) turns on
+//!   `Debugger.setInstrumentationBreakpoint` (`beforeScriptExecution`), a pause before every script,
+//!   until each realm made since has its probe. A breakpoint on the first line of each script the
+//!   contract names covers Node's own context (a CommonJS module runs without such a pause).
 //!   At the pause before the first script of the *target* in a realm (see [`Rules`]), the binding
 //!   is added to that context only (`Runtime.addBinding` with its `executionContextId`, so no other
 //!   realm ever sees it) and the probe is evaluated on the paused frame
@@ -40,6 +43,8 @@ pub const REQUESTS_BINDING: &str = "__tracerRequests";
 const REQUESTS_JS: &str = include_str!("requests.js");
 /// Node's `diagnostics_channel`, through the inspector's command-line `require` (a fixed text).
 const CHANNELS: &str = "require('diagnostics_channel')";
+/// `vm.createContext`, through the inspector's command-line `require` (a fixed text).
+const CREATE_CONTEXT: &str = "require('vm').createContext";
 /// Whether a realm already holds a host environment: its `document` is an object (a window whose
 /// document exists: jsdom and happy-dom make it once their interfaces are in place), or it has no
 /// `document` at all and its `navigator` is an object (a shim without a document). A constant
@@ -219,6 +224,14 @@ pub struct NodeProbe {
     named_scripts: HashMap<String, (String, i64)>,
     /// The breakpoints on the first line of the target's named scripts.
     breakpoints: Vec<String>,
+    /// The breakpoint on `vm.createContext`, when it could be set.
+    create_context: Option<String>,
+    /// The pause before every script, while it is on.
+    instrumentation: Option<String>,
+    /// A `vm.createContext` call paused: the next realms made wait for their probe.
+    expecting_context: bool,
+    /// Realms made since, still without their probe.
+    awaiting: HashSet<i64>,
     realms: Vec<RealmInfo>,
     /// The default context's id (shared with the record filter).
     main_context: Rc<Cell<i64>>,
@@ -249,6 +262,10 @@ impl NodeProbe {
             scripts: HashMap::new(),
             named_scripts: HashMap::new(),
             breakpoints: Vec::new(),
+            create_context: None,
+            instrumentation: None,
+            expecting_context: false,
+            awaiting: HashSet::new(),
             realms: Vec::new(),
             main_context: Rc::new(Cell::new(-1)),
             left_out_by: Rc::new(RefCell::new(BTreeMap::new())),
@@ -297,17 +314,6 @@ impl NodeProbe {
         let mut ingest = Ingest::new(writer, self.started).with_filter(Box::new(keep));
         ingest.max_accesses = MAX_ACCESSES;
         self.ingest = Some(ingest);
-        let answer = call(
-            cdp,
-            backlog,
-            "Debugger.setInstrumentationBreakpoint",
-            json!({"instrumentation": "beforeScriptExecution"}),
-        )?;
-        if let Err(e) = answer {
-            self.problems.push(format!(
-                "no pause before scripts ({e}): nothing was recorded"
-            ));
-        }
         // A breakpoint on the first line of each script the contract names (a protocol parameter
         // built from a file name, never evaluated).
         let mut names: Vec<&String> = self.request.rules.target_names.iter().collect();
@@ -347,6 +353,8 @@ impl NodeProbe {
                         .unwrap_or(false);
                     if is_default {
                         self.main_context.set(id);
+                    } else if self.expecting_context || self.create_context.is_none() {
+                        self.awaiting.insert(id);
                     }
                     self.realms.push(RealmInfo {
                         context_id: id,
@@ -363,6 +371,7 @@ impl NodeProbe {
                     params.get("executionContextId").and_then(Value::as_i64),
                 ) {
                     ingest.forget_context("", id);
+                    self.awaiting.remove(&id);
                 }
             }
             "Debugger.scriptParsed" => {
@@ -414,6 +423,18 @@ impl NodeProbe {
         if !self.requests_tried {
             self.requests_tried = true;
             self.observe_requests(cdp, backlog)?;
+            self.watch_context_creation(cdp, backlog)?;
+        }
+        if self.create_context.is_some()
+            && params["hitBreakpoints"].as_array().is_some_and(|hit| {
+                hit.iter()
+                    .any(|id| id.as_str() == self.create_context.as_deref())
+            })
+        {
+            // A realm is being made: every script from now on is paused before, until each new
+            // realm has its probe.
+            self.expecting_context = true;
+            return self.instrument(cdp, backlog, true);
         }
         let (url, context) = match params["reason"].as_str() {
             Some("instrumentation") => {
@@ -474,7 +495,7 @@ impl NodeProbe {
                 "context {context}: the probe's binding was refused: {e}"
             ));
             self.realms[realm].probed_before = Some(url);
-            return Ok(());
+            return self.settled(cdp, backlog, context);
         }
         let answer = call(
             cdp,
@@ -487,6 +508,107 @@ impl NodeProbe {
                 .push(format!("context {context}: the probe failed: {problem}"));
         }
         self.realms[realm].probed_before = Some(url);
+        self.settled(cdp, backlog, context)
+    }
+
+    /// Pauses when `vm.createContext` is called (`Debugger.setBreakpointOnFunctionCall`, its
+    /// object taken with the inspector's command-line `require` and released at once): the pause
+    /// before every script is on only while a realm made since waits for its probe. Without it,
+    /// every script of the program is paused before.
+    fn watch_context_creation(
+        &mut self,
+        cdp: &mut Cdp,
+        backlog: &mut VecDeque<Incoming>,
+    ) -> Result<()> {
+        let main = self.main_context.get();
+        let answer = call(
+            cdp,
+            backlog,
+            "Runtime.evaluate",
+            json!({"expression": CREATE_CONTEXT, "includeCommandLineAPI": true, "contextId": main,
+                "objectGroup": "tracer-vm", "silent": true}),
+        )?;
+        let function = answer.as_ref().ok().and_then(|r| {
+            r.pointer("/result/objectId")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        });
+        if let Some(function) = function {
+            let answer = call(
+                cdp,
+                backlog,
+                "Debugger.setBreakpointOnFunctionCall",
+                json!({"objectId": function}),
+            )?;
+            self.create_context = answer
+                .ok()
+                .and_then(|r| r["breakpointId"].as_str().map(str::to_owned));
+        }
+        call(
+            cdp,
+            backlog,
+            "Runtime.releaseObjectGroup",
+            json!({"objectGroup": "tracer-vm"}),
+        )?
+        .ok();
+        if self.create_context.is_none() {
+            self.instrument(cdp, backlog, true)?;
+        }
+        Ok(())
+    }
+
+    /// Turns the pause before every script on or off.
+    fn instrument(
+        &mut self,
+        cdp: &mut Cdp,
+        backlog: &mut VecDeque<Incoming>,
+        on: bool,
+    ) -> Result<()> {
+        match (&self.instrumentation, on) {
+            (None, true) => {
+                let answer = call(
+                    cdp,
+                    backlog,
+                    "Debugger.setInstrumentationBreakpoint",
+                    json!({"instrumentation": "beforeScriptExecution"}),
+                )?;
+                match answer {
+                    Ok(result) => {
+                        self.instrumentation = result["breakpointId"].as_str().map(str::to_owned);
+                    }
+                    Err(e) => self.problems.push(format!(
+                        "no pause before scripts ({e}): realms made by the program were not recorded"
+                    )),
+                }
+            }
+            (Some(id), false) => {
+                let id = id.clone();
+                call(
+                    cdp,
+                    backlog,
+                    "Debugger.removeBreakpoint",
+                    json!({"breakpointId": id}),
+                )?
+                .ok();
+                self.instrumentation = None;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A realm got its probe (or went away): once none made since the last `vm.createContext`
+    /// waits, scripts run without a pause again.
+    fn settled(
+        &mut self,
+        cdp: &mut Cdp,
+        backlog: &mut VecDeque<Incoming>,
+        context: i64,
+    ) -> Result<()> {
+        self.awaiting.remove(&context);
+        if self.awaiting.is_empty() && self.create_context.is_some() {
+            self.instrument(cdp, backlog, false)?;
+        }
         Ok(())
     }
 
