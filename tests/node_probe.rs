@@ -260,3 +260,62 @@ fn a_shim_on_globalthis_is_recorded_in_node_s_own_context_and_a_node_global_is_a
     );
     assert_eq!(audit["recording"]["leftOut"], 1, "the shim's own read");
 }
+
+/// jsdom, when the example's `node_modules` are there (`.ci/run` installs them; skipped, saying
+/// so, without).
+fn jsdom_modules() -> Option<std::path::PathBuf> {
+    let modules =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/jsdom/node_modules");
+    if modules.join("jsdom").is_dir() {
+        return Some(modules);
+    }
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED: needs {} (`npm ci` in examples/jsdom)",
+        modules.display()
+    );
+    None
+}
+
+#[test]
+fn an_iframe_window_is_its_own_realm_and_recorded_too() {
+    let Some(modules) = jsdom_modules() else {
+        return;
+    };
+    let tracer = Tracer::new()
+        .file("case/ruyi-trace/logs/current.ndjson", format!("{HEADER}\n"))
+        .file(
+            "case/result/final.js",
+            "// jsdom with an iframe whose window runs code of the page's.\n\
+             const { JSDOM } = require('jsdom');\n\
+             const dom = new JSDOM(`<body><script>var a = navigator.userAgent;</script><iframe id=\"f\"></iframe><script>\n\
+             document.getElementById('f').contentWindow.eval('var b = navigator.userAgent; var c = screen.width;');\n\
+             </script></body>`, { url: 'https://example.test/', runScripts: 'dangerously' });\n\
+             dom.window.close();\n",
+        );
+    std::os::unix::fs::symlink(&modules, tracer.workspace().join("node_modules")).unwrap();
+    let out = build_and_audit(tracer);
+    let trace = read(&out, "tmp/node-trace.ndjson");
+    let realms: Vec<(String, String)> = trace
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).unwrap();
+            (
+                v["realm"].as_str().unwrap().to_owned(),
+                v["api"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    for wanted in [
+        ("main", "navigator.userAgent"),
+        ("iframe", "navigator.userAgent"),
+        ("iframe", "screen.width"),
+    ] {
+        assert!(
+            realms.iter().any(|(r, a)| r == wanted.0 && a == wanted.1),
+            "{wanted:?} in {realms:?}"
+        );
+    }
+}
