@@ -1140,6 +1140,31 @@ function wrapHiddenBases(proto) {
   }
 }
 
+// A singleton of a watched interface (`navigator`, `document`, ...) may hold members of its own
+// (an environment defined them on the instance before the probe came in, where a browser holds
+// them on the prototype; a browser's singletons have none that can be wrapped): they are recorded
+// too, under the same api path (`navigator.userAgent`), so that their owner is what is compared.
+function watchSingletonOwnMembers() {
+  for (let i = 0; i < singletonNames.length; i++) {
+    let value;
+    try {
+      value = apply(wmHas, singletons, [g[singletonNames[i]]]) ? g[singletonNames[i]] : undefined;
+    } catch (_) {
+      value = undefined;
+    }
+    if (value === undefined) continue;
+    const iface = M.receiverName(value);
+    if (!includes(apis, iface)) continue;
+    const keys = ownKeysOf(value);
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k];
+      if (typeof key !== "string") continue;
+      const inherited = inheritedCell(value, key);
+      wrapMember(value, key, inherited === null ? iface : inherited.iface, singletonNames[i] + "." + key, false);
+    }
+  }
+}
+
 const NAMESPACES = ["Math", "JSON", "Intl", "Atomics", "console", "CSS"];
 
 // Remembers the first global path a function was reached by.
@@ -1902,6 +1927,7 @@ for (let i = 0; i < apis.length; i++) {
     failed++;
   }
 }
+watchSingletonOwnMembers();
 watchMarks();
 patchDescriptors();
 patchToString();

@@ -1,7 +1,8 @@
 // examples/conformance, a deliberately WRONG environment. `run.sh wrong` copies it to case/result/final.js.
 // Part 1 is the environment shim (the only part that differs from result-fixed/final.js), wrong in
 // four places marked WRONG;
-// part 2 is the script under test plus the entry's own report of what it saw.
+// part 2 runs the script under test, ../../app.js (the page's script), and reports nothing:
+// `tracer audit` records what the script does in this environment itself.
 
 // ---- Part 1: the environment shim (installed on globalThis, i.e. Node's main context) ----------
 const kState = new WeakMap(); // XHR state lives here, so instances have no own keys (as in a browser)
@@ -15,8 +16,18 @@ class HTMLDocument extends Document {}
 class Screen {
   get width() { return 1920; }
 }
+const kListeners = new WeakMap();
 class EventTarget {
-  addEventListener() {}
+  addEventListener(type, listener) {
+    if (!kListeners.has(this)) kListeners.set(this, []);
+    kListeners.get(this).push({ type, listener });
+  }
+  dispatchEvent(event) {
+    for (const { type, listener } of kListeners.get(this) ?? []) {
+      if (type === event.type) listener.call(this, event);
+    }
+    return true;
+  }
 }
 // WRONG (2): no XMLHttpRequestEventTarget between XMLHttpRequest and EventTarget.
 class XMLHttpRequest extends EventTarget {
@@ -32,6 +43,7 @@ class XMLHttpRequest extends EventTarget {
     require('node:https').get(s.url).on('error', () => {});
     const step = (readyState, status) => {
       Object.assign(s, { readyState, status });
+      this.dispatchEvent({ type: 'readystatechange' });
       if (typeof s.onrsc === 'function') s.onrsc.call(this, { type: 'readystatechange' });
     };
     setTimeout(() => { step(2, 200); setTimeout(() => step(4, 200), 1); }, 1);
@@ -51,64 +63,7 @@ Object.defineProperty(navigator, 'userAgent', {
   get() { return 'Mozilla/5.0 (X11; Linux x86_64) Example/1.0'; }, configurable: true, enumerable: true,
 });
 
-// ---- Part 2: the script under test, and what the entry reports ---------------------------------
-// The tool measures the structure (owners, chains, brands, own keys) itself at exit; the entry
-// reports only what the tool cannot see: return values, arguments, exceptions, and the timeline.
-// Everything here lives in module scope: nothing is added to the globals the script can see.
-const fs = require('node:fs');
-const contract = JSON.parse(fs.readFileSync(process.env.WEB_JS_ENV_PATCHER_TRACE_CONTRACT, 'utf8'));
-const itemId = (api, accessType, receiver, phase) =>
-  contract.items.find((i) => i.api === api && i.accessType === accessType && i.realm === 'main'
-    && i.receiver === receiver && i.phase === phase)?.id;
-const observations = new Map();
-const timeline = [];
-let phase = 'init';
-let sequence = 0;
-const encode = (v) => (v === undefined ? { $undefined: true }
-  : v !== null && typeof v === 'object' ? { $object: v.constructor?.name ?? 'Object' } : v);
-function observe(api, accessType, receiver, dims) {
-  const key = [api, accessType, receiver, phase].join('\u0000');
-  if (!observations.has(key)) {
-    observations.set(key, { id: itemId(api, accessType, receiver, phase), api, accessType, realm: 'main',
-      receiver, phase, observations: {} });
-  }
-  const o = observations.get(key).observations;
-  for (const [d, v] of Object.entries(dims)) {
-    o[d] ??= [];
-    if (!o[d].some((x) => JSON.stringify(x) === JSON.stringify(v))) o[d].push(v);
-  }
-}
-function run(api, accessType, receiver, args, f) {
-  let value; let exception = null;
-  try { value = f(); } catch (e) { exception = String(e); }
-  observe(api, accessType, receiver, {
-    ...(args ? { args } : {}), returnValue: encode(value), exception });
-  return value;
-}
-const event = (api, accessType, receiver, object, name) => {
-  observe(api, accessType, receiver, {});
-  timeline.push({ contractId: itemId(api, accessType, receiver, phase), sequence: ++sequence, object, event: name });
-};
-function finish() {
-  fs.writeFileSync(process.env.WEB_JS_ENV_PATCHER_TRACE_AUDIT_OUT,
-    JSON.stringify({ timeline, observations: [...observations.values()] }, null, 1));
-}
-
-// The script under test (what the hand-written trace recorded the browser running).
-run('navigator.userAgent', 'get', 'Navigator', null, () => navigator.userAgent);
-run('navigator.userAgent', 'get', 'Navigator', null, () => navigator.userAgent);
-run('document.cookie', 'get', 'HTMLDocument', null, () => document.cookie);
-phase = 'challenge-init';
-const xhr = run('XMLHttpRequest', 'construct', 'Window', [], () => new XMLHttpRequest());
-xhr.onreadystatechange = function () {
-  event('XMLHttpRequest.event:readystatechange', 'event', 'XMLHttpRequest', 'xhr-1', 'readystatechange');
-  if (this.readyState !== 4) return;
-  phase = 'writer';
-  run('screen.width', 'get', 'Screen', null, () => screen.width);
-  finish();
-};
-run('XMLHttpRequest.prototype.open', 'call', 'XMLHttpRequest', ['GET', 'https://a.test/x'],
-  () => xhr.open('GET', 'https://a.test/x'));
-event('XMLHttpRequest.prototype.open', 'call', 'XMLHttpRequest', 'xhr-1', 'open');
-run('XMLHttpRequest.prototype.send', 'call', 'XMLHttpRequest', [null], () => xhr.send(null));
-event('XMLHttpRequest.prototype.send', 'call', 'XMLHttpRequest', 'xhr-1', 'send');
+// ---- Part 2: the script under test -------------------------------------------------------------
+// The page's own script, unchanged; the contract names it (`app.js`), so the tool's probe goes into
+// this context just before its first line.
+require('../../app.js');
