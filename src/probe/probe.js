@@ -1146,6 +1146,8 @@ function wrapHiddenBases(proto) {
 // too, under the same api path (`navigator.userAgent`), so that their owner is what is compared.
 function watchSingletonOwnMembers() {
   for (let i = 0; i < singletonNames.length; i++) {
+    // Chromium crashes the renderer when a worker paused on start reads `location` (as above).
+    if (!isWindow && singletonNames[i] === "location") continue;
     let value;
     try {
       value = apply(wmHas, singletons, [g[singletonNames[i]]]) ? g[singletonNames[i]] : undefined;
