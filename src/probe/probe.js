@@ -380,6 +380,8 @@ function lastPart(path) {
 const singletonNames = ["navigator", "screen", "document", "performance", "localStorage",
   "sessionStorage", "history", "location", "crypto", "visualViewport", "indexedDB"];
 const singletons = new WeakMapC();
+// The same, as [name, object] pairs, read once here, before any wrapper is in place.
+const singletonList = [];
 const isWindow = realm === "main" || realm === "iframe";
 for (let i = 0; i < singletonNames.length; i++) {
   const name = singletonNames[i];
@@ -387,7 +389,10 @@ for (let i = 0; i < singletonNames.length; i++) {
   if (!isWindow && name === "location") continue;
   try {
     const value = g[name];
-    if (value !== null && typeof value === "object") apply(wmSet, singletons, [value, name]);
+    if (value !== null && typeof value === "object") {
+      apply(wmSet, singletons, [value, name]);
+      singletonList[singletonList.length] = [name, value];
+    }
   } catch (_) {
     // a getter that refuses here (storage in an opaque origin): named by its interface instead.
   }
@@ -1145,16 +1150,11 @@ function wrapHiddenBases(proto) {
 // them on the prototype; a browser's singletons have none that can be wrapped): they are recorded
 // too, under the same api path (`navigator.userAgent`), so that their owner is what is compared.
 function watchSingletonOwnMembers() {
-  for (let i = 0; i < singletonNames.length; i++) {
-    // Chromium crashes the renderer when a worker paused on start reads `location` (as above).
-    if (!isWindow && singletonNames[i] === "location") continue;
-    let value;
-    try {
-      value = apply(wmHas, singletons, [g[singletonNames[i]]]) ? g[singletonNames[i]] : undefined;
-    } catch (_) {
-      value = undefined;
-    }
-    if (value === undefined) continue;
+  // The singletons as read before any wrapper was in place: reading them now would record the
+  // probe's own reads.
+  for (let i = 0; i < singletonList.length; i++) {
+    const name = singletonList[i][0];
+    const value = singletonList[i][1];
     const iface = M.receiverName(value);
     if (!includes(apis, iface)) continue;
     const keys = ownKeysOf(value);
@@ -1162,7 +1162,7 @@ function watchSingletonOwnMembers() {
       const key = keys[k];
       if (typeof key !== "string") continue;
       const inherited = inheritedCell(value, key);
-      wrapMember(value, key, inherited === null ? iface : inherited.iface, singletonNames[i] + "." + key, false);
+      wrapMember(value, key, inherited === null ? iface : inherited.iface, name + "." + key, false);
     }
   }
 }
