@@ -11,6 +11,12 @@
 #      (default 100 000) watched accesses (`navigator.userAgent`), against the same page making 1,
 #      and against the page loaded by Chromium without tracer: recorded accesses per second and the
 #      time per access beyond the unprobed page.
+#   5. optional (BENCH_AUDIT=1): `tracer audit` of a jsdom environment (examples/jsdom's node_modules,
+#      `npm ci` there first) running a page script that makes AUDIT_ACCESSES (default 2 000) watched
+#      accesses, against the same environment run by plain `node`: the ratio (target <= 1.5x), the
+#      accesses recorded, and the peak RSS of tracer and of the audited node (`/usr/bin/time -v`).
+#      The reference trace is the environment's own recording (so the audit is `matched`).
+#      BENCH_AUDIT_ONLY=1 runs this part alone.
 # Needs hyperfine (apt-get install hyperfine) and a release build. Prints medians and ratios.
 # Part 3 needs jq, python3 and GNU time (apt-get install jq time), and TRACE_MB of space in TMPDIR.
 set -euo pipefail
@@ -25,6 +31,8 @@ for arg in "$@"; do
   esac
 done
 [ "$contract_only" = 1 ] && contract=1
+# BENCH_AUDIT_ONLY=1: part 5 alone (parts 1 to 3 skipped).
+if [ "${BENCH_AUDIT_ONLY:-0}" = 1 ]; then BENCH_AUDIT=1; contract=0; contract_only=1; fi
 if [ "$contract_only" != 1 ]; then
   command -v hyperfine >/dev/null || { echo "bench.sh needs hyperfine: apt-get install -y hyperfine" >&2; exit 2; }
 fi
@@ -114,5 +122,52 @@ if [ "${BENCH_RECORD:-0}" = 1 ]; then
     printf "  page without tracer   %7.2f s\n  record, 1 access      %7.2f s\n  record, all accesses  %7.2f s\n  record --no-batch     %7.2f s\n", p, one, many, each
     printf "  %.0f recorded accesses/s (target >= 100000/s); %.1f us per access beyond the unprobed page\n", n / (many - one), (many - p) / n * 1e6
     printf "  --no-batch: %.0f recorded accesses/s\n", n / (each - one)
+  }'
+fi
+
+if [ "${BENCH_AUDIT:-0}" = 1 ]; then
+  modules=$PWD/examples/jsdom/node_modules
+  [ -d "$modules/jsdom" ] || { echo "BENCH_AUDIT needs jsdom: (cd examples/jsdom && npm ci)" >&2; exit 2; }
+  accesses=${AUDIT_ACCESSES:-2000}
+  case=$out/audit/case
+  mkdir -p "$case/result" "$case/ruyi-trace/logs"
+  ln -s "$modules" "$out/audit/node_modules"
+  # The page script: AUDIT_ACCESSES reads spread over eight watched APIs, then a summary line.
+  cat > "$out/audit/app.js" <<EOF
+var s = 0;
+for (var i = 0; i < $accesses / 8; i++) {
+  s += navigator.userAgent.length + navigator.language.length + screen.width + screen.height;
+  s += document.title.length + document.cookie.length + window.innerWidth + (document.hidden ? 1 : 0);
+}
+console.log("sum " + s);
+EOF
+  cat > "$case/result/final.js" <<'EOF'
+// The environment under audit: jsdom running ../../app.js as the page's script.
+const fs = require("node:fs");
+const path = require("node:path");
+const { JSDOM } = require("jsdom");
+const code = fs.readFileSync(path.join(__dirname, "..", "..", "app.js"), "utf8");
+const dom = new JSDOM("<!doctype html><title>bench</title><body><script>" + code + "</script></body>",
+  { url: "https://bench.test/", runScripts: "dangerously" });
+dom.window.close();
+EOF
+  printf '{"type":"header","schema":"tracer-trace/v1","baselineId":"bench"}\n' > "$case/ruyi-trace/logs/current.ndjson"
+  cd "$out/audit"
+  "$tracer" -q contract build --case-dir case
+  "$tracer" -q audit --case-dir case --entry case/result/final.js > /dev/null || true
+  cp case/tmp/node-trace.ndjson case/ruyi-trace/logs/current.ndjson
+  "$tracer" -q contract build --case-dir case
+  hyperfine -N --warmup 1 --runs "$(( runs / 3 > 5 ? runs / 3 : 5 ))" --export-json "$out/audit.json" \
+    "node case/result/final.js" \
+    "$tracer -q audit --case-dir case --entry case/result/final.js" >&2
+  recorded=$(( $(wc -l < "$case/tmp/node-trace.ndjson") - 1 ))
+  rss() { /usr/bin/time -v "$@" 2>&1 >/dev/null | awk '/Maximum resident/ { print $6 }'; }
+  node_rss=$(rss node case/result/final.js)
+  tracer_rss=$(rss "$tracer" -q audit --case-dir case --entry case/result/final.js)
+  awk -v n="$recorded" -v p="$(median 0 "$out/audit.json")" -v a="$(median 1 "$out/audit.json")" \
+      -v nr="$node_rss" -v tr="$tracer_rss" 'BEGIN {
+    printf "audit of jsdom, %d accesses recorded:\n", n
+    printf "  node final.js         %7.3f s\n  tracer audit          %7.3f s   (%.2fx; target <= 1.5x)\n", p, a, a / p
+    printf "  peak RSS: node alone %d MB; tracer audit (tracer + its children, the largest) %d MB\n", nr / 1024, tr / 1024
   }'
 fi

@@ -319,3 +319,41 @@ fn an_iframe_window_is_its_own_realm_and_recorded_too() {
         );
     }
 }
+
+#[test]
+fn jsdom_s_interface_functions_read_as_their_own_source_under_the_probe() {
+    // jsdom's interfaces are made by its own modules, in Node's realm: their toString is that
+    // realm's, which the probe must disguise too.
+    let Some(modules) = jsdom_modules() else {
+        return;
+    };
+    let tracer = Tracer::new()
+        .file("case/ruyi-trace/logs/current.ndjson", format!("{HEADER}\n"))
+        .file(
+            "case/result/final.js",
+            "// jsdom; the page prints what it sees of a getter and a method.\n\
+             const { JSDOM } = require('jsdom');\n\
+             const dom = new JSDOM(`<body><script>\n\
+             var d = Object.getOwnPropertyDescriptor(Navigator.prototype, 'userAgent');\n\
+             window.__out = JSON.stringify([d.get.toString(), String(document.createElement), Object.getPrototypeOf(d.get).toString.toString(), d.get.name, d.get.length, navigator.userAgent]);\n\
+             </script></body>`, { url: 'https://example.test/', runScripts: 'dangerously' });\n\
+             console.log(dom.window.__out);\n\
+             dom.window.close();\n",
+        );
+    std::os::unix::fs::symlink(&modules, tracer.workspace().join("node_modules")).unwrap();
+    let plain = std::process::Command::new("node")
+        .arg(tracer.workspace().join("case/result/final.js"))
+        .output()
+        .expect("node runs");
+    let plain = String::from_utf8_lossy(&plain.stdout).trim().to_owned();
+    assert!(plain.contains("get userAgent() {"), "{plain}");
+    let out = build_and_audit(tracer);
+    let audited = out.stdout();
+    let line = audited
+        .lines()
+        .find(|l| l.starts_with('['))
+        .unwrap_or_default();
+    assert_eq!(line, plain, "{}", out.dump());
+    let trace = read(&out, "tmp/node-trace.ndjson");
+    assert!(trace.contains(r#""api":"navigator.userAgent""#), "{trace}");
+}

@@ -26,6 +26,9 @@ pub struct Launch<'a> {
     pub no_send: bool,
     /// Pass the tracer's stdin straight to the child (false: a pipe the caller feeds).
     pub inherit_stdin: bool,
+    /// Give Node `--enable-source-maps` (error stacks name the original sources). Off for the
+    /// audit: the environment under test must see its own stacks, as without tracer.
+    pub source_maps: bool,
 }
 
 /// How to look for an executable and what to say when it is missing.
@@ -130,7 +133,8 @@ pub fn strip_inspect_options(options: &str) -> String {
     kept.join(" ")
 }
 
-/// The flags `tracer` gives Node, in front of the target.
+/// The flags `tracer` gives Node, in front of the target (`--enable-source-maps` last, see
+/// [`Launch::source_maps`]).
 pub fn inspector_flags() -> [&'static str; 3] {
     [
         "--inspect-brk=127.0.0.1:0",
@@ -144,7 +148,7 @@ pub fn inspector_flags() -> [&'static str; 3] {
 pub fn spawn(launch: &Launch<'_>) -> Result<(Child, Option<crate::guard::Guard>), TracerError> {
     let mut command = Command::new(launch.node);
     command
-        .args(inspector_flags())
+        .args(&inspector_flags()[..if launch.source_maps { 3 } else { 2 }])
         .arg(launch.target)
         .args(launch.args)
         .current_dir(launch.cwd)

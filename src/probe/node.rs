@@ -50,6 +50,8 @@ const CREATE_CONTEXT: &str = "require('vm').createContext";
 /// `document` at all and its `navigator` is an object (a shim without a document). A constant
 /// text; the getters it may run are the environment's own, before any of the target's code.
 const READY: &str = "(function () { try { var d = globalThis.document; if (typeof d === 'object' && d !== null) return true; if ('document' in globalThis || 'process' in globalThis) return false; var n = globalThis.navigator; return typeof n === 'object' && n !== null; } catch (e) { return false; } })()";
+/// `probedBefore` of a realm that got its probe while the program was paused elsewhere.
+const AT_ANOTHER_PAUSE: &str = "(a pause in another realm)";
 /// Requests described at most; the rest are counted.
 const MAX_REQUESTS: usize = 1000;
 /// How long one synchronous request may take.
@@ -130,18 +132,28 @@ impl Rules {
         Origin::Other
     }
 
-    /// Whether a record belongs in the trace: its nearest frame is not the environment's. In the
-    /// main context only frames of the target's named scripts count.
-    fn keeps(&self, stack: Option<&str>, main_context: bool) -> bool {
-        let Some(url) = stack.and_then(first_frame_url) else {
-            // No frame to go by (a call from the event loop's own turn): kept.
-            return true;
-        };
-        match self.origin(&url) {
+    /// Whether code at `url` is the target's (in the main context only its named scripts are).
+    fn is_target(&self, url: &str, main_context: bool) -> bool {
+        match self.origin(url) {
             Origin::Environment => false,
             Origin::Named => true,
             Origin::Anonymous | Origin::Other => !main_context,
         }
+    }
+
+    /// Whether a record belongs in the trace: its nearest frame is the target's; or it was made
+    /// by the environment's code for the target — a frame of the target's further down, and no
+    /// other recorded call running (a read through a `Proxy` the environment hands out, whose
+    /// trap is the environment's code). An access the environment's implementation makes while
+    /// a recorded call runs (jsdom's `XMLHttpRequest` reading `navigator.userAgent`) is its own.
+    fn keeps(&self, stack: Option<&str>, nested: bool, main_context: bool) -> bool {
+        let urls = stack.map(frame_urls).unwrap_or_default();
+        let Some(first) = urls.first() else {
+            // No frame to go by (a call from the event loop's own turn): kept.
+            return true;
+        };
+        self.is_target(first, main_context)
+            || (!nested && urls[1..].iter().any(|u| self.is_target(u, main_context)))
     }
 }
 
@@ -175,8 +187,18 @@ pub fn target_names(urls: impl IntoIterator<Item = String>) -> HashSet<String> {
 }
 
 fn first_frame_url(stack: &str) -> Option<String> {
-    let frames: Value = serde_json::from_str(stack).ok()?;
-    frames.get(0)?.get("url")?.as_str().map(str::to_owned)
+    frame_urls(stack).into_iter().next()
+}
+
+/// The URLs of a record's stack frames, nearest first.
+fn frame_urls(stack: &str) -> Vec<String> {
+    let Ok(Value::Array(frames)) = serde_json::from_str::<Value>(stack) else {
+        return Vec::new();
+    };
+    frames
+        .iter()
+        .filter_map(|f| f.get("url")?.as_str().map(str::to_owned))
+        .collect()
 }
 
 /// One execution context of the program.
@@ -250,7 +272,7 @@ impl NodeProbe {
     pub fn new(request: NodeRequest) -> NodeProbe {
         // Unbatched: a program may end its process in the middle of a task (`process.exit`), and a
         // batch waiting for the end of that task would be lost.
-        let source = crate::probe::source(&request.apis, false);
+        let source = crate::probe::source_with(&request.apis, false, true);
         let started = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64() * 1000.0);
@@ -301,7 +323,8 @@ impl NodeProbe {
         let left_out = self.left_out_by.clone();
         let keep = move |context: i64, fields: &Fields<'_>| {
             let stack = fields.get("stack").map(|s| s.as_ref());
-            let kept = rules.keeps(stack, context == main.get());
+            let nested = fields.get("nested").is_some();
+            let kept = rules.keeps(stack, nested, context == main.get());
             if !kept {
                 let url = stack.and_then(first_frame_url).unwrap_or_default();
                 let mut by = left_out.borrow_mut();
@@ -436,6 +459,10 @@ impl NodeProbe {
             self.expecting_context = true;
             return self.instrument(cdp, backlog, true);
         }
+        // A realm made since the last `vm.createContext` may never run a script of its own (an
+        // iframe its parent's script drives): it gets the probe at the first pause, anywhere,
+        // after its document exists.
+        self.probe_waiting_realms(cdp, backlog)?;
         let (url, context) = match params["reason"].as_str() {
             Some("instrumentation") => {
                 self.pauses += 1;
@@ -619,6 +646,64 @@ impl NodeProbe {
                 .filter_map(Value::as_str)
                 .any(|id| self.breakpoints.iter().any(|b| b == id))
         })
+    }
+
+    /// Every realm still waiting for its probe that holds a host environment now ([`READY`],
+    /// evaluated in that realm with `Runtime.evaluate`, which works in any context while the
+    /// program is paused) gets it there.
+    fn probe_waiting_realms(
+        &mut self,
+        cdp: &mut Cdp,
+        backlog: &mut VecDeque<Incoming>,
+    ) -> Result<()> {
+        let mut waiting: Vec<i64> = self.awaiting.iter().copied().collect();
+        waiting.sort_unstable();
+        for context in waiting {
+            let Some(realm) = self.realms.iter().position(|r| r.context_id == context) else {
+                continue;
+            };
+            if self.realms[realm].probed_before.is_some() {
+                continue;
+            }
+            let answer = call(
+                cdp,
+                backlog,
+                "Runtime.evaluate",
+                json!({"expression": READY, "contextId": context, "silent": true, "returnByValue": true}),
+            )?;
+            let ready = answer
+                .ok()
+                .and_then(|r| r.pointer("/result/value").and_then(Value::as_bool))
+                .unwrap_or(false);
+            if !ready {
+                continue;
+            }
+            let answer = call(
+                cdp,
+                backlog,
+                "Runtime.addBinding",
+                json!({"name": crate::probe::BINDING, "executionContextId": context}),
+            )?;
+            if let Err(e) = answer {
+                self.problems.push(format!(
+                    "context {context}: the probe's binding was refused: {e}"
+                ));
+            } else {
+                let answer = call(
+                    cdp,
+                    backlog,
+                    "Runtime.evaluate",
+                    json!({"expression": self.source, "contextId": context, "silent": true}),
+                )?;
+                if let Some(problem) = failure(&answer) {
+                    self.problems
+                        .push(format!("context {context}: the probe failed: {problem}"));
+                }
+            }
+            self.realms[realm].probed_before = Some(AT_ANOTHER_PAUSE.to_owned());
+            self.settled(cdp, backlog, context)?;
+        }
+        Ok(())
     }
 
     /// Whether the paused frame's realm already holds a host environment ([`READY`]).
@@ -837,13 +922,18 @@ mod tests {
         let r = rules();
         let jsdom = r#"[{"url":"/x/node_modules/jsdom/lib/xhr.js","line":1,"column":1}]"#;
         let page = r#"[{"url":"https://example.test/page.html","line":5,"column":2}]"#;
-        assert!(!r.keeps(Some(jsdom), false));
-        assert!(r.keeps(Some(page), false));
+        assert!(!r.keeps(Some(jsdom), false, false));
+        assert!(r.keeps(Some(page), false, false));
         assert!(
-            !r.keeps(Some(page), true),
+            !r.keeps(Some(page), false, true),
             "main context: only named scripts"
         );
-        assert!(r.keeps(Some(r#"[{"url":"/case/result/app.js"}]"#), true));
-        assert!(r.keeps(None, false));
+        assert!(r.keeps(Some(r#"[{"url":"/case/result/app.js"}]"#), false, true));
+        // The environment's code on top, the page's below: a read through the environment's
+        // Proxy is the page's; the same made during another recorded call is the environment's.
+        let proxied = r#"[{"url":"/x/node_modules/jsdom/lib/plugins.js"},{"url":"https://example.test/page.html"}]"#;
+        assert!(r.keeps(Some(proxied), false, false));
+        assert!(!r.keeps(Some(proxied), true, false));
+        assert!(r.keeps(None, false, false));
     }
 }

@@ -96,6 +96,9 @@ if (typeof g.WorkerGlobalScope === "function" && g instanceof g.WorkerGlobalScop
 
 let phase = "init";
 let busy = 0;
+// Recorded calls running now (see `begin`); `config.markNested` (the audit) marks their records.
+let inside = 0;
+const MARK_NESTED = config.markNested === true;
 let nextLocal = 1;
 let flushNext = 1;
 const ready = O.create(null);
@@ -324,6 +327,9 @@ function begin(prop, accessType) {
     api: prop.api,
     accessType: accessType,
   };
+  // Made while another recorded call is still running (an environment's implementation using
+  // its own APIs, or a page callback the call invoked): the audit's filter needs to know.
+  if (MARK_NESTED && inside > 0) record.nested = 1;
   busy++;
   try {
     record.stack = M.stack(config.stackLimit, begin);
@@ -644,8 +650,26 @@ function disguise(wrapper, original) {
     source = "function () { [native code] }";
   }
   apply(wmSet, sources, [wrapper, source]);
+  // A function of another realm (a jsdom or happy-dom interface: the environment's own module
+  // code made it) reads its source through that realm's Function.prototype.toString.
+  let proto = null;
+  try {
+    proto = getProto(original);
+  } catch (_) {
+    proto = null;
+  }
+  if (proto !== null && proto !== functionProto && typeof proto === "function") {
+    let known = false;
+    for (let i = 0; i < foreignFunctionProtos.length; i++) {
+      if (foreignFunctionProtos[i] === proto) known = true;
+    }
+    if (!known) foreignFunctionProtos[foreignFunctionProtos.length] = proto;
+  }
   return wrapper;
 }
+const functionProto = Function.prototype;
+// Other realms' Function.prototype among the wrapped functions' prototypes (see `disguise`).
+const foreignFunctionProtos = [];
 
 // A Proxy trap that records one access of the generation its handler holds (`this[field]`: the
 // handler is the trap's `this`).
@@ -657,12 +681,15 @@ function callTrap(accessType, measureResult, field) {
     let result;
     let threw = false;
     let error;
+    inside++;
     try {
       result = apply(target, thisArg, args);
     } catch (e) {
       threw = true;
       error = e;
       cleanStack(e);
+    } finally {
+      inside--;
     }
     if (prop.after && !threw) {
       try {
@@ -995,12 +1022,15 @@ function wrapConstructor(holder, name, path) {
       let result;
       let threw = false;
       let error;
+      inside++;
       try {
         result = construct(target, callArgs, nt);
       } catch (e) {
         threw = true;
         error = e;
         cleanStack(e);
+      } finally {
+        inside--;
       }
       complete(record, prop, holder, args, result, threw, error, true);
       if (threw) throw error;
@@ -1770,9 +1800,9 @@ function watchMarks() {
 
 // ---- Function.prototype.toString: wrappers read as the functions they stand for ------------
 
-function patchToString() {
-  const d = gopd(Function.prototype, "toString");
-  if (!d || !d.configurable) return;
+function patchToString(functionPrototype) {
+  const d = gopd(functionPrototype, "toString");
+  if (!d || typeof d.value !== "function" || !d.configurable) return;
   const original = d.value;
   const proxy = new ProxyC(original, handlerOf({
     apply: function (target, thisArg, args) {
@@ -1782,7 +1812,7 @@ function patchToString() {
     },
   }));
   disguise(proxy, original);
-  defineProperty(Function.prototype, "toString", { value: proxy, writable: d.writable, enumerable: d.enumerable, configurable: true });
+  defineProperty(functionPrototype, "toString", { value: proxy, writable: d.writable, enumerable: d.enumerable, configurable: true });
 }
 
 // ---- the page's definitions: the descriptor definers and readers ----------------------------
@@ -1932,6 +1962,7 @@ for (let i = 0; i < apis.length; i++) {
 watchSingletonOwnMembers();
 watchMarks();
 patchDescriptors();
-patchToString();
+patchToString(Function.prototype);
+for (let i = 0; i < foreignFunctionProtos.length; i++) patchToString(foreignFunctionProtos[i]);
 post({ k: "ready", realm: realm, wrapped: wrapped, failed: failed });
 sendBatch();
