@@ -1175,10 +1175,11 @@ function wrapHiddenBases(proto) {
   }
 }
 
-// A singleton of a watched interface (`navigator`, `document`, ...) may hold members of its own
-// (an environment defined them on the instance before the probe came in, where a browser holds
-// them on the prototype; a browser's singletons have none that can be wrapped): they are recorded
-// too, under the same api path (`navigator.userAgent`), so that their owner is what is compared.
+// A singleton of a watched interface (`navigator`, `screen`, ...) may hold members of its own (an
+// environment defined them on the instance, accessors or plain data such as happy-dom's
+// `screen.colorDepth`, where a browser holds them on the prototype; a browser's singletons have
+// none that can be wrapped): they are recorded too, under the same api path
+// (`navigator.userAgent`), so that their owner is what is compared.
 function watchSingletonOwnMembers() {
   // The singletons as read before any wrapper was in place: reading them now would record the
   // probe's own reads.
@@ -1187,12 +1188,31 @@ function watchSingletonOwnMembers() {
     const value = singletonList[i][1];
     const iface = M.receiverName(value);
     if (!includes(apis, iface)) continue;
+    // Its prototype is not the realm's own `iface.prototype` (happy-dom's window hands out Node's
+    // own `performance`): that prototype's members are the singleton's, and recorded as such.
+    let proto = null;
+    try {
+      proto = getProto(value);
+    } catch (_) {
+      proto = null;
+    }
+    const exposed = gopd(g, iface);
+    const exposedProto = exposed && typeof exposed.value === "function" ? gopd(exposed.value, "prototype") : undefined;
+    if (proto !== null && proto !== O.prototype && (!exposedProto || exposedProto.value !== proto)) {
+      const protoKeys = ownKeysOf(proto);
+      for (let k = 0; k < protoKeys.length; k++) {
+        const key = protoKeys[k];
+        if (typeof key !== "string") continue;
+        wrapMember(proto, key, iface, iface + ".prototype." + key, true);
+      }
+      wrapHiddenBases(proto);
+    }
     const keys = ownKeysOf(value);
     for (let k = 0; k < keys.length; k++) {
       const key = keys[k];
       if (typeof key !== "string") continue;
       const inherited = inheritedCell(value, key);
-      wrapMember(value, key, inherited === null ? iface : inherited.iface, name + "." + key, false);
+      wrapMember(value, key, inherited === null ? iface : inherited.iface, name + "." + key, false, true);
     }
   }
 }

@@ -240,7 +240,14 @@ function tracerReflect(g, options) {
     // A prototype object first: `Function.prototype` is callable, and named as a prototype.
     const ctor = dataOf(object, "constructor");
     if (typeof ctor === "function" && dataOf(ctor, "prototype") === object) {
-      return functionName(ctor) + ".prototype";
+      const name = functionName(ctor);
+      // The realm exposes another `X` (happy-dom's per-window `Document` extends its module's
+      // own `Document`): this one is not `X.prototype` as a script reaches it.
+      const exposed = dataOf(g, name);
+      if (typeof exposed === "function" && exposed !== ctor && fnName(exposed) === fnName(ctor)) {
+        return name + ".prototype (a base of the exposed " + name + ")";
+      }
+      return name + ".prototype";
     }
     if (typeof object === "function") return functionName(object);
     return (constructorNameOf(object) || tagOf(object)) + " instance";
