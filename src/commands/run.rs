@@ -8,7 +8,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::ExitStatus;
 use std::sync::Arc;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -187,8 +187,13 @@ pub fn execute(
 
     let clock = Clock::start();
     let (events, stream) = mpsc::sync_channel::<Event>(STREAM_BOUND);
+    // Set when the tracer's stdout loses its reader (`| head -1`); the program's stdout is then
+    // closed too.
+    let stdout_gone = Arc::new(AtomicBool::new(false));
     let sinks = Sinks {
-        stdout: args.ndjson.then(StdoutStream::new),
+        stdout: args
+            .ndjson
+            .then(|| StdoutStream::new(Arc::clone(&stdout_gone))),
         events_file: Some(EventsFile::new(store.events_file(&id)?, args.max_events)),
         log: EventLog::new(args.max_events),
         redactor: redactor.clone(),
@@ -196,7 +201,12 @@ pub fn execute(
     };
     let fan_out = output::fan_out(stream, sinks);
 
-    let outcome = trace(&plan, args, extras, &id, &events, clock, &stop);
+    let feed = Feed {
+        events: &events,
+        clock,
+        stdout_gone: Arc::clone(&stdout_gone),
+    };
+    let outcome = trace(&plan, args, extras, &id, feed, &stop);
     let (mut run, error) = match outcome {
         Ok(run) => (run, None),
         Err(failed) => {
@@ -222,6 +232,12 @@ pub fn execute(
     }
     exit_event.exit_code = session.exit_code;
     exit_event.signal = session.signal.clone();
+    if stdout_gone.load(Ordering::Relaxed) {
+        exit_event.note = Some(
+            "stdout's reader went away, so the program's stdout was closed too (its writes then fail with EPIPE, as without tracer)"
+                .into(),
+        );
+    }
     let _ = events.send(exit_event);
     drop(events);
     let log = fan_out
@@ -303,6 +319,14 @@ struct RunResult {
     exit_probe: Option<crate::inspector::exit_probe::ProbeReport>,
 }
 
+/// Where a run's captured events go: the stream, its clock, and the flag that says the tracer's
+/// stdout lost its reader.
+struct Feed<'a> {
+    events: &'a SyncSender<Event>,
+    clock: Clock,
+    stdout_gone: Arc<AtomicBool>,
+}
+
 /// Spawns, attaches, drives and stops the program. On error the partial result comes back too, so
 /// nothing already captured is lost.
 fn trace(
@@ -310,10 +334,14 @@ fn trace(
     args: &RunArgs,
     extras: &Extras,
     id: &str,
-    events: &SyncSender<Event>,
-    clock: Clock,
+    feed: Feed<'_>,
     stop: &AtomicUsize,
 ) -> std::result::Result<RunResult, Box<(RunResult, anyhow::Error)>> {
+    let Feed {
+        events,
+        clock,
+        stdout_gone,
+    } = feed;
     let mut result = RunResult::default();
     let stdin_is_terminal = std::io::stdin().is_terminal();
     let launch = Launch {
@@ -346,6 +374,7 @@ fn trace(
             !args.ndjson,
             events.clone(),
             clock,
+            stdout_gone,
         ),
         pumps::pump_stderr(
             child.stderr.take().expect("piped stderr"),

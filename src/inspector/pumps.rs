@@ -6,6 +6,7 @@
 //! later ones are forked children's) and strips the inspector's own lines from what it passes on.
 
 use std::io::{Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -119,25 +120,33 @@ fn stream_name(stream: Stream) -> &'static str {
 }
 
 /// Pumps the program's stdout: passes it through (unless `passthrough` is off) and records lines.
+///
+/// `reader_gone` is set when the tracer's own stdout has no reader any more (`| head -1`): by the
+/// passthrough here, or by the `--ndjson` stream. The pump then stops reading and closes its end
+/// of the program's stdout pipe, so the program's next write fails with `EPIPE`, as it would
+/// without the tracer, instead of writing forever into a pipe nobody reads.
 pub fn pump_stdout(
     mut reader: impl Read + Send + 'static,
     passthrough: bool,
     events: SyncSender<Event>,
     clock: Clock,
+    reader_gone: Arc<AtomicBool>,
 ) -> JoinHandle<()> {
     std::thread::spawn(move || {
         let mut out = passthrough.then(std::io::stdout);
         let mut line = LineBuffer::new();
         read_chunks(&mut reader, |data| {
-            if let Some(stdout) = out.as_mut() {
-                // A closed stdout (`| head -1`) stops the passthrough, never the program.
-                if stdout
+            if reader_gone.load(Ordering::Relaxed) {
+                return false;
+            }
+            if let Some(stdout) = out.as_mut()
+                && stdout
                     .write_all(data)
                     .and_then(|()| stdout.flush())
                     .is_err()
-                {
-                    out = None;
-                }
+            {
+                out = None;
+                reader_gone.store(true, Ordering::Relaxed);
             }
             for (i, part) in data.split(|&b| b == b'\n').enumerate() {
                 if i > 0
@@ -149,11 +158,12 @@ pub fn pump_stdout(
                 }
                 line.push(part);
             }
-            true
+            !reader_gone.load(Ordering::Relaxed)
         });
         if !line.is_empty() {
             let _ = events.send(line.take_event(Stream::Stdout, &clock));
         }
+        // Dropping `reader` here closes the pipe: the program sees `EPIPE` on its next write.
     })
 }
 
@@ -376,7 +386,7 @@ mod tests {
     fn long_lines_are_capped_and_marked() {
         let (events_tx, events_rx) = mpsc::sync_channel(10);
         let long: &'static [u8] = Box::leak(vec![b'x'; 100_000].into_boxed_slice());
-        pump_stdout(long, false, events_tx, Clock::start())
+        pump_stdout(long, false, events_tx, Clock::start(), Arc::default())
             .join()
             .unwrap();
         let events: Vec<Event> = events_rx.iter().collect();
