@@ -130,6 +130,45 @@ fn a_program_writing_until_its_reader_goes_away_ends_with_epipe_as_under_node() 
 }
 
 #[test]
+fn a_slow_ndjson_reader_loses_no_output_of_a_program_that_then_throws() {
+    // Nobody reads the stream until the program has written everything and is about to throw:
+    // the slowest reader there is.
+    let tracer = Tracer::new().fixture("flood_throw.js");
+    let done = tracer.workspace().join("done");
+    let running = tracer.args(["run", "--ndjson", "flood_throw.js"]).spawn();
+    let deadline = std::time::Instant::now() + crate::support::WATCHDOG;
+    while !done.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the program never finished writing"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = running.wait();
+    out.assert_code(1);
+    let streamed = out.stdout_events();
+    let lines = output_lines(&streamed, Stream::Stdout);
+    assert_eq!(
+        lines.len(),
+        100_000,
+        "every line the program wrote is streamed"
+    );
+    assert_eq!(lines.last().map(String::as_str), Some("line 99999"));
+    assert!(
+        of_kind(&streamed, Kind::Exception)
+            .iter()
+            .any(|e| e.error_message.as_deref() == Some("Error: after the flood"))
+    );
+    assert_eq!(streamed.last().map(|e| e.kind), Some(Kind::Exit));
+    // What the session did not keep is counted, and adds up to what was streamed.
+    let session = out.session();
+    assert_eq!(
+        session.event_count + session.dropped_events,
+        streamed.len() as u64
+    );
+}
+
+#[test]
 fn stdin_is_passed_through() {
     let out = Tracer::new()
         .fixture("stdin.js")

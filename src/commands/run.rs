@@ -10,7 +10,6 @@ use std::process::ExitStatus;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -39,7 +38,7 @@ const STREAM_BOUND: usize = 8192;
 const STOP_GRACE: Duration = Duration::from_secs(2);
 /// How long Node gets to exit after the debugger disconnects.
 const EXIT_GRACE: Duration = Duration::from_secs(5);
-/// How long the pumps get to drain after the program exited.
+/// How long the program's pipes get to end after it exited (its descendants may hold them).
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
 /// Where and what to run, checked before anything is spawned.
@@ -403,7 +402,7 @@ fn trace(
             };
             // Nothing the program started outlives the run.
             launch::stop_group(pgid, libc::SIGTERM, Duration::from_millis(500));
-            join_within(&mut pump_threads, DRAIN_GRACE);
+            pumps::finish(std::mem::take(&mut pump_threads), DRAIN_GRACE);
         };
 
     let attach_deadline = Instant::now() + Duration::from_secs_f64(args.attach_timeout.max(0.1));
@@ -605,18 +604,6 @@ fn forward_stdin(mut pipe: std::process::ChildStdin) {
             }
         }
     });
-}
-
-fn join_within(threads: &mut Vec<JoinHandle<()>>, limit: Duration) {
-    let deadline = Instant::now() + limit;
-    while Instant::now() < deadline && threads.iter().any(|t| !t.is_finished()) {
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    for thread in threads.drain(..) {
-        if thread.is_finished() {
-            let _ = thread.join();
-        }
-    }
 }
 
 fn now() -> String {
