@@ -103,7 +103,7 @@ fn write_summary(
     writeln!(out)?;
     writeln!(
         out,
-        "{} {} · {} · {} events · {} exception{} · {} dropped",
+        "{} {} · {} · {} events · {} exception{}{} · {} dropped",
         s.heading.style("tracer:"),
         style.style(word),
         ending,
@@ -113,6 +113,12 @@ fn write_summary(
             ""
         } else {
             "s"
+        },
+        // A worker's or a child's error the program handled or outlived.
+        if session.exception_count > 0 && !session.failed() {
+            " (not fatal: the program's own exit is the verdict)"
+        } else {
+            ""
         },
         session.dropped_events
     )?;

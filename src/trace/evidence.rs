@@ -3,6 +3,9 @@
 //!
 //! Format (top-level keys snake_case, nested objects camelCase; `null` when the run did not fail):
 //!
+//! Built only when the program's own exit says it failed (non-zero, or a signal). The failure is the
+//! main thread's last uncaught exception, else a worker's or a forked child's, else the exit.
+//!
 //! - `failure`: `{kind: "exception"|"exit", eventId, ts, message, file?, line?, column?, sourceLine?,
 //!   generated?, worker?, userFrame?, exitCode?, signal?, stderrTail?, note?}`. The site is the first frame
 //!   that is not Node's own; when it lies in `node_modules` or outside the workspace, `userFrame` names
@@ -129,12 +132,17 @@ pub fn build(
     let source_line =
         |position: &Position| source_line(position).map(|line| redactor.apply(&line).into_owned());
     let events = &session.events;
-    let exception = events.iter().rev().find(|e| e.kind == Kind::Exception);
-    let failure_event = match exception {
-        Some(event) => event,
-        None if session.failed() => events.iter().rev().find(|e| e.kind == Kind::Exit)?,
-        None => return None,
-    };
+    // The verdict is the program's own exit: a worker's or a child's error it handled is no failure.
+    if !session.failed() {
+        return None;
+    }
+    // The program's own uncaught exception explains its exit best; else a worker's or a child's
+    // (a worker's unhandled error is recorded once, in the worker); else the exit itself.
+    let exceptions = || events.iter().rev().filter(|e| e.kind == Kind::Exception);
+    let failure_event = exceptions()
+        .find(|e| e.worker.is_none())
+        .or_else(|| exceptions().next())
+        .or_else(|| events.iter().rev().find(|e| e.kind == Kind::Exit))?;
     let mut failure = Failure {
         kind: failure_event.kind,
         event_id: failure_event.id,
