@@ -452,3 +452,74 @@ fn an_error_the_program_handles_is_no_failure() {
     assert!(of_kind(&session.events, Kind::Exception).is_empty());
     assert!(out.evidence().is_none());
 }
+
+/// A workspace with the `loader/` fixtures: a tiny loader that puts 20 lines in front of `.ts` code.
+fn with_loader() -> Tracer {
+    [
+        "hooks.mjs",
+        "register.mjs",
+        "order.ts",
+        "main.ts",
+        "main.js",
+    ]
+    .iter()
+    .fold(Tracer::new(), |t, f| t.fixture(&format!("loader/{f}")))
+}
+
+#[test]
+fn positions_under_a_loader_use_the_source_map_the_runtime_knows() {
+    // `NODE_OPTIONS="--import tsx" tracer run src/main.ts`, with a loader of our own: its map is
+    // known to the runtime only (inline in the transformed code), not in the file on disk.
+    let out = with_loader()
+        .env("NODE_OPTIONS", "--import ./loader/register.mjs")
+        .args(["run", "loader/main.ts"])
+        .run();
+    out.assert_code(0);
+    let order = out
+        .workspace()
+        .join("loader/order.ts")
+        .display()
+        .to_string();
+    let events = out.events();
+    let log = *of_kind(&events, Kind::Console)
+        .first()
+        .expect("the console call");
+    assert_eq!(
+        (log.file.as_deref(), log.line, log.column),
+        (Some(order.as_str()), Some(3), Some(11)),
+        "{log:?}"
+    );
+    assert_eq!(log.generated.as_ref().map(|g| g.line), Some(23));
+}
+
+#[test]
+fn a_transformed_position_with_no_known_map_is_unmapped_never_confidently_wrong() {
+    // A plain `.js` entry registers the loader itself, and the loader writes no map: the runtime's
+    // positions (20 lines down) are not lines of the file on disk.
+    let out = with_loader()
+        .env("LOADER_NO_MAP", "1")
+        .args(["run", "loader/main.js"])
+        .run();
+    out.assert_code(1);
+    let order = out
+        .workspace()
+        .join("loader/order.ts")
+        .display()
+        .to_string();
+    let events = out.events();
+    let log = *of_kind(&events, Kind::Console).first().unwrap();
+    assert_eq!(log.file.as_deref(), Some(order.as_str()));
+    assert_eq!((log.line, log.column), (None, None), "{log:?}");
+    assert_eq!(log.generated.as_ref().map(|g| g.line), Some(23));
+    assert!(log.note.as_deref().is_some_and(|n| n.contains("unmapped")));
+    let evidence = out.evidence().unwrap();
+    assert_eq!(evidence.failure.message, "Error: no pears today");
+    assert_eq!(evidence.failure.line, None, "{:?}", evidence.failure);
+    assert_eq!(evidence.failure.source_line, None);
+    assert_eq!(evidence.confidence, Confidence::Low);
+    assert!(
+        out.stderr().contains("position unmapped"),
+        "{}",
+        out.stderr()
+    );
+}

@@ -452,7 +452,12 @@ fn trace(
     // The exit probe pauses the program through the `Debugger` domain.
     // The Debugger domain costs ~30 ms at start-up (V8 in debug mode): paid only when script
     // events are asked for, or when the tool needs breakpoints (the audit's exit probe).
-    let debugger = args.scripts || extras.exit_probe.is_some();
+    // It is also paid when a loader may have transformed the code (`--import tsx`, a `.ts`
+    // target): the runtime's `scriptParsed` carries the source maps the loader registered.
+    let node_options = std::env::var("NODE_OPTIONS").ok();
+    let debugger = args.scripts
+        || extras.exit_probe.is_some()
+        || launch::loader_likely(&plan.target, node_options.as_deref());
     let mut exit_probe = None;
     let skip_pauses = extras.exit_probe.is_none();
     let read = Driver::start(&mut cdp, debugger, skip_pauses).and_then(|mut driver| {

@@ -131,6 +131,8 @@ fn write_summary(
     writeln!(out, "{} {}", s.error.style("failure"), failure.message)?;
     if let (Some(file), Some(line), Some(column)) = (&failure.file, failure.line, failure.column) {
         code_frame(out, s, file, line, column, failure.source_line.as_deref())?;
+    } else if let Some(file) = &failure.file {
+        unmapped_frame(out, s, file)?;
     }
     if let Some(frame) = &failure.user_frame {
         writeln!(
@@ -167,6 +169,8 @@ fn write_summary(
             if let (Some(file), Some(line), Some(column)) = (&cause.file, cause.line, cause.column)
             {
                 code_frame(out, s, file, line, column, cause.source_line.as_deref())?;
+            } else if let Some(file) = &cause.file {
+                unmapped_frame(out, s, file)?;
             }
         }
         None => writeln!(out, "{} none captured", s.heading.style("immediate cause"))?,
@@ -206,6 +210,19 @@ fn step_title(step: &Step) -> String {
     } else {
         format!("{}{worker} {value:?}", step.detail)
     }
+}
+
+/// A file without a position: the runtime's position did not fit it (see the event's note).
+fn unmapped_frame(out: &mut impl Write, s: &Styles, file: &str) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "  {} {} {}",
+        s.dim.style("-->"),
+        s.location.style(display_path(file)),
+        s.dim.style(
+            "(position unmapped: the code that ran was transformed and no source map was known)"
+        )
+    )
 }
 
 fn code_frame(

@@ -97,6 +97,9 @@ impl Capture {
             .and_then(Value::as_str)
             .unwrap_or("");
         self.mapper.register_script(url, source_map_url);
+        if let Some(length) = params.get("length").and_then(Value::as_u64) {
+            self.mapper.register_script_length(url, length);
+        }
         // Workers always report their scripts (their Debugger domain catches uncaught errors);
         // script events are recorded only when asked for.
         if !self.script_events {
@@ -232,12 +235,21 @@ impl Capture {
         event.set_value(description.clone(), VALUE_LIMIT);
 
         let mapped = self.mapper.cdp_stack(stack_trace);
-        let note = mapped.note;
+        let mut note = mapped.note;
         let mut frames = mapper::stack_text_frames(&description);
         if frames.is_empty()
             && let Some(preview) = preview_property(exception, "stack")
         {
             frames = mapper::stack_text_frames(&preview);
+        }
+        for frame in &mut frames {
+            self.mapper.check_on_disk(frame);
+        }
+        if note.is_none() && frames.first().is_some_and(|f| f.unmapped) {
+            note = Some(
+                "the error's stack names a position that does not fit the file on disk, and no source map for it was known (a loader such as tsx transformed the code?): the position is unmapped"
+                    .into(),
+            );
         }
         match (mapped.frames.into_iter().next(), frames.first()) {
             (Some(site), Some(first)) if site.file == first.file && site.line == first.line => {

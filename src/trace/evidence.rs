@@ -17,6 +17,7 @@
 //! - `relevant_input`: `{target, args, cwd}`.
 //! - `confidence`: `high` (the failure is mapped to a user source file and the immediate cause is in
 //!   the same file), `medium` (mapped, but the cause is elsewhere or missing), `low` (no position).
+//!   A position marked unmapped (transformed code with no known source map) is no position.
 //! - `caveat`: the fixed sentence [`CAVEAT`].
 
 use std::path::Path;
@@ -198,16 +199,25 @@ pub fn build(
     let immediate_cause = prior.next();
     let previous_state_transitions: Vec<Step> = prior.take(EVIDENCE_CONTEXT).collect();
 
+    // Only positions count: a file whose position could not be mapped (unmapped) is no site.
     let failure_files: Vec<&str> = failure
         .file
         .as_deref()
+        .filter(|_| failure.line.is_some())
         .into_iter()
-        .chain(failure.user_frame.as_ref().map(|f| f.file.as_str()))
+        .chain(
+            failure
+                .user_frame
+                .as_ref()
+                .filter(|f| !f.unmapped)
+                .map(|f| f.file.as_str()),
+        )
         .collect();
     let confidence = if failure_files.is_empty() {
         Confidence::Low
     } else if immediate_cause
         .as_ref()
+        .filter(|c| c.line.is_some())
         .and_then(|c| c.file.as_deref())
         .is_some_and(|f| failure_files.contains(&f))
     {

@@ -5,7 +5,8 @@
 //! - `node:*`, `internal/*`, `eval`, `wasm:`, `data:` and empty URLs are filtered out of stacks,
 //! - 0-based CDP lines and columns become 1-based,
 //! - a generated position is resolved through its script's source map (the generated position is kept
-//!   beside the original one).
+//!   beside the original one), and a position with no map that does not fit the file on disk (a
+//!   loader's transformed code) is marked unmapped rather than shown as a line of that file.
 //!
 //! Stack *text* (`Error.stack`) already carries 1-based positions; it is parsed here too, so that
 //! nothing else in the program touches positions.
@@ -30,8 +31,24 @@ enum MapEntry {
 pub struct Mapper {
     workspace: PathBuf,
     source_map_urls: HashMap<String, String>,
+    /// The length (UTF-16 units) of each script as the runtime parsed it, when it said.
+    script_lengths: HashMap<String, u64>,
     maps: HashMap<PathBuf, MapEntry>,
+    /// Each file's shape on disk (see `fits_on_disk`), read once.
+    on_disk: HashMap<PathBuf, Option<DiskText>>,
 }
+
+/// What the position check needs of a file on disk: its length and its lines' lengths, in UTF-16
+/// units (as V8 counts columns).
+struct DiskText {
+    length: u64,
+    /// With a leading byte-order mark, which CommonJS strips before compiling.
+    bom: bool,
+    lines: Vec<u32>,
+}
+
+/// The largest file read to check a position against.
+const MAX_CHECKED_BYTES: u64 = 16 * 1024 * 1024;
 
 /// A mapped call stack: user frames only, nearest first, and a note when a map could not be used.
 pub struct MappedStack {
@@ -44,7 +61,9 @@ impl Mapper {
         Mapper {
             workspace,
             source_map_urls: HashMap::new(),
+            script_lengths: HashMap::new(),
             maps: HashMap::new(),
+            on_disk: HashMap::new(),
         }
     }
 
@@ -53,6 +72,30 @@ impl Mapper {
         if !source_map_url.is_empty() {
             self.source_map_urls
                 .insert(url.to_owned(), source_map_url.to_owned());
+        }
+    }
+
+    /// Records the length (UTF-16 units) of the script at `url` as the runtime parsed it.
+    pub fn register_script_length(&mut self, url: &str, length: u64) {
+        self.script_lengths.insert(url.to_owned(), length);
+    }
+
+    /// Marks a frame read from stack text unmapped when its position does not fit its file on disk
+    /// (Node maps stack text through the source maps it knows; without one, a loader's transformed
+    /// positions remain).
+    pub fn check_on_disk(&mut self, frame: &mut Frame) {
+        let (Some(line0), Some(column0)) = (frame.line.checked_sub(1), frame.column.checked_sub(1))
+        else {
+            return;
+        };
+        if !fits_on_disk(
+            &mut self.on_disk,
+            None,
+            Path::new(&frame.file),
+            line0,
+            column0,
+        ) {
+            frame.unmapped = true;
         }
     }
 
@@ -122,6 +165,7 @@ impl Mapper {
                         line: original.line0.saturating_add(1),
                         column: original.column0.saturating_add(1),
                         generated: Some(generated),
+                        unmapped: false,
                     },
                     None,
                 )),
@@ -132,6 +176,23 @@ impl Mapper {
                     ),
                 )),
             },
+            MapEntry::None
+                if !fits_on_disk(
+                    &mut self.on_disk,
+                    self.script_lengths.get(url).copied(),
+                    &path,
+                    line0,
+                    column0,
+                ) =>
+            {
+                let note = format!(
+                    "the runtime's position {}:{}:{} does not fit the file on disk, and no source map for it was known (a loader such as tsx transformed the code?): the position is unmapped",
+                    generated.file, generated.line, generated.column
+                );
+                let mut frame = plain(function_name, generated);
+                frame.unmapped = true;
+                Some((frame, Some(note)))
+            }
             MapEntry::None => Some((plain(function_name, generated), None)),
             MapEntry::Broken(note) => Some((
                 plain(function_name, generated),
@@ -148,6 +209,47 @@ impl Mapper {
     }
 }
 
+/// Whether a 0-based position of a script can be a position in `path` as it is on
+/// disk: the script the runtime parsed has the file's length (when the runtime said), the
+/// line exists and the column is within it. A loader's transformed code without a source map
+/// fails this, so its positions are never shown as lines of the original file.
+fn fits_on_disk(
+    on_disk: &mut HashMap<PathBuf, Option<DiskText>>,
+    script_length: Option<u64>,
+    path: &Path,
+    line0: u32,
+    column0: u32,
+) -> bool {
+    let text = on_disk
+        .entry(path.to_owned())
+        .or_insert_with(|| {
+            let bytes = crate::files::read_capped(path, MAX_CHECKED_BYTES).ok()?;
+            let text = String::from_utf8_lossy(&bytes);
+            Some(DiskText {
+                length: text.encode_utf16().count() as u64,
+                bom: text.starts_with('\u{feff}'),
+                lines: text
+                    .split('\n')
+                    .map(|l| u32::try_from(l.encode_utf16().count()).unwrap_or(u32::MAX))
+                    .collect(),
+            })
+        })
+        .as_ref();
+    // An unreadable file cannot be checked: its positions are not quoted from it either.
+    let Some(text) = text else {
+        return true;
+    };
+    if let Some(length) = script_length
+        && length != text.length
+        && !(text.bom && length + 1 == text.length)
+    {
+        return false;
+    }
+    text.lines
+        .get(line0 as usize)
+        .is_some_and(|&len| column0 <= len)
+}
+
 fn plain(function_name: String, position: Position) -> Frame {
     Frame {
         function_name,
@@ -155,6 +257,7 @@ fn plain(function_name: String, position: Position) -> Frame {
         line: position.line,
         column: position.column,
         generated: None,
+        unmapped: false,
     }
 }
 
@@ -207,6 +310,7 @@ pub fn stack_text_frames(text: &str) -> Vec<Frame> {
                 line: caps["line"].parse().ok()?,
                 column: caps["col"].parse().ok()?,
                 generated: None,
+                unmapped: false,
             })
         })
         .collect()
