@@ -523,3 +523,25 @@ fn a_transformed_position_with_no_known_map_is_unmapped_never_confidently_wrong(
         out.stderr()
     );
 }
+
+#[test]
+fn a_syntax_error_keeps_its_class_and_position() {
+    // Node prints `syntax.js:3` and `SyntaxError: Identifier 'a' has already been declared`.
+    for script in ["syntax.js", "syntax.mjs"] {
+        let out = Tracer::new().fixture(script).args(["run", script]).run();
+        out.assert_code(1);
+        let file = out.workspace().join(script).display().to_string();
+        let evidence = out.evidence().unwrap();
+        let failure = &evidence.failure;
+        assert_eq!(
+            failure.message, "SyntaxError: Identifier 'a' has already been declared",
+            "{script}"
+        );
+        assert_eq!(
+            (failure.file.as_deref(), failure.line, failure.column),
+            (Some(file.as_str()), Some(3), Some(7)),
+            "{script}"
+        );
+        assert_eq!(failure.source_line.as_deref(), Some("const a = 2;"));
+    }
+}

@@ -157,13 +157,15 @@ impl Capture {
                 self.worker_errors.remove(at);
                 return;
             }
-            // Last resort: the exception's own position (url may be a plain path; 0-based).
+            // Last resort: the exception's own position (url may be a plain path; 0-based). Its
+            // column is one less than the frame's (an ES module's SyntaxError: one less than the
+            // column Node's own message points at), so it is moved onto the same 0-based column.
             let url = details.get("url").and_then(Value::as_str).unwrap_or("");
             let line0 = details.get("lineNumber").and_then(Value::as_u64);
             let column0 = details
                 .get("columnNumber")
                 .and_then(Value::as_u64)
-                .unwrap_or(0);
+                .map_or(0, |c| c + 1);
             if let Some(line0) = line0
                 && let Some((frame, _)) =
                     self.mapper
@@ -228,15 +230,28 @@ impl Capture {
             .or_else(|| exception.map(values::render))
             .unwrap_or_else(|| text.to_owned());
         let mut event = Event::new(Kind::Exception, self.clock.ms(), text);
+        // A CommonJS SyntaxError's stack starts with Node's decoration: the position, the source
+        // line and a caret; the error's own line (`SyntaxError: …`) follows.
+        let arrow = mapper::arrow_frame(&description);
+        let stack_text = arrow
+            .as_ref()
+            .map_or(description.as_str(), |(_, rest)| rest);
         let message = preview_message(exception)
-            .filter(|m| m.len() > first_line(&description).len())
-            .unwrap_or_else(|| first_line(&description));
+            .filter(|m| m.len() > first_line(stack_text).len())
+            .unwrap_or_else(|| first_line(stack_text));
         event.error_message = Some(values::cap(message, VALUE_LIMIT).0);
         event.set_value(description.clone(), VALUE_LIMIT);
 
         let mapped = self.mapper.cdp_stack(stack_trace);
         let mut note = mapped.note;
-        let mut frames = mapper::stack_text_frames(&description);
+        let mut frames = mapper::stack_text_frames(stack_text);
+        if let Some((site, _)) = arrow.clone()
+            && !frames
+                .iter()
+                .any(|f| f.file == site.file && f.line == site.line)
+        {
+            frames.insert(0, site);
+        }
         if frames.is_empty()
             && let Some(preview) = preview_property(exception, "stack")
         {
@@ -288,7 +303,14 @@ fn preview_property(exception: Option<&Value>, name: &str) -> Option<String> {
 /// `Error: worker boom` from a preview's `name` and `message`, when the description is only `Error`.
 fn preview_message(exception: Option<&Value>) -> Option<String> {
     let message = preview_property(exception, "message")?;
-    let name = preview_property(exception, "name").unwrap_or_else(|| "Error".to_owned());
+    let name = preview_property(exception, "name")
+        .or_else(|| {
+            exception?
+                .get("className")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| "Error".to_owned());
     Some(format!("{name}: {message}"))
 }
 

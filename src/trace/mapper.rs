@@ -316,6 +316,27 @@ pub fn stack_text_frames(text: &str) -> Vec<Frame> {
         .collect()
 }
 
+/// The position Node puts in front of an error's stack when it decorates it (a CommonJS
+/// `SyntaxError`: `/path/app.js:2`, the source line, a caret under the column, a blank line), and
+/// the text after that block. Already 1-based; the column is the caret's (characters).
+pub fn arrow_frame(text: &str) -> Option<(Frame, &str)> {
+    static ARROW: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\A(?P<loc>[^\n]+):(?P<line>\d+)\n[^\n]*\n(?P<pad>[ \t]*)\^+[^\n]*\n\n?")
+            .expect("valid regex")
+    });
+    let caps = ARROW.captures(text)?;
+    let path = user_path(caps.name("loc")?.as_str())?;
+    let frame = Frame {
+        function_name: String::new(),
+        file: path.display().to_string(),
+        line: caps["line"].parse().ok()?,
+        column: u32::try_from(caps["pad"].chars().count() + 1).ok()?,
+        generated: None,
+        unmapped: false,
+    };
+    Some((frame, &text[caps.get(0)?.end()..]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,6 +391,18 @@ mod tests {
             ("work", 3, 9)
         );
         assert_eq!(frames[1].file, "/w/b c.js");
+    }
+
+    #[test]
+    fn reads_the_position_node_decorates_a_syntax_error_with() {
+        let text = "/w/syntax.js:2\nconst a = 2;\n      ^\n\nSyntaxError: Identifier 'a' has already been declared\n    at wrapSafe (node:internal/modules/cjs/loader:1464:18)";
+        let (frame, rest) = arrow_frame(text).unwrap();
+        assert_eq!(
+            (frame.file.as_str(), frame.line, frame.column),
+            ("/w/syntax.js", 2, 7)
+        );
+        assert!(rest.starts_with("SyntaxError: Identifier"));
+        assert!(arrow_frame("Error: boom\n    at x (/w/a.js:1:1)").is_none());
     }
 
     #[test]
