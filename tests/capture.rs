@@ -19,14 +19,15 @@ fn console_methods_node_reports_twice_are_recorded_once() {
         .iter()
         .map(|e| (e.line.unwrap(), e.level.as_deref().unwrap()))
         .collect();
-    // console.time (line 8) prints nothing and is not reported by the inspector.
+    // console.time (line 8) prints nothing and is not reported by the inspector. Levels are the
+    // methods as written (the inspector says `startGroup`, `endGroup`).
     assert_eq!(
         calls,
         [
             (4, "table"),
             (5, "count"),
-            (6, "startGroup"),
-            (7, "endGroup"),
+            (6, "group"),
+            (7, "groupEnd"),
             (9, "timeEnd"),
             (10, "assert"),
             (11, "trace"),
@@ -544,4 +545,44 @@ fn a_syntax_error_keeps_its_class_and_position() {
         );
         assert_eq!(failure.source_line.as_deref(), Some("const a = 2;"));
     }
+}
+
+#[test]
+fn console_values_and_thrown_objects_read_as_node_prints_them() {
+    let out = Tracer::new()
+        .fixture("formatting.js")
+        .args(["run", "formatting.js"])
+        .run();
+    out.assert_code(1);
+    assert!(
+        out.stdout().contains("cart has 3 items"),
+        "node itself: {}",
+        out.dump()
+    );
+    let events = out.events();
+    let console: Vec<(&str, Option<&str>, Option<&str>)> = of_kind(&events, Kind::Console)
+        .iter()
+        .map(|e| (e.detail.as_str(), e.level.as_deref(), e.value.as_deref()))
+        .collect();
+    assert_eq!(
+        console,
+        [
+            ("console.log", Some("log"), Some("cart has 3 items")),
+            (
+                "console.warn",
+                Some("warn"),
+                Some("careful: 'x' left { a: 1 }")
+            ),
+        ]
+    );
+    let evidence = out.evidence().unwrap();
+    assert_eq!(
+        evidence.failure.message,
+        "{ code: 42, msg: 'not an error' }"
+    );
+    assert_eq!(
+        evidence.originating_value.as_deref(),
+        Some("{ code: 42, msg: 'not an error' }")
+    );
+    assert_eq!(evidence.failure.line, Some(5));
 }

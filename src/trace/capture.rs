@@ -123,7 +123,7 @@ impl Capture {
         if top_url.is_some_and(|url| url.starts_with("node:internal/console")) {
             return;
         }
-        let level = params.get("type").and_then(Value::as_str).unwrap_or("log");
+        let level = console_method(params.get("type").and_then(Value::as_str).unwrap_or("log"));
         let args = params
             .get("args")
             .and_then(Value::as_array)
@@ -221,13 +221,21 @@ impl Capture {
         exception: Option<&Value>,
         stack_trace: Option<&Value>,
     ) -> Event {
+        // An error's description is its stack text; anything else thrown (a plain object, a
+        // string) is described as Node prints it, from its value or preview.
+        let is_error = exception
+            .and_then(|e| e.get("subtype"))
+            .and_then(Value::as_str)
+            == Some("error");
         let description = exception
+            .filter(|_| is_error)
             .and_then(|e| {
                 e.get("description")
                     .and_then(Value::as_str)
                     .map(str::to_owned)
             })
             .or_else(|| exception.map(values::render))
+            .filter(|d| !d.is_empty())
             .unwrap_or_else(|| text.to_owned());
         let mut event = Event::new(Kind::Exception, self.clock.ms(), text);
         // A CommonJS SyntaxError's stack starts with Node's decoration: the position, the source
@@ -287,6 +295,17 @@ impl Capture {
         }
         event.call_stack = frames;
         event.note = note;
+    }
+}
+
+/// The console method as the program called it, from the CDP `type` (`warning` is `console.warn`).
+fn console_method(cdp_type: &str) -> &str {
+    match cdp_type {
+        "warning" => "warn",
+        "startGroup" => "group",
+        "startGroupCollapsed" => "groupCollapsed",
+        "endGroup" => "groupEnd",
+        other => other,
     }
 }
 
