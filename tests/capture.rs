@@ -586,3 +586,51 @@ fn console_values_and_thrown_objects_read_as_node_prints_them() {
     );
     assert_eq!(evidence.failure.line, Some(5));
 }
+
+#[test]
+fn a_failure_deep_inside_a_library_names_the_users_own_frame() {
+    // js-yaml's way: an error-like object whose captured stack reaches the user's top level only
+    // in the text Node prints; the preview the inspector sends elides the middle of it.
+    let out = Tracer::new()
+        .fixture("uses_yamlish.js")
+        .fixture_as("yamlish.js", "node_modules/yamlish/index.js")
+        .args(["run", "--annotations", "github", "uses_yamlish.js"])
+        .run();
+    out.assert_code(1);
+    let lib = out
+        .workspace()
+        .join("node_modules/yamlish/index.js")
+        .display()
+        .to_string();
+    let app = out
+        .workspace()
+        .join("uses_yamlish.js")
+        .display()
+        .to_string();
+    let evidence = out.evidence().unwrap();
+    assert!(
+        evidence
+            .failure
+            .message
+            .starts_with("YAMLException: unexpected end of the stream"),
+        "{}",
+        evidence.failure.message
+    );
+    assert_eq!(
+        (evidence.failure.file.as_deref(), evidence.failure.line),
+        (Some(lib.as_str()), Some(14))
+    );
+    let user = evidence
+        .failure
+        .user_frame
+        .as_ref()
+        .unwrap_or_else(|| panic!("the user's own frame is named\n{}", out.dump()));
+    assert_eq!((user.file.as_str(), user.line), (app.as_str(), 7));
+    assert!(
+        out.stdout()
+            .lines()
+            .any(|l| l.starts_with("::error file=uses_yamlish.js,line=7,")),
+        "the annotation goes on the user's line\n{}",
+        out.stdout()
+    );
+}

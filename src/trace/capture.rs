@@ -223,10 +223,13 @@ impl Capture {
     ) -> Event {
         // An error's description is its stack text; anything else thrown (a plain object, a
         // string) is described as Node prints it, from its value or preview.
+        // Error-like objects (js-yaml's `YAMLException`: an `Error.prototype` chain and a
+        // captured `stack`, but not made by `Error`) count as errors.
         let is_error = exception
             .and_then(|e| e.get("subtype"))
             .and_then(Value::as_str)
-            == Some("error");
+            == Some("error")
+            || preview_property(exception, "stack").is_some();
         let description = exception
             .filter(|_| is_error)
             .and_then(|e| {

@@ -189,6 +189,19 @@ pub fn build(
             .iter()
             .find(|f| is_own_code(&f.file))
             .cloned();
+        if failure.user_frame.is_none()
+            && failure_event.kind == Kind::Exception
+            && let Some(frame) = user_frame_on_stderr(&failure, &session.stderr_tail, is_own_code)
+        {
+            // The captured stack was cut short (an error-like object's preview elides the middle
+            // of its stack); Node printed the whole stack text on stderr.
+            failure.user_frame = Some(frame);
+            let note = "userFrame read from the error's stack text on stderr";
+            failure.note = Some(match failure.note.take() {
+                Some(earlier) => format!("{earlier}; {note}"),
+                None => note.to_owned(),
+            });
+        }
     }
 
     let mut prior = events
@@ -241,6 +254,24 @@ pub fn build(
         confidence,
         caveat: CAVEAT.to_owned(),
     })
+}
+
+/// The first frame of the user's own code below the failure's site in the last stack text on
+/// stderr that passes through that site (file and line); `None` when stderr has no such stack.
+fn user_frame_on_stderr(
+    failure: &Failure,
+    stderr_tail: &str,
+    is_own_code: &dyn Fn(&str) -> bool,
+) -> Option<Frame> {
+    let (file, line) = (failure.file.as_deref()?, failure.line?);
+    let frames = mapper::stack_text_frames(stderr_tail);
+    let site = frames
+        .iter()
+        .rposition(|f| f.file == file && f.line == line)?;
+    frames[site..]
+        .iter()
+        .find(|f| is_own_code(&f.file))
+        .cloned()
 }
 
 fn step(event: &Event, source_line: &dyn Fn(&Position) -> Option<String>) -> Step {

@@ -288,13 +288,13 @@ pub fn percent_decode(text: &str) -> String {
         .into_owned()
 }
 
-/// Parses the frames of an `Error.stack` text (`    at fn (/path/file.js:3:9)`): user frames only,
-/// nearest first. These positions are already 1-based (and already source-mapped by Node's
+/// Parses the frames of an `Error.stack` text (`    at fn (/path/file.js:3:9)`; the last frame of
+/// an error Node prints with its own properties ends in ` {`): user frames only, nearest first. These positions are already 1-based (and already source-mapped by Node's
 /// `--enable-source-maps`), so they are kept as they are.
 pub fn stack_text_frames(text: &str) -> Vec<Frame> {
     static AT: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"^\s*at (?:(?P<name>.*?) \()?(?P<loc>[^()]*?):(?P<line>\d+):(?P<col>\d+)\)?\s*$",
+            r"^\s*at (?:(?P<name>.*?) \()?(?P<loc>[^()]*?):(?P<line>\d+):(?P<col>\d+)\)?(?: \{)?\s*$",
         )
         .expect("valid regex")
     });
@@ -379,9 +379,10 @@ mod tests {
 
     #[test]
     fn parses_stack_text_keeping_one_based_positions() {
-        let stack = "Error: boom\n    at work (/w/app.js:3:9)\n    at node:internal/x:1:1\n    at /w/b c.js:10:2\n    at async Promise.all (index 0)";
+        let stack = "Error: boom\n    at work (/w/app.js:3:9)\n    at node:internal/x:1:1\n    at /w/b c.js:10:2\n    at async Promise.all (index 0)\n    at Object.<anonymous> (/w/top.js:6:8) {";
         let frames = stack_text_frames(stack);
-        assert_eq!(frames.len(), 2);
+        assert_eq!(frames.len(), 3);
+        assert_eq!((frames[2].file.as_str(), frames[2].line), ("/w/top.js", 6));
         assert_eq!(
             (
                 frames[0].function_name.as_str(),
