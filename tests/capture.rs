@@ -634,3 +634,67 @@ fn a_failure_deep_inside_a_library_names_the_users_own_frame() {
         out.stdout()
     );
 }
+
+#[test]
+fn a_clis_non_zero_exit_reads_its_printed_error_position() {
+    let out = Tracer::new()
+        .fixture_as("cli/tsc_like.js", "tsc_like.js")
+        .fixture_as("cli/index.ts", "src/index.ts")
+        .args(["run", "tsc_like.js", "-p", "."])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().expect("exit 2 is a failure");
+    let failure = &evidence.failure;
+    let index = out.workspace().join("src/index.ts").display().to_string();
+    assert_eq!(failure.kind, Kind::Exit);
+    assert_eq!(failure.exit_code, Some(2));
+    assert!(
+        failure.message.contains("error TS2322"),
+        "{}",
+        failure.message
+    );
+    assert_eq!(
+        (failure.file.as_deref(), failure.line, failure.column),
+        (Some(index.as_str()), Some(2), Some(7))
+    );
+    assert_eq!(
+        failure.source_line.as_deref(),
+        Some("const n: number = \"seven\";")
+    );
+    assert!(
+        failure
+            .note
+            .as_deref()
+            .is_some_and(|n| n.contains("read from the program's stdout")),
+        "{failure:?}"
+    );
+    assert_eq!(evidence.confidence, Confidence::Medium);
+    assert!(
+        evidence.confidence_basis.contains("printed"),
+        "{}",
+        evidence.confidence_basis
+    );
+}
+
+#[test]
+fn a_test_runners_printed_stack_is_the_site_of_its_failing_exit() {
+    let out = Tracer::new()
+        .fixture_as("cli/runner_like.js", "math.test.js")
+        .args(["run", "math.test.js"])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().unwrap();
+    let failure = &evidence.failure;
+    let test = out.workspace().join("math.test.js").display().to_string();
+    assert_eq!(
+        (failure.file.as_deref(), failure.line),
+        (Some(test.as_str()), Some(6)),
+        "{failure:?}"
+    );
+    assert!(
+        failure.message.contains("AssertionError"),
+        "{}",
+        failure.message
+    );
+    assert_eq!(evidence.confidence, Confidence::Medium);
+}

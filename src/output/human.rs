@@ -193,6 +193,9 @@ fn write_summary(
         s.heading.style("confidence"),
         confidence.as_str().unwrap_or("")
     )?;
+    if !evidence.confidence_basis.is_empty() {
+        writeln!(out, "  {}", s.dim.style(&evidence.confidence_basis))?;
+    }
     writeln!(out, "{}", s.dim.style(&evidence.caveat))?;
     Ok(())
 }

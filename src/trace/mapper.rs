@@ -80,6 +80,17 @@ impl Mapper {
         self.script_lengths.insert(url.to_owned(), length);
     }
 
+    /// Maps a position a program printed (1-based, see `printed_position`) like any runtime
+    /// position: through the file's source map when it has one, checked against the file on disk.
+    pub fn printed(&mut self, frame: &Frame) -> (Frame, Option<String>) {
+        let (Some(line0), Some(column0)) = (frame.line.checked_sub(1), frame.column.checked_sub(1))
+        else {
+            return (frame.clone(), None);
+        };
+        self.position(&frame.function_name, &frame.file, line0, column0)
+            .unwrap_or_else(|| (frame.clone(), None))
+    }
+
     /// Marks a frame read from stack text unmapped when its position does not fit its file on disk
     /// (Node maps stack text through the source maps it knows; without one, a loader's transformed
     /// positions remain).
@@ -316,6 +327,54 @@ pub fn stack_text_frames(text: &str) -> Vec<Frame> {
         .collect()
 }
 
+/// A position a program printed about a file, as compilers, linters and test runners print them:
+/// `src/index.ts(1,7): error TS2322: …` (tsc), `src/a.ts:1:7 - error …` (tsc --pretty),
+/// `file:line:col: message`, `    src/x.ts:1:7:` (esbuild). 1-based as printed. A relative path is
+/// resolved against `cwd`; only a file that exists counts, so a URL or a time is never taken for one.
+pub fn printed_position(line: &str, cwd: &Path) -> Option<Frame> {
+    static PAREN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s*(?P<file>[^\s(][^()]*?)\((?P<line>\d+),(?P<col>\d+)\)")
+            .expect("valid regex")
+    });
+    static COLON: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s*(?P<file>[^\s:()][^:()]*?):(?P<line>\d+):(?P<col>\d+)(?:[:\s]|$)")
+            .expect("valid regex")
+    });
+    static ANSI: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\x1b\[[0-9;]*m").expect("valid regex"));
+    let plain = ANSI.replace_all(line, "");
+    let caps = PAREN.captures(&plain).or_else(|| COLON.captures(&plain))?;
+    let file = caps["file"].trim();
+    let file = file.strip_prefix("file://").unwrap_or(file);
+    let path = cwd.join(percent_decode(file));
+    if !path.is_file() {
+        return None;
+    }
+    Some(Frame {
+        function_name: String::new(),
+        file: normalize_path(&path).display().to_string(),
+        line: caps["line"].parse().ok().filter(|&n: &u32| n > 0)?,
+        column: caps["col"].parse().ok()?,
+        generated: None,
+        unmapped: false,
+    })
+}
+
+/// `a/./b/../c` as `a/c`, without touching the file system (symlinks are kept as written).
+fn normalize_path(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// The position Node puts in front of an error's stack when it decorates it (a CommonJS
 /// `SyntaxError`: `/path/app.js:2`, the source line, a caret under the column, a blank line), and
 /// the text after that block. Already 1-based; the column is the caret's (characters).
@@ -404,6 +463,36 @@ mod tests {
         );
         assert!(rest.starts_with("SyntaxError: Identifier"));
         assert!(arrow_frame("Error: boom\n    at x (/w/a.js:1:1)").is_none());
+    }
+
+    #[test]
+    fn reads_positions_programs_print_about_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(cwd.join("src")).unwrap();
+        std::fs::write(cwd.join("src/index.ts"), "const n: number = 'x';\n").unwrap();
+        let file = cwd.join("src/index.ts").display().to_string();
+        for line in [
+            "src/index.ts(1,7): error TS2322: Type 'string' is not assignable to type 'number'.",
+            "src/index.ts:1:7 - error TS2322: Type 'string' is not assignable",
+            "\x1b[96msrc/index.ts\x1b[0m:\x1b[93m1\x1b[0m:\x1b[93m7\x1b[0m - error",
+            "    src/./index.ts:1:7:",
+            &format!("{file}:1:7: error: no"),
+        ] {
+            let frame = printed_position(line, &cwd).unwrap_or_else(|| panic!("{line:?}"));
+            assert_eq!(
+                (frame.file.as_str(), frame.line, frame.column),
+                (file.as_str(), 1, 7),
+                "{line:?}"
+            );
+        }
+        for line in [
+            "http://localhost:8080:1 up",
+            "at 10:20:30 done",
+            "missing.ts(1,2): error",
+        ] {
+            assert!(printed_position(line, &cwd).is_none(), "{line:?}");
+        }
     }
 
     #[test]
