@@ -19,14 +19,15 @@ fn console_methods_node_reports_twice_are_recorded_once() {
         .iter()
         .map(|e| (e.line.unwrap(), e.level.as_deref().unwrap()))
         .collect();
-    // console.time (line 8) prints nothing and is not reported by the inspector.
+    // console.time (line 8) prints nothing and is not reported by the inspector. Levels are the
+    // methods as written (the inspector says `startGroup`, `endGroup`).
     assert_eq!(
         calls,
         [
             (4, "table"),
             (5, "count"),
-            (6, "startGroup"),
-            (7, "endGroup"),
+            (6, "group"),
+            (7, "groupEnd"),
             (9, "timeEnd"),
             (10, "assert"),
             (11, "trace"),
@@ -451,4 +452,249 @@ fn an_error_the_program_handles_is_no_failure() {
     );
     assert!(of_kind(&session.events, Kind::Exception).is_empty());
     assert!(out.evidence().is_none());
+}
+
+/// A workspace with the `loader/` fixtures: a tiny loader that puts 20 lines in front of `.ts` code.
+fn with_loader() -> Tracer {
+    [
+        "hooks.mjs",
+        "register.mjs",
+        "order.ts",
+        "main.ts",
+        "main.js",
+    ]
+    .iter()
+    .fold(Tracer::new(), |t, f| t.fixture(&format!("loader/{f}")))
+}
+
+#[test]
+fn positions_under_a_loader_use_the_source_map_the_runtime_knows() {
+    // `NODE_OPTIONS="--import tsx" tracer run src/main.ts`, with a loader of our own: its map is
+    // known to the runtime only (inline in the transformed code), not in the file on disk.
+    let out = with_loader()
+        .env("NODE_OPTIONS", "--import ./loader/register.mjs")
+        .args(["run", "loader/main.ts"])
+        .run();
+    out.assert_code(0);
+    let order = out
+        .workspace()
+        .join("loader/order.ts")
+        .display()
+        .to_string();
+    let events = out.events();
+    let log = *of_kind(&events, Kind::Console)
+        .first()
+        .expect("the console call");
+    assert_eq!(
+        (log.file.as_deref(), log.line, log.column),
+        (Some(order.as_str()), Some(3), Some(11)),
+        "{log:?}"
+    );
+    assert_eq!(log.generated.as_ref().map(|g| g.line), Some(23));
+}
+
+#[test]
+fn a_transformed_position_with_no_known_map_is_unmapped_never_confidently_wrong() {
+    // A plain `.js` entry registers the loader itself, and the loader writes no map: the runtime's
+    // positions (20 lines down) are not lines of the file on disk.
+    let out = with_loader()
+        .env("LOADER_NO_MAP", "1")
+        .args(["run", "loader/main.js"])
+        .run();
+    out.assert_code(1);
+    let order = out
+        .workspace()
+        .join("loader/order.ts")
+        .display()
+        .to_string();
+    let events = out.events();
+    let log = *of_kind(&events, Kind::Console).first().unwrap();
+    assert_eq!(log.file.as_deref(), Some(order.as_str()));
+    assert_eq!((log.line, log.column), (None, None), "{log:?}");
+    assert_eq!(log.generated.as_ref().map(|g| g.line), Some(23));
+    assert!(log.note.as_deref().is_some_and(|n| n.contains("unmapped")));
+    let evidence = out.evidence().unwrap();
+    assert_eq!(evidence.failure.message, "Error: no pears today");
+    assert_eq!(evidence.failure.line, None, "{:?}", evidence.failure);
+    assert_eq!(evidence.failure.source_line, None);
+    assert_eq!(evidence.confidence, Confidence::Low);
+    assert!(
+        out.stderr().contains("position unmapped"),
+        "{}",
+        out.stderr()
+    );
+}
+
+#[test]
+fn a_syntax_error_keeps_its_class_and_position() {
+    // Node prints `syntax.js:3` and `SyntaxError: Identifier 'a' has already been declared`.
+    for script in ["syntax.js", "syntax.mjs"] {
+        let out = Tracer::new().fixture(script).args(["run", script]).run();
+        out.assert_code(1);
+        let file = out.workspace().join(script).display().to_string();
+        let evidence = out.evidence().unwrap();
+        let failure = &evidence.failure;
+        assert_eq!(
+            failure.message, "SyntaxError: Identifier 'a' has already been declared",
+            "{script}"
+        );
+        assert_eq!(
+            (failure.file.as_deref(), failure.line, failure.column),
+            (Some(file.as_str()), Some(3), Some(7)),
+            "{script}"
+        );
+        assert_eq!(failure.source_line.as_deref(), Some("const a = 2;"));
+    }
+}
+
+#[test]
+fn console_values_and_thrown_objects_read_as_node_prints_them() {
+    let out = Tracer::new()
+        .fixture("formatting.js")
+        .args(["run", "formatting.js"])
+        .run();
+    out.assert_code(1);
+    assert!(
+        out.stdout().contains("cart has 3 items"),
+        "node itself: {}",
+        out.dump()
+    );
+    let events = out.events();
+    let console: Vec<(&str, Option<&str>, Option<&str>)> = of_kind(&events, Kind::Console)
+        .iter()
+        .map(|e| (e.detail.as_str(), e.level.as_deref(), e.value.as_deref()))
+        .collect();
+    assert_eq!(
+        console,
+        [
+            ("console.log", Some("log"), Some("cart has 3 items")),
+            (
+                "console.warn",
+                Some("warn"),
+                Some("careful: 'x' left { a: 1 }")
+            ),
+        ]
+    );
+    let evidence = out.evidence().unwrap();
+    assert_eq!(
+        evidence.failure.message,
+        "{ code: 42, msg: 'not an error' }"
+    );
+    assert_eq!(
+        evidence.originating_value.as_deref(),
+        Some("{ code: 42, msg: 'not an error' }")
+    );
+    assert_eq!(evidence.failure.line, Some(5));
+}
+
+#[test]
+fn a_failure_deep_inside_a_library_names_the_users_own_frame() {
+    // js-yaml's way: an error-like object whose captured stack reaches the user's top level only
+    // in the text Node prints; the preview the inspector sends elides the middle of it.
+    let out = Tracer::new()
+        .fixture("uses_yamlish.js")
+        .fixture_as("yamlish.js", "node_modules/yamlish/index.js")
+        .args(["run", "--annotations", "github", "uses_yamlish.js"])
+        .run();
+    out.assert_code(1);
+    let lib = out
+        .workspace()
+        .join("node_modules/yamlish/index.js")
+        .display()
+        .to_string();
+    let app = out
+        .workspace()
+        .join("uses_yamlish.js")
+        .display()
+        .to_string();
+    let evidence = out.evidence().unwrap();
+    assert!(
+        evidence
+            .failure
+            .message
+            .starts_with("YAMLException: unexpected end of the stream"),
+        "{}",
+        evidence.failure.message
+    );
+    assert_eq!(
+        (evidence.failure.file.as_deref(), evidence.failure.line),
+        (Some(lib.as_str()), Some(14))
+    );
+    let user = evidence
+        .failure
+        .user_frame
+        .as_ref()
+        .unwrap_or_else(|| panic!("the user's own frame is named\n{}", out.dump()));
+    assert_eq!((user.file.as_str(), user.line), (app.as_str(), 7));
+    assert!(
+        out.stdout()
+            .lines()
+            .any(|l| l.starts_with("::error file=uses_yamlish.js,line=7,")),
+        "the annotation goes on the user's line\n{}",
+        out.stdout()
+    );
+}
+
+#[test]
+fn a_clis_non_zero_exit_reads_its_printed_error_position() {
+    let out = Tracer::new()
+        .fixture_as("cli/tsc_like.js", "tsc_like.js")
+        .fixture_as("cli/index.ts", "src/index.ts")
+        .args(["run", "tsc_like.js", "-p", "."])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().expect("exit 2 is a failure");
+    let failure = &evidence.failure;
+    let index = out.workspace().join("src/index.ts").display().to_string();
+    assert_eq!(failure.kind, Kind::Exit);
+    assert_eq!(failure.exit_code, Some(2));
+    assert!(
+        failure.message.contains("error TS2322"),
+        "{}",
+        failure.message
+    );
+    assert_eq!(
+        (failure.file.as_deref(), failure.line, failure.column),
+        (Some(index.as_str()), Some(2), Some(7))
+    );
+    assert_eq!(
+        failure.source_line.as_deref(),
+        Some("const n: number = \"seven\";")
+    );
+    assert!(
+        failure
+            .note
+            .as_deref()
+            .is_some_and(|n| n.contains("read from the program's stdout")),
+        "{failure:?}"
+    );
+    assert_eq!(evidence.confidence, Confidence::Medium);
+    assert!(
+        evidence.confidence_basis.contains("printed"),
+        "{}",
+        evidence.confidence_basis
+    );
+}
+
+#[test]
+fn a_test_runners_printed_stack_is_the_site_of_its_failing_exit() {
+    let out = Tracer::new()
+        .fixture_as("cli/runner_like.js", "math.test.js")
+        .args(["run", "math.test.js"])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().unwrap();
+    let failure = &evidence.failure;
+    let test = out.workspace().join("math.test.js").display().to_string();
+    assert_eq!(
+        (failure.file.as_deref(), failure.line),
+        (Some(test.as_str()), Some(6)),
+        "{failure:?}"
+    );
+    assert!(
+        failure.message.contains("AssertionError"),
+        "{}",
+        failure.message
+    );
+    assert_eq!(evidence.confidence, Confidence::Medium);
 }

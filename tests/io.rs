@@ -79,6 +79,96 @@ fn ndjson_piped_to_head_1_still_completes_the_run() {
 }
 
 #[test]
+fn a_program_writing_until_its_reader_goes_away_ends_with_epipe_as_under_node() {
+    // `tracer run gen.js | head -1`, with the output passed through and with `--ndjson`: node
+    // alone gets EPIPE and exits 1; under the tracer it ran forever.
+    for ndjson in [false, true] {
+        let mut args = vec!["run"];
+        if ndjson {
+            args.push("--ndjson");
+        }
+        args.push("gen.js");
+        let mut running = Tracer::new().fixture("gen.js").args(args).spawn();
+        let first = running.read_one_line_and_close_stdout();
+        if ndjson {
+            assert_eq!(parse_ndjson(&first).len(), 1, "{first}");
+        } else {
+            assert_eq!(first, "line 0\n");
+        }
+        let out = running.wait(); // the harness's watchdog fails the test if the run never ends
+        out.assert_code(1);
+        let session = out.session();
+        assert_eq!(
+            (session.status, session.exit_code),
+            (Status::Failed, Some(1)),
+            "--ndjson {ndjson}"
+        );
+        let exception = *of_kind(&session.events, Kind::Exception)
+            .last()
+            .expect("the program's EPIPE error");
+        assert!(
+            exception
+                .error_message
+                .as_deref()
+                .is_some_and(|m| m.contains("EPIPE")),
+            "{exception:?}"
+        );
+        assert!(
+            out.stderr().contains("Error: write EPIPE"),
+            "node's own message reaches stderr: {}",
+            out.stderr()
+        );
+        let exit = session.events.last().unwrap();
+        assert_eq!(exit.kind, Kind::Exit);
+        assert!(
+            exit.note
+                .as_deref()
+                .is_some_and(|n| n.contains("stdout's reader went away")),
+            "{exit:?}"
+        );
+    }
+}
+
+#[test]
+fn a_slow_ndjson_reader_loses_no_output_of_a_program_that_then_throws() {
+    // Nobody reads the stream until the program has written everything and is about to throw:
+    // the slowest reader there is.
+    let tracer = Tracer::new().fixture("flood_throw.js");
+    let done = tracer.workspace().join("done");
+    let running = tracer.args(["run", "--ndjson", "flood_throw.js"]).spawn();
+    let deadline = std::time::Instant::now() + crate::support::WATCHDOG;
+    while !done.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the program never finished writing"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = running.wait();
+    out.assert_code(1);
+    let streamed = out.stdout_events();
+    let lines = output_lines(&streamed, Stream::Stdout);
+    assert_eq!(
+        lines.len(),
+        100_000,
+        "every line the program wrote is streamed"
+    );
+    assert_eq!(lines.last().map(String::as_str), Some("line 99999"));
+    assert!(
+        of_kind(&streamed, Kind::Exception)
+            .iter()
+            .any(|e| e.error_message.as_deref() == Some("Error: after the flood"))
+    );
+    assert_eq!(streamed.last().map(|e| e.kind), Some(Kind::Exit));
+    // What the session did not keep is counted, and adds up to what was streamed.
+    let session = out.session();
+    assert_eq!(
+        session.event_count + session.dropped_events,
+        streamed.len() as u64
+    );
+}
+
+#[test]
 fn stdin_is_passed_through() {
     let out = Tracer::new()
         .fixture("stdin.js")

@@ -171,6 +171,46 @@ fn a_workers_uncaught_error_is_tagged_and_positioned() {
 }
 
 #[test]
+fn a_worker_or_child_error_the_program_handles_does_not_fail_the_run() {
+    // Under plain node both programs exit 0: the verdict is the program's own exit.
+    for (fixture, tag, message) in [
+        ("worker_handled.js", "worker", "worker failed"),
+        ("fork_throws.js", "child", "child failed"),
+    ] {
+        let out = Tracer::new()
+            .fixture(fixture)
+            .args(["run", "--timeout", "60", fixture])
+            .run();
+        out.assert_code(0);
+        assert!(
+            out.stderr().contains("tracer: ok · exit code 0"),
+            "{fixture}: {}",
+            out.stderr()
+        );
+        let session = out.session();
+        assert_eq!(
+            (session.status, session.exit_code),
+            (Status::Exited, Some(0)),
+            "{fixture}"
+        );
+        assert!(out.evidence().is_none(), "{fixture}: no failure, no chain");
+        // The handled error is still in the trace, as an event of the worker or child.
+        let exception = of_kind(&session.events, Kind::Exception)
+            .into_iter()
+            .find(|e| e.error_message.as_deref() == Some(&format!("Error: {message}")[..]))
+            .unwrap_or_else(|| panic!("{fixture}: the error is an event\n{}", out.dump()));
+        assert!(
+            exception
+                .worker
+                .as_deref()
+                .is_some_and(|w| w.starts_with(tag)),
+            "{exception:?}"
+        );
+        assert!(out.stdout().contains(" exited with 1"), "{}", out.dump());
+    }
+}
+
+#[test]
 fn a_forked_child_does_not_hang_the_run() {
     let out = Tracer::new()
         .fixture("fork.js")

@@ -8,9 +8,8 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::ExitStatus;
 use std::sync::Arc;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -39,7 +38,7 @@ const STREAM_BOUND: usize = 8192;
 const STOP_GRACE: Duration = Duration::from_secs(2);
 /// How long Node gets to exit after the debugger disconnects.
 const EXIT_GRACE: Duration = Duration::from_secs(5);
-/// How long the pumps get to drain after the program exited.
+/// How long the program's pipes get to end after it exited (its descendants may hold them).
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
 /// Where and what to run, checked before anything is spawned.
@@ -187,8 +186,13 @@ pub fn execute(
 
     let clock = Clock::start();
     let (events, stream) = mpsc::sync_channel::<Event>(STREAM_BOUND);
+    // Set when the tracer's stdout loses its reader (`| head -1`); the program's stdout is then
+    // closed too.
+    let stdout_gone = Arc::new(AtomicBool::new(false));
     let sinks = Sinks {
-        stdout: args.ndjson.then(StdoutStream::new),
+        stdout: args
+            .ndjson
+            .then(|| StdoutStream::new(Arc::clone(&stdout_gone))),
         events_file: Some(EventsFile::new(store.events_file(&id)?, args.max_events)),
         log: EventLog::new(args.max_events),
         redactor: redactor.clone(),
@@ -196,7 +200,12 @@ pub fn execute(
     };
     let fan_out = output::fan_out(stream, sinks);
 
-    let outcome = trace(&plan, args, extras, &id, &events, clock, &stop);
+    let feed = Feed {
+        events: &events,
+        clock,
+        stdout_gone: Arc::clone(&stdout_gone),
+    };
+    let outcome = trace(&plan, args, extras, &id, feed, &stop);
     let (mut run, error) = match outcome {
         Ok(run) => (run, None),
         Err(failed) => {
@@ -222,6 +231,12 @@ pub fn execute(
     }
     exit_event.exit_code = session.exit_code;
     exit_event.signal = session.signal.clone();
+    if stdout_gone.load(Ordering::Relaxed) {
+        exit_event.note = Some(
+            "stdout's reader went away, so the program's stdout was closed too (its writes then fail with EPIPE, as without tracer)"
+                .into(),
+        );
+    }
     let _ = events.send(exit_event);
     drop(events);
     let log = fan_out
@@ -303,6 +318,14 @@ struct RunResult {
     node_probe: Option<crate::probe::node::NodeReport>,
 }
 
+/// Where a run's captured events go: the stream, its clock, and the flag that says the tracer's
+/// stdout lost its reader.
+struct Feed<'a> {
+    events: &'a SyncSender<Event>,
+    clock: Clock,
+    stdout_gone: Arc<AtomicBool>,
+}
+
 /// Spawns, attaches, drives and stops the program. On error the partial result comes back too, so
 /// nothing already captured is lost.
 fn trace(
@@ -310,10 +333,14 @@ fn trace(
     args: &RunArgs,
     extras: &Extras,
     id: &str,
-    events: &SyncSender<Event>,
-    clock: Clock,
+    feed: Feed<'_>,
     stop: &AtomicUsize,
 ) -> std::result::Result<RunResult, Box<(RunResult, anyhow::Error)>> {
+    let Feed {
+        events,
+        clock,
+        stdout_gone,
+    } = feed;
     let mut result = RunResult::default();
     let stdin_is_terminal = std::io::stdin().is_terminal();
     let launch = Launch {
@@ -347,6 +374,7 @@ fn trace(
             !args.ndjson,
             events.clone(),
             clock,
+            stdout_gone,
         ),
         pumps::pump_stderr(
             child.stderr.take().expect("piped stderr"),
@@ -375,7 +403,7 @@ fn trace(
             };
             // Nothing the program started outlives the run.
             launch::stop_group(pgid, libc::SIGTERM, Duration::from_millis(500));
-            join_within(&mut pump_threads, DRAIN_GRACE);
+            pumps::finish(std::mem::take(&mut pump_threads), DRAIN_GRACE);
         };
 
     let attach_deadline = Instant::now() + Duration::from_secs_f64(args.attach_timeout.max(0.1));
@@ -424,7 +452,12 @@ fn trace(
     .with_script_events(args.scripts);
     // The Debugger domain costs ~30 ms at start-up (V8 in debug mode): paid only when script
     // events are asked for, or when the tool needs pauses (the audit's probe).
-    let debugger = args.scripts || extras.node_probe.is_some();
+    // It is also paid when a loader may have transformed the code (`--import tsx`, a `.ts`
+    // target): the runtime's `scriptParsed` carries the source maps the loader registered.
+    let node_options = std::env::var("NODE_OPTIONS").ok();
+    let debugger = args.scripts
+        || extras.node_probe.is_some()
+        || launch::loader_likely(&plan.target, node_options.as_deref());
     let mut node_probe = None;
     let skip_pauses = extras.node_probe.is_none();
     let read = Driver::start(&mut cdp, debugger, skip_pauses).and_then(|mut driver| {
@@ -574,18 +607,6 @@ fn forward_stdin(mut pipe: std::process::ChildStdin) {
             }
         }
     });
-}
-
-fn join_within(threads: &mut Vec<JoinHandle<()>>, limit: Duration) {
-    let deadline = Instant::now() + limit;
-    while Instant::now() < deadline && threads.iter().any(|t| !t.is_finished()) {
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    for thread in threads.drain(..) {
-        if thread.is_finished() {
-            let _ = thread.join();
-        }
-    }
 }
 
 fn now() -> String {

@@ -133,6 +133,28 @@ pub fn strip_inspect_options(options: &str) -> String {
     kept.join(" ")
 }
 
+/// Whether the code that runs may not be the files on disk: a loader in `NODE_OPTIONS`
+/// (`--import`, `--require`/`-r`, `--loader`, `--experimental-loader`) or a target Node does not
+/// run as it is (anything but `.js`, `.mjs`, `.cjs`: `.ts`, `.tsx`, `.jsx`, …). The `Debugger`
+/// domain is then worth its start-up cost: its `scriptParsed` events carry the source maps such a
+/// loader hands the runtime, which the file on disk does not have.
+pub fn loader_likely(target: &Path, node_options: Option<&str>) -> bool {
+    let plain_js = target
+        .extension()
+        .and_then(OsStr::to_str)
+        .is_some_and(|e| matches!(e, "js" | "mjs" | "cjs"));
+    let loader = node_options.is_some_and(|options| {
+        options.split_whitespace().any(|token| {
+            let flag = token.split('=').next().unwrap_or(token);
+            matches!(
+                flag,
+                "--import" | "--require" | "-r" | "--loader" | "--experimental-loader"
+            )
+        })
+    });
+    !plain_js || loader
+}
+
 /// The flags `tracer` gives Node, in front of the target (`--enable-source-maps` last, see
 /// [`Launch::source_maps`]).
 pub fn inspector_flags() -> [&'static str; 3] {
@@ -391,6 +413,18 @@ mod tests {
         assert!(signal_group(pgid, 0), "the zombie is still in the group");
         assert!(!group_alive(pgid));
         child.wait().unwrap();
+    }
+
+    #[test]
+    fn a_loader_or_a_target_node_does_not_run_as_it_is_is_noticed() {
+        let js = Path::new("/w/app.js");
+        assert!(!loader_likely(js, None));
+        assert!(!loader_likely(js, Some("--max-old-space-size=100")));
+        assert!(loader_likely(js, Some("--import tsx")));
+        assert!(loader_likely(js, Some("--require=ts-node/register")));
+        assert!(loader_likely(js, Some("-r @babel/register")));
+        assert!(loader_likely(Path::new("/w/main.ts"), None));
+        assert!(!loader_likely(Path::new("/w/main.mjs"), None));
     }
 
     #[test]

@@ -6,8 +6,9 @@
 //! later ones are forked children's) and strips the inspector's own lines from what it passes on.
 
 use std::io::{Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Sender, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -118,43 +119,202 @@ fn stream_name(stream: Stream) -> &'static str {
     }
 }
 
+/// The most bytes read from one pipe that may wait to be cut into lines and events. Up to this
+/// much, a slow consumer (a slow `--ndjson` reader) never slows the program's writes: Node queues
+/// writes to a full pipe in memory and loses them when it dies of an uncaught exception, so a
+/// reader that falls behind would lose the program's last output before the tracer ever saw it.
+/// Past it, the reader waits (back-pressure, as a slow reader of the program's own would apply).
+const QUEUE_LIMIT: usize = 16 << 20;
+
+/// The bytes one pipe's reader thread hands to its processing thread.
+#[derive(Default)]
+struct Queue {
+    state: Mutex<QueueState>,
+    data: Condvar,
+    room: Condvar,
+}
+
+#[derive(Default)]
+struct QueueState {
+    bytes: Vec<u8>,
+    /// The pipe ended (or its reader stopped).
+    eof: bool,
+    /// The processing thread stopped: nothing more is wanted.
+    consumer_gone: bool,
+    /// The run is over but the pipe is still open (a descendant that left the process group holds
+    /// it): what was read is processed, the rest is not waited for.
+    abandoned: bool,
+}
+
+impl Queue {
+    fn lock(&self) -> std::sync::MutexGuard<'_, QueueState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Adds bytes, waiting while the queue is full. False when the consumer is gone.
+    fn push(&self, data: &[u8]) -> bool {
+        let mut state = self.lock();
+        while !state.consumer_gone
+            && !state.bytes.is_empty()
+            && state.bytes.len() + data.len() > QUEUE_LIMIT
+        {
+            state = self.room.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+        if state.consumer_gone {
+            return false;
+        }
+        state.bytes.extend_from_slice(data);
+        self.data.notify_one();
+        true
+    }
+
+    /// Everything queued, waiting for some; `None` at the end.
+    fn take(&self) -> Option<Vec<u8>> {
+        let mut state = self.lock();
+        while state.bytes.is_empty() && !state.eof && !state.abandoned {
+            state = self.data.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+        if state.bytes.is_empty() {
+            return None;
+        }
+        let bytes = std::mem::take(&mut state.bytes);
+        self.room.notify_one();
+        Some(bytes)
+    }
+
+    fn set(&self, change: impl FnOnce(&mut QueueState)) {
+        change(&mut self.lock());
+        self.data.notify_all();
+        self.room.notify_all();
+    }
+}
+
+/// One pipe's pump: a thread that reads the pipe as fast as it delivers, and a thread that turns
+/// what was read into events.
+pub struct Pump {
+    reader: JoinHandle<()>,
+    processor: JoinHandle<()>,
+    queue: Arc<Queue>,
+}
+
+impl Pump {
+    /// Reads `reader` on its own thread, calling `raw` on each chunk there (false: stop reading
+    /// and close the pipe), and hands the bytes to `process` on a second thread (false: nothing
+    /// more is wanted); `end` runs on that thread after the last chunk, told whether the input
+    /// ended rather than the processing stopping.
+    fn start(
+        mut reader: impl Read + Send + 'static,
+        mut raw: impl FnMut(&[u8]) -> bool + Send + 'static,
+        mut process: impl FnMut(&[u8]) -> bool + Send + 'static,
+        end: impl FnOnce(bool) + Send + 'static,
+    ) -> Pump {
+        let queue = Arc::new(Queue::default());
+        let reading = Arc::clone(&queue);
+        let reader = std::thread::spawn(move || {
+            read_chunks(&mut reader, |data| raw(data) && reading.push(data));
+            reading.set(|s| s.eof = true);
+            // Dropping `reader` here closes the pipe: the program sees `EPIPE` on its next write.
+        });
+        let processing = Arc::clone(&queue);
+        let processor = std::thread::spawn(move || {
+            while let Some(bytes) = processing.take() {
+                if !process(&bytes) {
+                    processing.set(|s| s.consumer_gone = true);
+                    end(false);
+                    return;
+                }
+            }
+            end(true);
+        });
+        Pump {
+            reader,
+            processor,
+            queue,
+        }
+    }
+
+    /// Waits for the pipe to end and for everything read to be processed; an error if either
+    /// thread panicked.
+    pub fn join(self) -> std::thread::Result<()> {
+        let read = self.reader.join();
+        self.processor.join().and(read)
+    }
+}
+
+/// Waits up to `grace` for every pipe to end (the program's descendants may hold them open), then
+/// for everything read to become events, however long a slow consumer takes: nothing read is lost.
+/// A pipe still open after `grace` is not waited for any longer.
+pub fn finish(pumps: Vec<Pump>, grace: Duration) {
+    let deadline = std::time::Instant::now() + grace;
+    while std::time::Instant::now() < deadline && pumps.iter().any(|p| !p.reader.is_finished()) {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    for pump in pumps {
+        if pump.reader.is_finished() {
+            let _ = pump.reader.join();
+        } else {
+            pump.queue.set(|s| s.abandoned = true);
+        }
+        let _ = pump.processor.join();
+    }
+}
+
 /// Pumps the program's stdout: passes it through (unless `passthrough` is off) and records lines.
+///
+/// `reader_gone` is set when the tracer's own stdout has no reader any more (`| head -1`): by the
+/// passthrough here, or by the `--ndjson` stream. The pump then stops reading and closes its end
+/// of the program's stdout pipe, so the program's next write fails with `EPIPE`, as it would
+/// without the tracer, instead of writing forever into a pipe nobody reads.
 pub fn pump_stdout(
-    mut reader: impl Read + Send + 'static,
+    reader: impl Read + Send + 'static,
     passthrough: bool,
     events: SyncSender<Event>,
     clock: Clock,
-) -> JoinHandle<()> {
-    std::thread::spawn(move || {
-        let mut out = passthrough.then(std::io::stdout);
-        let mut line = LineBuffer::new();
-        read_chunks(&mut reader, |data| {
-            if let Some(stdout) = out.as_mut() {
-                // A closed stdout (`| head -1`) stops the passthrough, never the program.
-                if stdout
-                    .write_all(data)
-                    .and_then(|()| stdout.flush())
-                    .is_err()
-                {
-                    out = None;
-                }
-            }
-            for (i, part) in data.split(|&b| b == b'\n').enumerate() {
-                if i > 0
-                    && events
-                        .send(line.take_event(Stream::Stdout, &clock))
-                        .is_err()
-                {
-                    return false;
-                }
-                line.push(part);
-            }
-            true
-        });
-        if !line.is_empty() {
-            let _ = events.send(line.take_event(Stream::Stdout, &clock));
+    reader_gone: Arc<AtomicBool>,
+) -> Pump {
+    let mut out = passthrough.then(std::io::stdout);
+    let gone = Arc::clone(&reader_gone);
+    // The passthrough happens as the bytes are read: a slow reader of the tracer's stdout slows the
+    // program as it would without the tracer.
+    let raw = move |data: &[u8]| {
+        if gone.load(Ordering::Relaxed) {
+            return false;
         }
-    })
+        if let Some(stdout) = out.as_mut()
+            && stdout
+                .write_all(data)
+                .and_then(|()| stdout.flush())
+                .is_err()
+        {
+            out = None;
+            gone.store(true, Ordering::Relaxed);
+        }
+        !gone.load(Ordering::Relaxed)
+    };
+    let line = Arc::new(Mutex::new(LineBuffer::new()));
+    let (lines, rest) = (Arc::clone(&line), line);
+    let (events_end, clock_end) = (events.clone(), clock);
+    let process = move |data: &[u8]| {
+        let mut line = lines.lock().unwrap_or_else(|e| e.into_inner());
+        for (i, part) in data.split(|&b| b == b'\n').enumerate() {
+            if i > 0
+                && events
+                    .send(line.take_event(Stream::Stdout, &clock))
+                    .is_err()
+            {
+                return false;
+            }
+            line.push(part);
+        }
+        true
+    };
+    let end = move |_ended: bool| {
+        let mut line = rest.lock().unwrap_or_else(|e| e.into_inner());
+        if !line.is_empty() {
+            let _ = events_end.send(line.take_event(Stream::Stdout, &clock_end));
+        }
+    };
+    Pump::start(reader, raw, process, end)
 }
 
 /// Where the stderr pump reports inspector URLs: the program's own, then forked children's.
@@ -166,46 +326,47 @@ pub struct UrlReports {
 /// Pumps the program's stderr: strips the inspector's lines, reports inspector URLs, passes the rest
 /// through (unless `passthrough` is off), records lines, and keeps the tail.
 pub fn pump_stderr(
-    mut reader: impl Read + Send + 'static,
+    reader: impl Read + Send + 'static,
     passthrough: bool,
     events: SyncSender<Event>,
     clock: Clock,
     urls: UrlReports,
     tail: StderrTail,
-) -> JoinHandle<()> {
-    std::thread::spawn(move || {
-        let mut pump = StderrPump {
-            out: passthrough.then(std::io::stderr),
-            line: LineBuffer::new(),
-            unpassed: Vec::new(),
-            passed: false,
-            seen_program_url: false,
-            events,
-            clock,
-            urls,
-            tail,
-        };
-        let listening = read_chunks(&mut reader, |data| {
-            let mut parts = data.split(|&b| b == b'\n').peekable();
-            while let Some(part) = parts.next() {
-                pump.push(part);
-                if parts.peek().is_some() {
-                    if !pump.end_line(true) {
-                        return false;
-                    }
-                } else {
-                    pump.pass_partial();
+) -> Pump {
+    let pump = Arc::new(Mutex::new(StderrPump {
+        out: passthrough.then(std::io::stderr),
+        line: LineBuffer::new(),
+        unpassed: Vec::new(),
+        passed: false,
+        seen_program_url: false,
+        events,
+        clock,
+        urls,
+        tail,
+    }));
+    let (processing, ending) = (Arc::clone(&pump), pump);
+    let process = move |data: &[u8]| {
+        let mut pump = processing.lock().unwrap_or_else(|e| e.into_inner());
+        let mut parts = data.split(|&b| b == b'\n').peekable();
+        while let Some(part) = parts.next() {
+            pump.push(part);
+            if parts.peek().is_some() {
+                if !pump.end_line(true) {
+                    return false;
                 }
+            } else {
+                pump.pass_partial();
             }
-            true
-        });
-        if !listening {
-            return;
         }
-        if !pump.line.is_empty() {
+        true
+    };
+    let end = move |ended: bool| {
+        let mut pump = ending.lock().unwrap_or_else(|e| e.into_inner());
+        if ended && !pump.line.is_empty() {
             pump.end_line(false);
         }
-    })
+    };
+    Pump::start(reader, |_| true, process, end)
 }
 
 struct StderrPump {
@@ -376,7 +537,7 @@ mod tests {
     fn long_lines_are_capped_and_marked() {
         let (events_tx, events_rx) = mpsc::sync_channel(10);
         let long: &'static [u8] = Box::leak(vec![b'x'; 100_000].into_boxed_slice());
-        pump_stdout(long, false, events_tx, Clock::start())
+        pump_stdout(long, false, events_tx, Clock::start(), Arc::default())
             .join()
             .unwrap();
         let events: Vec<Event> = events_rx.iter().collect();

@@ -103,7 +103,7 @@ fn write_summary(
     writeln!(out)?;
     writeln!(
         out,
-        "{} {} · {} · {} events · {} exception{} · {} dropped",
+        "{} {} · {} · {} events · {} exception{}{} · {} dropped",
         s.heading.style("tracer:"),
         style.style(word),
         ending,
@@ -113,6 +113,12 @@ fn write_summary(
             ""
         } else {
             "s"
+        },
+        // A worker's or a child's error the program handled or outlived.
+        if session.exception_count > 0 && !session.failed() {
+            " (not fatal: the program's own exit is the verdict)"
+        } else {
+            ""
         },
         session.dropped_events
     )?;
@@ -125,6 +131,8 @@ fn write_summary(
     writeln!(out, "{} {}", s.error.style("failure"), failure.message)?;
     if let (Some(file), Some(line), Some(column)) = (&failure.file, failure.line, failure.column) {
         code_frame(out, s, file, line, column, failure.source_line.as_deref())?;
+    } else if let Some(file) = &failure.file {
+        unmapped_frame(out, s, file)?;
     }
     if let Some(frame) = &failure.user_frame {
         writeln!(
@@ -161,6 +169,8 @@ fn write_summary(
             if let (Some(file), Some(line), Some(column)) = (&cause.file, cause.line, cause.column)
             {
                 code_frame(out, s, file, line, column, cause.source_line.as_deref())?;
+            } else if let Some(file) = &cause.file {
+                unmapped_frame(out, s, file)?;
             }
         }
         None => writeln!(out, "{} none captured", s.heading.style("immediate cause"))?,
@@ -183,6 +193,9 @@ fn write_summary(
         s.heading.style("confidence"),
         confidence.as_str().unwrap_or("")
     )?;
+    if !evidence.confidence_basis.is_empty() {
+        writeln!(out, "  {}", s.dim.style(&evidence.confidence_basis))?;
+    }
     writeln!(out, "{}", s.dim.style(&evidence.caveat))?;
     Ok(())
 }
@@ -200,6 +213,19 @@ fn step_title(step: &Step) -> String {
     } else {
         format!("{}{worker} {value:?}", step.detail)
     }
+}
+
+/// A file without a position: the runtime's position did not fit it (see the event's note).
+fn unmapped_frame(out: &mut impl Write, s: &Styles, file: &str) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "  {} {} {}",
+        s.dim.style("-->"),
+        s.location.style(display_path(file)),
+        s.dim.style(
+            "(position unmapped: the code that ran was transformed and no source map was known)"
+        )
+    )
 }
 
 fn code_frame(

@@ -1,18 +1,25 @@
 //! The NDJSON sinks: the live stream on stdout (`--ndjson`, one event per line, flushed per line)
-//! and the session's `events.ndjson`. A closed stdout (`| head -1`) ends the stream, not the trace.
+//! and the session's `events.ndjson`. A closed stdout (`| head -1`) ends the stream, not the trace;
+//! it also tells the stdout pump, which closes the program's stdout, as a closed pipe would without
+//! the tracer.
 
 use std::fs::File;
 use std::io::{BufWriter, Stdout, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The live NDJSON stream on stdout.
 pub struct StdoutStream {
     out: Option<Stdout>,
+    /// Set when the stream's reader went away (shared with the stdout pump).
+    reader_gone: Arc<AtomicBool>,
 }
 
 impl StdoutStream {
-    pub fn new() -> Self {
+    pub fn new(reader_gone: Arc<AtomicBool>) -> Self {
         StdoutStream {
             out: Some(std::io::stdout()),
+            reader_gone,
         }
     }
 
@@ -31,14 +38,9 @@ impl StdoutStream {
                 .and_then(|()| lock.flush());
             if ok.is_err() {
                 self.out = None;
+                self.reader_gone.store(true, Ordering::Relaxed);
             }
         }
-    }
-}
-
-impl Default for StdoutStream {
-    fn default() -> Self {
-        Self::new()
     }
 }
 

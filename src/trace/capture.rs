@@ -97,6 +97,9 @@ impl Capture {
             .and_then(Value::as_str)
             .unwrap_or("");
         self.mapper.register_script(url, source_map_url);
+        if let Some(length) = params.get("length").and_then(Value::as_u64) {
+            self.mapper.register_script_length(url, length);
+        }
         // Workers always report their scripts (their Debugger domain catches uncaught errors);
         // script events are recorded only when asked for.
         if !self.script_events {
@@ -120,7 +123,7 @@ impl Capture {
         if top_url.is_some_and(|url| url.starts_with("node:internal/console")) {
             return;
         }
-        let level = params.get("type").and_then(Value::as_str).unwrap_or("log");
+        let level = console_method(params.get("type").and_then(Value::as_str).unwrap_or("log"));
         let args = params
             .get("args")
             .and_then(Value::as_array)
@@ -154,13 +157,15 @@ impl Capture {
                 self.worker_errors.remove(at);
                 return;
             }
-            // Last resort: the exception's own position (url may be a plain path; 0-based).
+            // Last resort: the exception's own position (url may be a plain path; 0-based). Its
+            // column is one less than the frame's (an ES module's SyntaxError: one less than the
+            // column Node's own message points at), so it is moved onto the same 0-based column.
             let url = details.get("url").and_then(Value::as_str).unwrap_or("");
             let line0 = details.get("lineNumber").and_then(Value::as_u64);
             let column0 = details
                 .get("columnNumber")
                 .and_then(Value::as_u64)
-                .unwrap_or(0);
+                .map_or(0, |c| c + 1);
             if let Some(line0) = line0
                 && let Some((frame, _)) =
                     self.mapper
@@ -216,28 +221,61 @@ impl Capture {
         exception: Option<&Value>,
         stack_trace: Option<&Value>,
     ) -> Event {
+        // An error's description is its stack text; anything else thrown (a plain object, a
+        // string) is described as Node prints it, from its value or preview.
+        // Error-like objects (js-yaml's `YAMLException`: an `Error.prototype` chain and a
+        // captured `stack`, but not made by `Error`) count as errors.
+        let is_error = exception
+            .and_then(|e| e.get("subtype"))
+            .and_then(Value::as_str)
+            == Some("error")
+            || preview_property(exception, "stack").is_some();
         let description = exception
+            .filter(|_| is_error)
             .and_then(|e| {
                 e.get("description")
                     .and_then(Value::as_str)
                     .map(str::to_owned)
             })
             .or_else(|| exception.map(values::render))
+            .filter(|d| !d.is_empty())
             .unwrap_or_else(|| text.to_owned());
         let mut event = Event::new(Kind::Exception, self.clock.ms(), text);
+        // A CommonJS SyntaxError's stack starts with Node's decoration: the position, the source
+        // line and a caret; the error's own line (`SyntaxError: …`) follows.
+        let arrow = mapper::arrow_frame(&description);
+        let stack_text = arrow
+            .as_ref()
+            .map_or(description.as_str(), |(_, rest)| rest);
         let message = preview_message(exception)
-            .filter(|m| m.len() > first_line(&description).len())
-            .unwrap_or_else(|| first_line(&description));
+            .filter(|m| m.len() > first_line(stack_text).len())
+            .unwrap_or_else(|| first_line(stack_text));
         event.error_message = Some(values::cap(message, VALUE_LIMIT).0);
         event.set_value(description.clone(), VALUE_LIMIT);
 
         let mapped = self.mapper.cdp_stack(stack_trace);
-        let note = mapped.note;
-        let mut frames = mapper::stack_text_frames(&description);
+        let mut note = mapped.note;
+        let mut frames = mapper::stack_text_frames(stack_text);
+        if let Some((site, _)) = arrow.clone()
+            && !frames
+                .iter()
+                .any(|f| f.file == site.file && f.line == site.line)
+        {
+            frames.insert(0, site);
+        }
         if frames.is_empty()
             && let Some(preview) = preview_property(exception, "stack")
         {
             frames = mapper::stack_text_frames(&preview);
+        }
+        for frame in &mut frames {
+            self.mapper.check_on_disk(frame);
+        }
+        if note.is_none() && frames.first().is_some_and(|f| f.unmapped) {
+            note = Some(
+                "the error's stack names a position that does not fit the file on disk, and no source map for it was known (a loader such as tsx transformed the code?): the position is unmapped"
+                    .into(),
+            );
         }
         match (mapped.frames.into_iter().next(), frames.first()) {
             (Some(site), Some(first)) if site.file == first.file && site.line == first.line => {
@@ -263,6 +301,17 @@ impl Capture {
     }
 }
 
+/// The console method as the program called it, from the CDP `type` (`warning` is `console.warn`).
+fn console_method(cdp_type: &str) -> &str {
+    match cdp_type {
+        "warning" => "warn",
+        "startGroup" => "group",
+        "startGroupCollapsed" => "groupCollapsed",
+        "endGroup" => "groupEnd",
+        other => other,
+    }
+}
+
 /// A string property of an error that arrived only as a preview (a worker's uncaught error).
 fn preview_property(exception: Option<&Value>, name: &str) -> Option<String> {
     let properties = exception?.pointer("/preview/properties")?.as_array()?;
@@ -276,7 +325,14 @@ fn preview_property(exception: Option<&Value>, name: &str) -> Option<String> {
 /// `Error: worker boom` from a preview's `name` and `message`, when the description is only `Error`.
 fn preview_message(exception: Option<&Value>) -> Option<String> {
     let message = preview_property(exception, "message")?;
-    let name = preview_property(exception, "name").unwrap_or_else(|| "Error".to_owned());
+    let name = preview_property(exception, "name")
+        .or_else(|| {
+            exception?
+                .get("className")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| "Error".to_owned());
     Some(format!("{name}: {message}"))
 }
 

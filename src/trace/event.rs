@@ -10,8 +10,8 @@
 //! | `runtime` | always | `"node"` |
 //! | `detail` | always | a short human description (`console.log`, `Uncaught`, a context name, …) |
 //! | `file`, `line`, `column` | positioned events | the user's position: absolute path, 1-based line and column (source-mapped when a map resolved) |
-//! | `generated` | source-mapped events | `{file, line, column}` of the generated JavaScript, 1-based |
-//! | `callStack` | console, exception | user frames only: `{functionName, file, line, column, generated?}` |
+//! | `generated` | source-mapped or unmapped events | `{file, line, column}` of the generated JavaScript, 1-based; alone (no `line`) when the position could not be mapped to the file on disk |
+//! | `callStack` | console, exception | user frames only: `{functionName, file, line, column, generated?, unmapped?}` (`unmapped: true`: the runtime's position in transformed code, not a line of `file` on disk) |
 //! | `value` | console, exception, output | the rendered arguments, the thrown value, the output line (capped) |
 //! | `errorMessage` | exception | the error's first line (`TypeError: x is not a function`) |
 //! | `level` | console | `log`, `info`, `warn`, `error`, `debug`, `trace`, `table`, `assert`, … |
@@ -76,6 +76,11 @@ pub struct Frame {
     pub column: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generated: Option<Position>,
+    /// `line` and `column` are the runtime's position in the code that ran, which does not fit
+    /// `file` as it is on disk (a loader transformed it and no source map for it was known): not a
+    /// position in the file the user can open.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unmapped: bool,
 }
 
 impl Frame {
@@ -153,12 +158,19 @@ impl Event {
         }
     }
 
-    /// Sets `file`, `line`, `column` (and `generated`) from a mapped frame.
+    /// Sets `file`, `line`, `column` (and `generated`) from a mapped frame. An unmapped frame
+    /// gives the file only; its runtime position goes to `generated`.
     pub fn at(&mut self, frame: &Frame) {
         self.file = Some(frame.file.clone());
-        self.line = Some(frame.line);
-        self.column = Some(frame.column);
-        self.generated = frame.generated.clone();
+        if frame.unmapped {
+            self.line = None;
+            self.column = None;
+            self.generated = Some(frame.position());
+        } else {
+            self.line = Some(frame.line);
+            self.column = Some(frame.column);
+            self.generated = frame.generated.clone();
+        }
     }
 
     /// The event's user position, if it has one.

@@ -3,6 +3,9 @@
 //!
 //! Format (top-level keys snake_case, nested objects camelCase; `null` when the run did not fail):
 //!
+//! Built only when the program's own exit says it failed (non-zero, or a signal). The failure is the
+//! main thread's last uncaught exception, else a worker's or a forked child's, else the exit.
+//!
 //! - `failure`: `{kind: "exception"|"exit", eventId, ts, message, file?, line?, column?, sourceLine?,
 //!   generated?, worker?, userFrame?, exitCode?, signal?, stderrTail?, note?}`. The site is the first frame
 //!   that is not Node's own; when it lies in `node_modules` or outside the workspace, `userFrame` names
@@ -14,6 +17,11 @@
 //! - `relevant_input`: `{target, args, cwd}`.
 //! - `confidence`: `high` (the failure is mapped to a user source file and the immediate cause is in
 //!   the same file), `medium` (mapped, but the cause is elsewhere or missing), `low` (no position).
+//!   A position marked unmapped (transformed code with no known source map) is no position.
+//!   When no exception was thrown and the program printed an error with a position
+//!   (`file(line,col)`, `file:line:col`, or its own frame in printed stack text), that is the
+//!   failure's site, with a `note` quoting the line; such a site gives `medium` at most.
+//! - `confidence_basis`: the rule that gave the confidence, in a sentence.
 //! - `caveat`: the fixed sentence [`CAVEAT`].
 
 use std::path::Path;
@@ -52,6 +60,9 @@ pub struct Evidence {
     pub originating_value: Option<String>,
     pub relevant_input: RelevantInput,
     pub confidence: Confidence,
+    /// What the confidence was based on, in a sentence (the rule that gave it).
+    #[serde(default)]
+    pub confidence_basis: String,
     pub caveat: String,
 }
 
@@ -129,12 +140,17 @@ pub fn build(
     let source_line =
         |position: &Position| source_line(position).map(|line| redactor.apply(&line).into_owned());
     let events = &session.events;
-    let exception = events.iter().rev().find(|e| e.kind == Kind::Exception);
-    let failure_event = match exception {
-        Some(event) => event,
-        None if session.failed() => events.iter().rev().find(|e| e.kind == Kind::Exit)?,
-        None => return None,
-    };
+    // The verdict is the program's own exit: a worker's or a child's error it handled is no failure.
+    if !session.failed() {
+        return None;
+    }
+    // The program's own uncaught exception explains its exit best; else a worker's or a child's
+    // (a worker's unhandled error is recorded once, in the worker); else the exit itself.
+    let exceptions = || events.iter().rev().filter(|e| e.kind == Kind::Exception);
+    let failure_event = exceptions()
+        .find(|e| e.worker.is_none())
+        .or_else(|| exceptions().next())
+        .or_else(|| events.iter().rev().find(|e| e.kind == Kind::Exit))?;
     let mut failure = Failure {
         kind: failure_event.kind,
         event_id: failure_event.id,
@@ -169,10 +185,43 @@ pub fn build(
             failure.note = Some("position read from the error's stack text on stderr".to_owned());
         }
     }
+    let mut printed = None;
     if failure_event.kind == Kind::Exit {
         failure.exit_code = session.exit_code;
         failure.signal = session.signal.clone();
         failure.stderr_tail = Some(session.stderr_tail.clone());
+        // No exception: what the program printed explains its exit (a compiler's error line, a
+        // test runner's report); its first error with a position is the site.
+        if let Some(found) = printed_failure(events, failure_event.id, &session.cwd, is_own_code) {
+            failure.message = format!(
+                "{}: {}",
+                failure.message,
+                cap(found.text.clone(), SOURCE_LINE_LIMIT).0
+            );
+            failure.file = Some(found.frame.file.clone());
+            failure.user_frame = None;
+            if found.frame.unmapped {
+                failure.line = None;
+                failure.column = None;
+                failure.generated = Some(found.frame.position());
+            } else {
+                failure.line = Some(found.frame.line);
+                failure.column = Some(found.frame.column);
+                failure.generated = found.frame.generated.clone();
+                failure.source_line = source_line(&found.frame.position());
+            }
+            let said = format!(
+                "position read from the program's {} (output event {}): {}",
+                found.stream,
+                found.event_id,
+                cap(found.text.clone(), SOURCE_LINE_LIMIT).0
+            );
+            failure.note = Some(match found.note.clone() {
+                Some(map_note) => format!("{said}; {map_note}"),
+                None => said,
+            });
+            printed = Some(found);
+        }
     }
     if failure.file.as_deref().is_some_and(|f| !is_own_code(f)) {
         failure.user_frame = failure_event
@@ -180,6 +229,19 @@ pub fn build(
             .iter()
             .find(|f| is_own_code(&f.file))
             .cloned();
+        if failure.user_frame.is_none()
+            && failure_event.kind == Kind::Exception
+            && let Some(frame) = user_frame_on_stderr(&failure, &session.stderr_tail, is_own_code)
+        {
+            // The captured stack was cut short (an error-like object's preview elides the middle
+            // of its stack); Node printed the whole stack text on stderr.
+            failure.user_frame = Some(frame);
+            let note = "userFrame read from the error's stack text on stderr";
+            failure.note = Some(match failure.note.take() {
+                Some(earlier) => format!("{earlier}; {note}"),
+                None => note.to_owned(),
+            });
+        }
     }
 
     let mut prior = events
@@ -190,22 +252,49 @@ pub fn build(
     let immediate_cause = prior.next();
     let previous_state_transitions: Vec<Step> = prior.take(EVIDENCE_CONTEXT).collect();
 
+    // Only positions count: a file whose position could not be mapped (unmapped) is no site.
     let failure_files: Vec<&str> = failure
         .file
         .as_deref()
+        .filter(|_| failure.line.is_some())
         .into_iter()
-        .chain(failure.user_frame.as_ref().map(|f| f.file.as_str()))
+        .chain(
+            failure
+                .user_frame
+                .as_ref()
+                .filter(|f| !f.unmapped)
+                .map(|f| f.file.as_str()),
+        )
         .collect();
-    let confidence = if failure_files.is_empty() {
-        Confidence::Low
-    } else if immediate_cause
+    let cause_in_failure_file = immediate_cause
         .as_ref()
+        .filter(|c| c.line.is_some())
         .and_then(|c| c.file.as_deref())
-        .is_some_and(|f| failure_files.contains(&f))
-    {
-        Confidence::High
-    } else {
-        Confidence::Medium
+        .is_some_and(|f| failure_files.contains(&f));
+    let (confidence, confidence_basis) = match (&printed, failure_files.is_empty()) {
+        (_, true) if failure_event.kind == Kind::Exit => (
+            Confidence::Low,
+            "low: the program exited without an uncaught exception and printed no error with a position that could be read".to_owned(),
+        ),
+        (_, true) => (
+            Confidence::Low,
+            "low: the failure has no source position that could be mapped".to_owned(),
+        ),
+        (Some(found), false) => (
+            Confidence::Medium,
+            format!(
+                "medium at most: no exception was thrown; the site is a position the program printed on its {} (a compiler's, linter's or test runner's claim, read from text), not one the runtime reported",
+                found.stream
+            ),
+        ),
+        (None, false) if cause_in_failure_file => (
+            Confidence::High,
+            "high: the failure is mapped to a user source file and the immediate cause is in the same file".to_owned(),
+        ),
+        (None, false) => (
+            Confidence::Medium,
+            "medium: the failure is mapped to a source file, but the immediate cause is in another file or missing".to_owned(),
+        ),
     };
 
     Some(Evidence {
@@ -221,8 +310,100 @@ pub fn build(
             cwd: session.cwd.clone(),
         },
         confidence,
+        confidence_basis,
         caveat: CAVEAT.to_owned(),
     })
+}
+
+/// An error line with a position that the program printed before it exited.
+struct Printed {
+    frame: Frame,
+    note: Option<String>,
+    text: String,
+    stream: &'static str,
+    event_id: u64,
+}
+
+/// Words that make a printed position an error rather than a mention.
+const ERROR_WORDS: [&str; 5] = ["error", "fail", "assert", "exception", "✗"];
+
+/// The program's first printed error with a position (`file(line,col)`, `file:line:col`), else its
+/// first printed position, else the first of the user's own frames in printed stack text; mapped
+/// like any other position (source maps, the file on disk).
+fn printed_failure(
+    events: &[Event],
+    before: u64,
+    cwd: &str,
+    is_own_code: &dyn Fn(&str) -> bool,
+) -> Option<Printed> {
+    let cwd = Path::new(cwd);
+    let output = || {
+        events
+            .iter()
+            .filter(move |e| e.kind == Kind::Output && e.id < before)
+            .filter_map(|e| Some((e, e.value.as_deref()?)))
+    };
+    let is_error = |text: &str| {
+        let lower = text.to_lowercase();
+        ERROR_WORDS.iter().any(|w| lower.contains(w))
+    };
+    let positioned =
+        || output().filter_map(|(e, text)| Some((e, text, mapper::printed_position(text, cwd)?)));
+    let (event, text, frame) = positioned()
+        .find(|(_, text, _)| is_error(text))
+        .or_else(|| positioned().next())
+        .or_else(|| {
+            // A test runner's report: stack text whose first own frame is the site, described by
+            // the last error line before it (`AssertionError [ERR_ASSERTION]: …`), else the last
+            // line that is not a frame.
+            let (mut error_line, mut last_line): (Option<&str>, Option<&str>) = (None, None);
+            output().find_map(|(e, text)| {
+                let frame = mapper::stack_text_frames(text).into_iter().next();
+                match frame {
+                    Some(frame) if is_own_code(&frame.file) => {
+                        Some((e, error_line.or(last_line).unwrap_or(text), frame))
+                    }
+                    Some(_) => None,
+                    None => {
+                        if is_error(text) {
+                            error_line = Some(text);
+                        } else if !text.trim().is_empty() {
+                            last_line = Some(text);
+                        }
+                        None
+                    }
+                }
+            })
+        })?;
+    let (frame, note) = mapper::Mapper::new(cwd.to_owned()).printed(&frame);
+    Some(Printed {
+        frame,
+        note,
+        text: text.trim().to_owned(),
+        stream: match event.stream {
+            Some(crate::trace::event::Stream::Stderr) => "stderr",
+            _ => "stdout",
+        },
+        event_id: event.id,
+    })
+}
+
+/// The first frame of the user's own code below the failure's site in the last stack text on
+/// stderr that passes through that site (file and line); `None` when stderr has no such stack.
+fn user_frame_on_stderr(
+    failure: &Failure,
+    stderr_tail: &str,
+    is_own_code: &dyn Fn(&str) -> bool,
+) -> Option<Frame> {
+    let (file, line) = (failure.file.as_deref()?, failure.line?);
+    let frames = mapper::stack_text_frames(stderr_tail);
+    let site = frames
+        .iter()
+        .rposition(|f| f.file == file && f.line == line)?;
+    frames[site..]
+        .iter()
+        .find(|f| is_own_code(&f.file))
+        .cloned()
 }
 
 fn step(event: &Event, source_line: &dyn Fn(&Position) -> Option<String>) -> Step {

@@ -5,7 +5,8 @@
 //! - `node:*`, `internal/*`, `eval`, `wasm:`, `data:` and empty URLs are filtered out of stacks,
 //! - 0-based CDP lines and columns become 1-based,
 //! - a generated position is resolved through its script's source map (the generated position is kept
-//!   beside the original one).
+//!   beside the original one), and a position with no map that does not fit the file on disk (a
+//!   loader's transformed code) is marked unmapped rather than shown as a line of that file.
 //!
 //! Stack *text* (`Error.stack`) already carries 1-based positions; it is parsed here too, so that
 //! nothing else in the program touches positions.
@@ -30,8 +31,24 @@ enum MapEntry {
 pub struct Mapper {
     workspace: PathBuf,
     source_map_urls: HashMap<String, String>,
+    /// The length (UTF-16 units) of each script as the runtime parsed it, when it said.
+    script_lengths: HashMap<String, u64>,
     maps: HashMap<PathBuf, MapEntry>,
+    /// Each file's shape on disk (see `fits_on_disk`), read once.
+    on_disk: HashMap<PathBuf, Option<DiskText>>,
 }
+
+/// What the position check needs of a file on disk: its length and its lines' lengths, in UTF-16
+/// units (as V8 counts columns).
+struct DiskText {
+    length: u64,
+    /// With a leading byte-order mark, which CommonJS strips before compiling.
+    bom: bool,
+    lines: Vec<u32>,
+}
+
+/// The largest file read to check a position against.
+const MAX_CHECKED_BYTES: u64 = 16 * 1024 * 1024;
 
 /// A mapped call stack: user frames only, nearest first, and a note when a map could not be used.
 pub struct MappedStack {
@@ -44,7 +61,9 @@ impl Mapper {
         Mapper {
             workspace,
             source_map_urls: HashMap::new(),
+            script_lengths: HashMap::new(),
             maps: HashMap::new(),
+            on_disk: HashMap::new(),
         }
     }
 
@@ -53,6 +72,41 @@ impl Mapper {
         if !source_map_url.is_empty() {
             self.source_map_urls
                 .insert(url.to_owned(), source_map_url.to_owned());
+        }
+    }
+
+    /// Records the length (UTF-16 units) of the script at `url` as the runtime parsed it.
+    pub fn register_script_length(&mut self, url: &str, length: u64) {
+        self.script_lengths.insert(url.to_owned(), length);
+    }
+
+    /// Maps a position a program printed (1-based, see `printed_position`) like any runtime
+    /// position: through the file's source map when it has one, checked against the file on disk.
+    pub fn printed(&mut self, frame: &Frame) -> (Frame, Option<String>) {
+        let (Some(line0), Some(column0)) = (frame.line.checked_sub(1), frame.column.checked_sub(1))
+        else {
+            return (frame.clone(), None);
+        };
+        self.position(&frame.function_name, &frame.file, line0, column0)
+            .unwrap_or_else(|| (frame.clone(), None))
+    }
+
+    /// Marks a frame read from stack text unmapped when its position does not fit its file on disk
+    /// (Node maps stack text through the source maps it knows; without one, a loader's transformed
+    /// positions remain).
+    pub fn check_on_disk(&mut self, frame: &mut Frame) {
+        let (Some(line0), Some(column0)) = (frame.line.checked_sub(1), frame.column.checked_sub(1))
+        else {
+            return;
+        };
+        if !fits_on_disk(
+            &mut self.on_disk,
+            None,
+            Path::new(&frame.file),
+            line0,
+            column0,
+        ) {
+            frame.unmapped = true;
         }
     }
 
@@ -122,6 +176,7 @@ impl Mapper {
                         line: original.line0.saturating_add(1),
                         column: original.column0.saturating_add(1),
                         generated: Some(generated),
+                        unmapped: false,
                     },
                     None,
                 )),
@@ -132,6 +187,23 @@ impl Mapper {
                     ),
                 )),
             },
+            MapEntry::None
+                if !fits_on_disk(
+                    &mut self.on_disk,
+                    self.script_lengths.get(url).copied(),
+                    &path,
+                    line0,
+                    column0,
+                ) =>
+            {
+                let note = format!(
+                    "the runtime's position {}:{}:{} does not fit the file on disk, and no source map for it was known (a loader such as tsx transformed the code?): the position is unmapped",
+                    generated.file, generated.line, generated.column
+                );
+                let mut frame = plain(function_name, generated);
+                frame.unmapped = true;
+                Some((frame, Some(note)))
+            }
             MapEntry::None => Some((plain(function_name, generated), None)),
             MapEntry::Broken(note) => Some((
                 plain(function_name, generated),
@@ -148,6 +220,47 @@ impl Mapper {
     }
 }
 
+/// Whether a 0-based position of a script can be a position in `path` as it is on
+/// disk: the script the runtime parsed has the file's length (when the runtime said), the
+/// line exists and the column is within it. A loader's transformed code without a source map
+/// fails this, so its positions are never shown as lines of the original file.
+fn fits_on_disk(
+    on_disk: &mut HashMap<PathBuf, Option<DiskText>>,
+    script_length: Option<u64>,
+    path: &Path,
+    line0: u32,
+    column0: u32,
+) -> bool {
+    let text = on_disk
+        .entry(path.to_owned())
+        .or_insert_with(|| {
+            let bytes = crate::files::read_capped(path, MAX_CHECKED_BYTES).ok()?;
+            let text = String::from_utf8_lossy(&bytes);
+            Some(DiskText {
+                length: text.encode_utf16().count() as u64,
+                bom: text.starts_with('\u{feff}'),
+                lines: text
+                    .split('\n')
+                    .map(|l| u32::try_from(l.encode_utf16().count()).unwrap_or(u32::MAX))
+                    .collect(),
+            })
+        })
+        .as_ref();
+    // An unreadable file cannot be checked: its positions are not quoted from it either.
+    let Some(text) = text else {
+        return true;
+    };
+    if let Some(length) = script_length
+        && length != text.length
+        && !(text.bom && length + 1 == text.length)
+    {
+        return false;
+    }
+    text.lines
+        .get(line0 as usize)
+        .is_some_and(|&len| column0 <= len)
+}
+
 fn plain(function_name: String, position: Position) -> Frame {
     Frame {
         function_name,
@@ -155,6 +268,7 @@ fn plain(function_name: String, position: Position) -> Frame {
         line: position.line,
         column: position.column,
         generated: None,
+        unmapped: false,
     }
 }
 
@@ -185,13 +299,13 @@ pub fn percent_decode(text: &str) -> String {
         .into_owned()
 }
 
-/// Parses the frames of an `Error.stack` text (`    at fn (/path/file.js:3:9)`): user frames only,
-/// nearest first. These positions are already 1-based (and already source-mapped by Node's
+/// Parses the frames of an `Error.stack` text (`    at fn (/path/file.js:3:9)`; the last frame of
+/// an error Node prints with its own properties ends in ` {`): user frames only, nearest first. These positions are already 1-based (and already source-mapped by Node's
 /// `--enable-source-maps`), so they are kept as they are.
 pub fn stack_text_frames(text: &str) -> Vec<Frame> {
     static AT: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"^\s*at (?:(?P<name>.*?) \()?(?P<loc>[^()]*?):(?P<line>\d+):(?P<col>\d+)\)?\s*$",
+            r"^\s*at (?:(?P<name>.*?) \()?(?P<loc>[^()]*?):(?P<line>\d+):(?P<col>\d+)\)?(?: \{)?\s*$",
         )
         .expect("valid regex")
     });
@@ -207,9 +321,79 @@ pub fn stack_text_frames(text: &str) -> Vec<Frame> {
                 line: caps["line"].parse().ok()?,
                 column: caps["col"].parse().ok()?,
                 generated: None,
+                unmapped: false,
             })
         })
         .collect()
+}
+
+/// A position a program printed about a file, as compilers, linters and test runners print them:
+/// `src/index.ts(1,7): error TS2322: …` (tsc), `src/a.ts:1:7 - error …` (tsc --pretty),
+/// `file:line:col: message`, `    src/x.ts:1:7:` (esbuild). 1-based as printed. A relative path is
+/// resolved against `cwd`; only a file that exists counts, so a URL or a time is never taken for one.
+pub fn printed_position(line: &str, cwd: &Path) -> Option<Frame> {
+    static PAREN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s*(?P<file>[^\s(][^()]*?)\((?P<line>\d+),(?P<col>\d+)\)")
+            .expect("valid regex")
+    });
+    static COLON: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s*(?P<file>[^\s:()][^:()]*?):(?P<line>\d+):(?P<col>\d+)(?:[:\s]|$)")
+            .expect("valid regex")
+    });
+    static ANSI: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\x1b\[[0-9;]*m").expect("valid regex"));
+    let plain = ANSI.replace_all(line, "");
+    let caps = PAREN.captures(&plain).or_else(|| COLON.captures(&plain))?;
+    let file = caps["file"].trim();
+    let file = file.strip_prefix("file://").unwrap_or(file);
+    let path = cwd.join(percent_decode(file));
+    if !path.is_file() {
+        return None;
+    }
+    Some(Frame {
+        function_name: String::new(),
+        file: normalize_path(&path).display().to_string(),
+        line: caps["line"].parse().ok().filter(|&n: &u32| n > 0)?,
+        column: caps["col"].parse().ok()?,
+        generated: None,
+        unmapped: false,
+    })
+}
+
+/// `a/./b/../c` as `a/c`, without touching the file system (symlinks are kept as written).
+fn normalize_path(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The position Node puts in front of an error's stack when it decorates it (a CommonJS
+/// `SyntaxError`: `/path/app.js:2`, the source line, a caret under the column, a blank line), and
+/// the text after that block. Already 1-based; the column is the caret's (characters).
+pub fn arrow_frame(text: &str) -> Option<(Frame, &str)> {
+    static ARROW: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\A(?P<loc>[^\n]+):(?P<line>\d+)\n[^\n]*\n(?P<pad>[ \t]*)\^+[^\n]*\n\n?")
+            .expect("valid regex")
+    });
+    let caps = ARROW.captures(text)?;
+    let path = user_path(caps.name("loc")?.as_str())?;
+    let frame = Frame {
+        function_name: String::new(),
+        file: path.display().to_string(),
+        line: caps["line"].parse().ok()?,
+        column: u32::try_from(caps["pad"].chars().count() + 1).ok()?,
+        generated: None,
+        unmapped: false,
+    };
+    Some((frame, &text[caps.get(0)?.end()..]))
 }
 
 #[cfg(test)]
@@ -254,9 +438,10 @@ mod tests {
 
     #[test]
     fn parses_stack_text_keeping_one_based_positions() {
-        let stack = "Error: boom\n    at work (/w/app.js:3:9)\n    at node:internal/x:1:1\n    at /w/b c.js:10:2\n    at async Promise.all (index 0)";
+        let stack = "Error: boom\n    at work (/w/app.js:3:9)\n    at node:internal/x:1:1\n    at /w/b c.js:10:2\n    at async Promise.all (index 0)\n    at Object.<anonymous> (/w/top.js:6:8) {";
         let frames = stack_text_frames(stack);
-        assert_eq!(frames.len(), 2);
+        assert_eq!(frames.len(), 3);
+        assert_eq!((frames[2].file.as_str(), frames[2].line), ("/w/top.js", 6));
         assert_eq!(
             (
                 frames[0].function_name.as_str(),
@@ -266,6 +451,48 @@ mod tests {
             ("work", 3, 9)
         );
         assert_eq!(frames[1].file, "/w/b c.js");
+    }
+
+    #[test]
+    fn reads_the_position_node_decorates_a_syntax_error_with() {
+        let text = "/w/syntax.js:2\nconst a = 2;\n      ^\n\nSyntaxError: Identifier 'a' has already been declared\n    at wrapSafe (node:internal/modules/cjs/loader:1464:18)";
+        let (frame, rest) = arrow_frame(text).unwrap();
+        assert_eq!(
+            (frame.file.as_str(), frame.line, frame.column),
+            ("/w/syntax.js", 2, 7)
+        );
+        assert!(rest.starts_with("SyntaxError: Identifier"));
+        assert!(arrow_frame("Error: boom\n    at x (/w/a.js:1:1)").is_none());
+    }
+
+    #[test]
+    fn reads_positions_programs_print_about_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(cwd.join("src")).unwrap();
+        std::fs::write(cwd.join("src/index.ts"), "const n: number = 'x';\n").unwrap();
+        let file = cwd.join("src/index.ts").display().to_string();
+        for line in [
+            "src/index.ts(1,7): error TS2322: Type 'string' is not assignable to type 'number'.",
+            "src/index.ts:1:7 - error TS2322: Type 'string' is not assignable",
+            "\x1b[96msrc/index.ts\x1b[0m:\x1b[93m1\x1b[0m:\x1b[93m7\x1b[0m - error",
+            "    src/./index.ts:1:7:",
+            &format!("{file}:1:7: error: no"),
+        ] {
+            let frame = printed_position(line, &cwd).unwrap_or_else(|| panic!("{line:?}"));
+            assert_eq!(
+                (frame.file.as_str(), frame.line, frame.column),
+                (file.as_str(), 1, 7),
+                "{line:?}"
+            );
+        }
+        for line in [
+            "http://localhost:8080:1 up",
+            "at 10:20:30 done",
+            "missing.ts(1,2): error",
+        ] {
+            assert!(printed_position(line, &cwd).is_none(), "{line:?}");
+        }
     }
 
     #[test]

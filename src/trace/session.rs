@@ -104,9 +104,15 @@ pub struct RunOptions {
 }
 
 impl Session {
-    /// Whether the run failed in a way `last-failed` looks for: an exception or a non-zero exit.
+    /// Whether the run failed in a way `last-failed` looks for: the program's own exit says so (a
+    /// non-zero code, or a signal). An uncaught error in a worker or a forked child that the
+    /// program handled or outlived is an event, not the verdict; only when the exit code is
+    /// unknown does an exception count.
     pub fn failed(&self) -> bool {
-        self.exception_count > 0 || self.exit_code.is_some_and(|c| c != 0) || self.signal.is_some()
+        match self.exit_code {
+            Some(code) => code != 0,
+            None => self.signal.is_some() || self.exception_count > 0,
+        }
     }
 }
 

@@ -51,19 +51,139 @@ pub fn render(object: &Value) -> String {
     }
 }
 
-/// Renders console arguments as one line, separated by spaces, like `console.log` prints them.
+/// Renders console arguments as one line, as `console.log` prints them (`util.format`): a first
+/// argument that is a string is a format (`%s`, `%d`, `%i`, `%f`, `%j`, `%o`, `%O`, `%c`, `%%`),
+/// each specifier taking the next argument; the rest follow, separated by spaces.
 pub fn render_args(args: &[Value]) -> String {
     let mut out = String::new();
-    for (i, arg) in args.iter().enumerate() {
-        if i > 0 {
-            out.push(' ');
+    let mut rest = args;
+    if let [first, more @ ..] = args
+        && let Some(format) = string_value(first)
+        && format.contains('%')
+    {
+        let (text, used) = format_with(format, more);
+        out.push_str(&text);
+        rest = &more[used..];
+    } else if let [first, more @ ..] = args {
+        out.push_str(&render(first));
+        rest = more;
+    }
+    for arg in rest {
+        if out.len() > VALUE_LIMIT * 4 {
+            break;
         }
+        out.push(' ');
         out.push_str(&render(arg));
+    }
+    out
+}
+
+fn string_value(object: &Value) -> Option<&str> {
+    (object.get("type").and_then(Value::as_str) == Some("string"))
+        .then(|| object.get("value").and_then(Value::as_str))
+        .flatten()
+}
+
+/// `util.format(format, ...args)` for the specifiers it knows; returns the text and how many
+/// arguments the specifiers took. A specifier with no argument left stays as written.
+fn format_with(format: &str, args: &[Value]) -> (String, usize) {
+    let mut out = String::new();
+    let mut used = 0;
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        let Some(&spec) = chars.peek() else {
+            out.push('%');
+            break;
+        };
+        if spec == '%' {
+            chars.next();
+            out.push('%');
+            continue;
+        }
+        if !matches!(spec, 's' | 'd' | 'i' | 'f' | 'j' | 'o' | 'O' | 'c') {
+            out.push('%');
+            continue;
+        }
+        chars.next();
+        let Some(arg) = args.get(used) else {
+            out.push('%');
+            out.push(spec);
+            continue;
+        };
+        used += 1;
+        match spec {
+            's' => out.push_str(&render(arg)),
+            'd' => out.push_str(&number_of(arg, |n| n)),
+            'i' => out.push_str(&number_of(arg, f64::trunc)),
+            'f' => out.push_str(&number_of(arg, |n| n)),
+            'j' => out.push_str(&json_of(arg)),
+            'o' | 'O' => out.push_str(&inspect(arg)),
+            // `%c` takes a CSS argument and prints nothing.
+            _ => {}
+        }
         if out.len() > VALUE_LIMIT * 4 {
             break;
         }
     }
-    out
+    (out, used)
+}
+
+/// `Number(arg)` (then `to_int`) as `%d`, `%i` and `%f` print it; a bigint keeps its `n`.
+fn number_of(arg: &Value, to_int: impl Fn(f64) -> f64) -> String {
+    if let Some(unserializable) = arg.get("unserializableValue").and_then(Value::as_str) {
+        return unserializable.to_owned();
+    }
+    let kind = arg.get("type").and_then(Value::as_str).unwrap_or("");
+    let subtype = arg.get("subtype").and_then(Value::as_str);
+    let n = match (kind, subtype) {
+        ("number", _) => arg.get("value").and_then(Value::as_f64).unwrap_or(f64::NAN),
+        ("boolean", _) => f64::from(u8::from(arg.get("value") == Some(&Value::Bool(true)))),
+        ("string", _) => {
+            let text = arg
+                .get("value")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .trim();
+            if text.is_empty() {
+                0.0
+            } else {
+                text.parse().unwrap_or(f64::NAN)
+            }
+        }
+        ("object", Some("null")) => 0.0,
+        _ => f64::NAN,
+    };
+    let n = to_int(n);
+    if n.is_nan() {
+        "NaN".to_owned()
+    } else if n == 0.0 && n.is_sign_negative() {
+        "-0".to_owned()
+    } else if n.is_infinite() {
+        if n > 0.0 { "Infinity" } else { "-Infinity" }.to_owned()
+    } else {
+        Value::from(n).to_string().trim_end_matches(".0").to_owned()
+    }
+}
+
+/// `JSON.stringify(arg)` for what the preview carries.
+fn json_of(arg: &Value) -> String {
+    match arg.get("type").and_then(Value::as_str) {
+        Some("string") => Value::from(string_value(arg).unwrap_or("")).to_string(),
+        Some("undefined") => "undefined".to_owned(),
+        _ => render(arg),
+    }
+}
+
+/// `util.inspect(arg)`: as `render`, but a string is quoted.
+fn inspect(arg: &Value) -> String {
+    match string_value(arg) {
+        Some(text) => format!("'{text}'"),
+        None => render(arg),
+    }
 }
 
 fn describe(object: &Value) -> String {
@@ -165,6 +285,36 @@ mod tests {
             render(&json!({"type":"object","subtype":"null","value":null})),
             "null"
         );
+    }
+
+    #[test]
+    fn console_arguments_follow_util_format() {
+        let s = |v: &str| json!({"type":"string","value":v});
+        let n = |v: i64| json!({"type":"number","value":v});
+        let object = json!({"type":"object","className":"Object","description":"Object",
+            "preview":{"type":"object","overflow":false,"properties":[{"name":"a","type":"number","value":"1"}]}});
+        assert_eq!(
+            render_args(&[s("%s has %d items"), s("cart"), n(3)]),
+            "cart has 3 items"
+        );
+        assert_eq!(
+            render_args(&[s("careful %o"), s("x"), object.clone()]),
+            "careful 'x' { a: 1 }"
+        );
+        assert_eq!(
+            render_args(&[
+                s("%i%% of %f"),
+                json!({"type":"number","value":42.9}),
+                s("1.5")
+            ]),
+            "42% of 1.5"
+        );
+        assert_eq!(render_args(&[s("%j"), s("q")]), "\"q\"");
+        assert_eq!(render_args(&[s("%c styled"), s("color: red")]), " styled");
+        assert_eq!(render_args(&[s("left %d over")]), "left %d over");
+        assert_eq!(render_args(&[s("%d"), object.clone()]), "NaN");
+        assert_eq!(render_args(&[n(1), s("%s"), s("a")]), "1 %s a");
+        assert_eq!(render_args(&[s("no specifiers"), n(2)]), "no specifiers 2");
     }
 
     #[test]
