@@ -737,21 +737,21 @@ fn changed_files(then: &[hash::SourceFile], now: &[hash::SourceFile]) -> String 
 /// Whether two values say the same thing where both sampled it. Absent is "not sampled", at any
 /// depth: inside an object (a descriptor, an `Fn`, an exception), a field only one side has is
 /// not compared (`{"kind":"accessor","get":…}` agrees with the same plus `"set":null`). An
-/// encoded value (`{"$undefined":true}`, `{"$object":…}`, …) is whole: its `$` fields are compared
-/// as a set of keys too. `$object` ids only link lines within one trace and are never compared.
+/// encoded value (`{"$undefined":true}`, `{"$object":…}`, …) is of one kind on both sides: its `$`
+/// keys are compared as a set; its other fields (a plain object's `props`) as any object's.
+/// `$object` ids only link lines within one trace and are never compared.
 pub fn agrees(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             let encoded = |m: &serde_json::Map<String, Value>| m.keys().any(|k| k.starts_with('$'));
             if encoded(x) || encoded(y) {
-                let keys = |m: &serde_json::Map<String, Value>| {
-                    let object = m.contains_key("$object");
+                let kinds = |m: &serde_json::Map<String, Value>| {
                     m.keys()
-                        .filter(|k| !(object && *k == "id"))
+                        .filter(|k| k.starts_with('$'))
                         .cloned()
                         .collect::<HashSet<String>>()
                 };
-                if keys(x) != keys(y) {
+                if kinds(x) != kinds(y) {
                     return false;
                 }
             }
@@ -777,6 +777,30 @@ fn covered(some: &[Value], all: &[Value]) -> bool {
 /// Whether two sets of values are the same set, under [`agrees`].
 fn same_values(a: &[Value], b: &[Value]) -> bool {
     covered(a, b) && covered(b, a)
+}
+
+/// The dimensions measured on the value an access got or returned (only for an object).
+const VALUE_FACTS: &[&str] = &[
+    "brand",
+    "constructorName",
+    "instanceOf",
+    "prototypeChain",
+    "keys",
+    "ownNames",
+    "ownSymbols",
+    "ownKeys",
+];
+
+/// Whether the tool's recording has no `dim` because no value it recorded for the item has such
+/// facts: it recorded return values, and none is an object or a function.
+fn value_fact_not_applicable(dim: &str, measured: &BTreeMap<&str, Vec<Value>>) -> bool {
+    VALUE_FACTS.contains(&dim)
+        && measured.get("returnValue").is_some_and(|values| {
+            values.iter().all(|v| {
+                !v.as_object()
+                    .is_some_and(|o| o.contains_key("$object") || o.contains_key("$function"))
+            })
+        })
 }
 
 /// Whether an observation is the tool's own (derived from its recording of the runtime, or the
@@ -870,7 +894,7 @@ fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> us
                 Finding::new(
                     code::MISSING_OBSERVATION,
                     format!(
-                        "the script never reached {} ({}) in the environment: the tool's recording of the runtime has no such access (the environment lacks it or holds it where the probe does not watch, or the script took another branch there)",
+                        "the tool recorded no access of {} ({}) in the environment: the script did not reach it there (the environment lacks it, or the script took another branch), or reached it where the probe cannot watch (an own data property of an instance, a realm the probe never entered: see the audit's `recording`)",
                         item.api, item.access_type
                     ),
                     "compare what the script did at this point in both runtimes; provide the API as the browser does",
@@ -967,6 +991,11 @@ fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> us
                     .find_map(|o| o.observations.get(dim))
             });
             let Some(seen) = seen else {
+                // The tool recorded the item, and what the runtime returned has no such facts (a
+                // `null` where the browser gave an object): the returnValue finding says it once.
+                if value_fact_not_applicable(dim, &measured) {
+                    continue;
+                }
                 let f = Finding::new(
                     code::MISSING_OBSERVATION,
                     format!("{}: {dim} was not observed in the runtime", item.api),
@@ -1339,6 +1368,11 @@ mod tests {
             &json!({"$number": "NaN"})
         ));
         assert!(!agrees(&json!({"$undefined": true}), &json!({})));
+        // A plain object's props compare where both sides have them.
+        let tokyo = json!({"$object": "Object", "id": "o1", "props": {"timeZone": "Asia/Tokyo"}});
+        let utc = json!({"$object": "Object", "id": "o2", "props": {"timeZone": "UTC"}});
+        assert!(!agrees(&tokyo, &utc));
+        assert!(agrees(&tokyo, &json!({"$object": "Object", "id": "o3"})));
         // Sets: every value on each side has its match on the other.
         assert!(!same_values(&[json!(1), json!(2)], &[json!(1)]));
         assert!(covered(&[json!(1)], &[json!(1), json!(2)]));

@@ -388,7 +388,37 @@ function tracerReflect(g, options) {
       id = idPrefix + nextId++;
       apply(wmSet, ids, [value, id]);
     }
-    return { $object: constructorNameOf(value) || tagOf(value), id: id };
+    const name = constructorNameOf(value) || tagOf(value);
+    const out = { $object: name, id: id };
+    // A plain object (a dictionary such as `resolvedOptions()`'s) also carries its own enumerable
+    // data properties (at most 20, two levels deep; no getter runs), so that its values compare.
+    if ((depth || 0) < 2 && name === "Object" && typeof value === "object") {
+      let keys = [];
+      try {
+        keys = keysOf(value);
+      } catch (_) {
+        keys = [];
+      }
+      if (keys.length <= 20) {
+        const props = {};
+        let complete = true;
+        for (let i = 0; i < keys.length; i++) {
+          let d;
+          try {
+            d = gopd(value, keys[i]);
+          } catch (_) {
+            d = undefined;
+          }
+          if (!d || !("value" in d)) {
+            complete = false;
+            break;
+          }
+          props[keys[i]] = encode(d.value, (depth || 0) + 1);
+        }
+        if (complete) out.props = props;
+      }
+    }
+    return out;
   }
 
   // `descriptor`: the property as its holder defines it; `null` when there is no such property.
