@@ -278,23 +278,29 @@ fn jsdom_modules() -> Option<std::path::PathBuf> {
     None
 }
 
-#[test]
-fn an_iframe_window_is_its_own_realm_and_recorded_too() {
-    let Some(modules) = jsdom_modules() else {
-        return;
-    };
+/// A case whose environment is `final_js` under jsdom, against an empty trace; `None` (skipped,
+/// saying so) without jsdom.
+fn jsdom_case(final_js: &str) -> Option<Tracer> {
+    let modules = jsdom_modules()?;
     let tracer = Tracer::new()
         .file("case/ruyi-trace/logs/current.ndjson", format!("{HEADER}\n"))
-        .file(
-            "case/result/final.js",
-            "// jsdom with an iframe whose window runs code of the page's.\n\
+        .file("case/result/final.js", final_js);
+    std::os::unix::fs::symlink(&modules, tracer.workspace().join("node_modules")).unwrap();
+    Some(tracer)
+}
+
+#[test]
+fn an_iframe_window_is_its_own_realm_and_recorded_too() {
+    let Some(tracer) = jsdom_case(
+        "// jsdom with an iframe whose window runs code of the page's.\n\
              const { JSDOM } = require('jsdom');\n\
              const dom = new JSDOM(`<body><script>var a = navigator.userAgent;</script><iframe id=\"f\"></iframe><script>\n\
              document.getElementById('f').contentWindow.eval('var b = navigator.userAgent; var c = screen.width;');\n\
              </script></body>`, { url: 'https://example.test/', runScripts: 'dangerously' });\n\
              dom.window.close();\n",
-        );
-    std::os::unix::fs::symlink(&modules, tracer.workspace().join("node_modules")).unwrap();
+    ) else {
+        return;
+    };
     let out = build_and_audit(tracer);
     let trace = read(&out, "tmp/node-trace.ndjson");
     let realms: Vec<(String, String)> = trace
@@ -324,14 +330,8 @@ fn an_iframe_window_is_its_own_realm_and_recorded_too() {
 fn jsdom_s_interface_functions_read_as_their_own_source_under_the_probe() {
     // jsdom's interfaces are made by its own modules, in Node's realm: their toString is that
     // realm's, which the probe must disguise too.
-    let Some(modules) = jsdom_modules() else {
-        return;
-    };
-    let tracer = Tracer::new()
-        .file("case/ruyi-trace/logs/current.ndjson", format!("{HEADER}\n"))
-        .file(
-            "case/result/final.js",
-            "// jsdom; the page prints what it sees of a getter and a method.\n\
+    let Some(tracer) = jsdom_case(
+        "// jsdom; the page prints what it sees of a getter and a method.\n\
              const { JSDOM } = require('jsdom');\n\
              const dom = new JSDOM(`<body><script>\n\
              var d = Object.getOwnPropertyDescriptor(Navigator.prototype, 'userAgent');\n\
@@ -339,8 +339,9 @@ fn jsdom_s_interface_functions_read_as_their_own_source_under_the_probe() {
              </script></body>`, { url: 'https://example.test/', runScripts: 'dangerously' });\n\
              console.log(dom.window.__out);\n\
              dom.window.close();\n",
-        );
-    std::os::unix::fs::symlink(&modules, tracer.workspace().join("node_modules")).unwrap();
+    ) else {
+        return;
+    };
     let plain = std::process::Command::new("node")
         .arg(tracer.workspace().join("case/result/final.js"))
         .output()

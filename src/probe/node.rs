@@ -511,29 +511,7 @@ impl NodeProbe {
             self.realms[realm].scripts_before += 1;
             return Ok(());
         }
-        let answer = call(
-            cdp,
-            backlog,
-            "Runtime.addBinding",
-            json!({"name": crate::probe::BINDING, "executionContextId": context}),
-        )?;
-        if let Err(e) = answer {
-            self.problems.push(format!(
-                "context {context}: the probe's binding was refused: {e}"
-            ));
-            self.realms[realm].probed_before = Some(url);
-            return self.settled(cdp, backlog, context);
-        }
-        let answer = call(
-            cdp,
-            backlog,
-            "Debugger.evaluateOnCallFrame",
-            json!({"callFrameId": frame, "expression": self.source, "silent": true}),
-        )?;
-        if let Some(problem) = failure(&answer) {
-            self.problems
-                .push(format!("context {context}: the probe failed: {problem}"));
-        }
+        self.install(cdp, backlog, context, Some(&frame))?;
         self.realms[realm].probed_before = Some(url);
         self.settled(cdp, backlog, context)
     }
@@ -548,18 +526,7 @@ impl NodeProbe {
         backlog: &mut VecDeque<Incoming>,
     ) -> Result<()> {
         let main = self.main_context.get();
-        let answer = call(
-            cdp,
-            backlog,
-            "Runtime.evaluate",
-            json!({"expression": CREATE_CONTEXT, "includeCommandLineAPI": true, "contextId": main,
-                "objectGroup": "tracer-vm", "silent": true}),
-        )?;
-        let function = answer.as_ref().ok().and_then(|r| {
-            r.pointer("/result/objectId")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        });
+        let (function, _) = command_line_object(cdp, backlog, main, CREATE_CONTEXT, "tracer-vm")?;
         if let Some(function) = function {
             let answer = call(
                 cdp,
@@ -648,6 +615,48 @@ impl NodeProbe {
         })
     }
 
+    /// Puts the probe into `context`: its binding there only, then the probe evaluated on the
+    /// paused `frame` (which runs in that frame's context) or, without one, in the context.
+    fn install(
+        &mut self,
+        cdp: &mut Cdp,
+        backlog: &mut VecDeque<Incoming>,
+        context: i64,
+        frame: Option<&str>,
+    ) -> Result<()> {
+        let answer = call(
+            cdp,
+            backlog,
+            "Runtime.addBinding",
+            json!({"name": crate::probe::BINDING, "executionContextId": context}),
+        )?;
+        if let Err(e) = answer {
+            self.problems.push(format!(
+                "context {context}: the probe's binding was refused: {e}"
+            ));
+            return Ok(());
+        }
+        let answer = match frame {
+            Some(frame) => call(
+                cdp,
+                backlog,
+                "Debugger.evaluateOnCallFrame",
+                json!({"callFrameId": frame, "expression": self.source, "silent": true}),
+            )?,
+            None => call(
+                cdp,
+                backlog,
+                "Runtime.evaluate",
+                json!({"expression": self.source, "contextId": context, "silent": true}),
+            )?,
+        };
+        if let Some(problem) = failure(&answer) {
+            self.problems
+                .push(format!("context {context}: the probe failed: {problem}"));
+        }
+        Ok(())
+    }
+
     /// Every realm still waiting for its probe that holds a host environment now ([`READY`],
     /// evaluated in that realm with `Runtime.evaluate`, which works in any context while the
     /// program is paused) gets it there.
@@ -678,28 +687,7 @@ impl NodeProbe {
             if !ready {
                 continue;
             }
-            let answer = call(
-                cdp,
-                backlog,
-                "Runtime.addBinding",
-                json!({"name": crate::probe::BINDING, "executionContextId": context}),
-            )?;
-            if let Err(e) = answer {
-                self.problems.push(format!(
-                    "context {context}: the probe's binding was refused: {e}"
-                ));
-            } else {
-                let answer = call(
-                    cdp,
-                    backlog,
-                    "Runtime.evaluate",
-                    json!({"expression": self.source, "contextId": context, "silent": true}),
-                )?;
-                if let Some(problem) = failure(&answer) {
-                    self.problems
-                        .push(format!("context {context}: the probe failed: {problem}"));
-                }
-            }
+            self.install(cdp, backlog, context, None)?;
             self.realms[realm].probed_before = Some(AT_ANOTHER_PAUSE.to_owned());
             self.settled(cdp, backlog, context)?;
         }
@@ -746,18 +734,8 @@ impl NodeProbe {
             self.problems.push(format!("request observer: {e}"));
             return Ok(());
         }
-        let answer = call(
-            cdp,
-            backlog,
-            "Runtime.evaluate",
-            json!({"expression": CHANNELS, "includeCommandLineAPI": true, "contextId": main,
-                "objectGroup": "tracer-requests", "silent": true}),
-        )?;
-        let channels = answer.as_ref().ok().and_then(|r| {
-            r.pointer("/result/objectId")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        });
+        let (channels, answer) =
+            command_line_object(cdp, backlog, main, CHANNELS, "tracer-requests")?;
         match channels {
             Some(channels) => {
                 let answer = call(
@@ -839,6 +817,31 @@ impl NodeProbe {
         report.problems = self.problems;
         report
     }
+}
+
+/// Evaluates one of the tool's constant `expression`s in the main context with the inspector's
+/// command-line API (`require`), its result held in `group` (the caller releases it before the
+/// program goes on): the objectId, and the answer.
+fn command_line_object(
+    cdp: &mut Cdp,
+    backlog: &mut VecDeque<Incoming>,
+    main: i64,
+    expression: &str,
+    group: &str,
+) -> Result<(Option<String>, Result<Value, Value>)> {
+    let answer = call(
+        cdp,
+        backlog,
+        "Runtime.evaluate",
+        json!({"expression": expression, "includeCommandLineAPI": true, "contextId": main,
+            "objectGroup": group, "silent": true}),
+    )?;
+    let object = answer.as_ref().ok().and_then(|r| {
+        r.pointer("/result/objectId")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    });
+    Ok((object, answer))
 }
 
 /// The exception or refusal in an answer, in words; `None` when it succeeded.
