@@ -288,8 +288,8 @@ fn is_local_url(url: &str) -> bool {
             .any(|s| scheme.eq_ignore_ascii_case(s))
 }
 
-/// The requests the exit probe's request observer reported (`{"requests": [...], "dropped": n}`
-/// from `exit_probe_requests.js`), with body digests computed here.
+/// The requests the audit's request observer reported (`{"requests": [...], "dropped": n}`, from
+/// `src/probe/requests.js` through `probe::node`), with body digests computed here.
 pub fn from_runtime(report: &Value) -> Vec<Request> {
     let Some(list) = report.get("requests").and_then(Value::as_array) else {
         return Vec::new();

@@ -1,6 +1,6 @@
 // The environment under audit: the page's own script, run under jsdom (installed by npm in
 // examples/jsdom/node_modules, not vendored). jsdom's window is a `vm` context of its own, which
-// is where the tool's exit probe measures the script's realm.
+// is where `tracer audit` puts its probe, just before the page's first script.
 const fs = require("node:fs");
 const path = require("node:path");
 const { JSDOM } = require("jsdom");
