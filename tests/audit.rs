@@ -326,3 +326,25 @@ fn a_request_that_differs_is_named_with_its_field() {
     );
     assert!(out.stderr().contains("requests differ"), "{}", out.dump());
 }
+
+#[test]
+fn an_entry_cannot_make_the_tool_connect_for_it() {
+    // A listener outside the audited tree, on loopback; the entry names it in a fake inspector
+    // line. The tool, which runs outside the guard, must never connect there.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let entry = node_entry(
+        "console.error(`Debugger listening on ws://127.0.0.1:${process.env.LEAK_PORT}/secret-data`);\n\
+         setTimeout(() => {}, 1500);",
+        &faithful_observations(),
+    );
+    let tracer = case(&[("result/final.js", entry)]).env("LEAK_PORT", port.to_string());
+    let out = audit(tracer, "case/result/final.js");
+    assert!(out.code() == 0 || out.code() == 3, "{}", out.dump());
+    match listener.accept() {
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+        Ok((_, from)) => panic!("the tool connected to the entry's port (from {from})"),
+        Err(e) => panic!("{e}"),
+    }
+}

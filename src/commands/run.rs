@@ -438,6 +438,9 @@ fn trace(
         plan.workspace.clone(),
         events.clone(),
         clock,
+        // Under the no-send guard, a URL a child printed is attached to only when the port is a
+        // listener of the program's own tree.
+        extras.no_send.then_some(pgid),
     );
 
     let deadline = args
@@ -562,11 +565,20 @@ fn release_children(
     workspace: PathBuf,
     events: SyncSender<Event>,
     clock: Clock,
+    own_listeners_of: Option<u32>,
 ) {
     std::thread::spawn(move || {
         // A program can print a fake `Debugger listening on …` line; its own inspector's URL is
-        // never attached twice.
-        let children = urls.into_iter().filter(|url| *url != program_url);
+        // never attached twice, and under the guard only a port the tree listens on is.
+        let children = urls
+            .into_iter()
+            .filter(|url| *url != program_url)
+            .filter(|url| {
+                own_listeners_of.is_none_or(|pgid| {
+                    crate::inspector::cdp::loopback_address(url)
+                        .is_ok_and(|addr| launch::group_listens_on(pgid, addr.port()))
+                })
+            });
         // Numbered in the order they attach: a URL that cannot be attached (a fake line, a
         // refused host) takes no number.
         let attached = Arc::new(AtomicUsize::new(0));

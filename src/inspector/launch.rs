@@ -268,10 +268,16 @@ pub fn group_alive(pgid: u32) -> bool {
 /// Whether `/proc` lists a process of group `pgid` that is not a zombie; true when `/proc`
 /// cannot be read (nothing is then known to be gone).
 fn group_has_live_member(pgid: u32) -> bool {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
+    let Ok(members) = group_members(pgid) else {
         return true;
     };
-    for entry in entries.flatten() {
+    !members.is_empty()
+}
+
+/// The live (not zombie) processes of group `pgid`, from `/proc`.
+fn group_members(pgid: u32) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let mut members = Vec::new();
+    for entry in std::fs::read_dir("/proc")?.flatten() {
         let name = entry.file_name();
         if !name.to_string_lossy().bytes().all(|b| b.is_ascii_digit()) {
             continue;
@@ -288,10 +294,47 @@ fn group_has_live_member(pgid: u32) -> bool {
         let state = fields.next();
         let group = fields.nth(1).and_then(|g| g.parse::<u32>().ok());
         if group == Some(pgid) && state != Some("Z") {
-            return true;
+            members.push(entry.path());
         }
     }
-    false
+    Ok(members)
+}
+
+/// Whether a process of group `pgid` holds the socket listening on 127.0.0.1:`port`: the
+/// listening socket's inode in `/proc/net/tcp`, among the members' open descriptors. An
+/// inspector URL a program printed is attached to only when this holds (the audit): a program
+/// can print a `Debugger listening on` line naming any port, and the tool, which runs outside the
+/// no-send guard, must never connect somewhere because the code under audit said so.
+pub fn group_listens_on(pgid: u32, port: u16) -> bool {
+    let Ok(table) = std::fs::read_to_string("/proc/net/tcp") else {
+        return false;
+    };
+    // sl local_address rem_address st ... inode: 127.0.0.1 is 0100007F, LISTEN is 0A.
+    let wanted = format!("0100007F:{port:04X}");
+    let inodes: Vec<String> = table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            (fields.get(1) == Some(&wanted.as_str()) && fields.get(3) == Some(&"0A"))
+                .then(|| fields.get(9).map(|inode| format!("socket:[{inode}]")))
+                .flatten()
+        })
+        .collect();
+    if inodes.is_empty() {
+        return false;
+    }
+    let Ok(members) = group_members(pgid) else {
+        return false;
+    };
+    members.iter().any(|process| {
+        std::fs::read_dir(process.join("fd")).is_ok_and(|fds| {
+            fds.flatten().any(|fd| {
+                std::fs::read_link(fd.path())
+                    .is_ok_and(|target| inodes.iter().any(|i| target.as_os_str() == i.as_str()))
+            })
+        })
+    })
 }
 
 /// Ends the group: `first` (SIGTERM or SIGINT) to every process, `grace` to leave, then SIGKILL.
