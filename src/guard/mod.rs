@@ -40,7 +40,8 @@ use std::thread::JoinHandle;
 /// One refused attempt to reach the network.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Attempt {
-    /// `connect`, `sendto`, `sendmsg` or `sendmmsg`.
+    /// `connect`, `sendto`, `sendmsg`, `sendmmsg`, or `socket` (an IP socket of a raw or packet
+    /// type, refused when it is made).
     pub syscall: String,
     /// `ipv4` or `ipv6`; rarely `unspec` (an `AF_UNSPEC` destination in a send, which an IPv4
     /// UDP socket reads as IPv4), `other(N)` (an address family that is neither IP, Unix nor

@@ -42,6 +42,8 @@ enum Op {
     JumpEq(u32, Label, Label),
     /// `if acc >= k goto then else goto otherwise`.
     JumpGe(u32, Label, Label),
+    /// `acc &= k`.
+    And(u32),
     /// Return this action.
     Return(u32),
     /// Marks where a label points; emits nothing.
@@ -59,6 +61,7 @@ enum Label {
     SendtoCheck,
     SendtoHigh,
     SocketCheck,
+    SocketType,
 }
 
 /// The filter, as classic BPF over `seccomp_data`:
@@ -69,6 +72,9 @@ enum Label {
 /// - `io_uring_setup`: `ENOSYS` (io_uring requests do not pass through seccomp);
 /// - `socket` for any family but `AF_UNIX`, `AF_INET`, `AF_INET6`, `AF_NETLINK`:
 ///   `EAFNOSUPPORT` (packet, vsock, ... sockets can send without a destination address);
+///   an `AF_INET`/`AF_INET6` socket of any type but `SOCK_STREAM`, `SOCK_DGRAM` and
+///   `SOCK_SEQPACKET` (`SOCK_RAW`, and `SOCK_PACKET`, which the kernel makes a packet socket that
+///   sends on an interface whatever the address says): user notification, refused and recorded;
 /// - `ptrace`, `process_vm_writev`, `pidfd_getfd`: `EPERM` (no borrowing a socket from, or
 ///   steering, a process outside the filter);
 /// - everything else: allowed.
@@ -102,10 +108,17 @@ pub fn program(arch: u32) -> Vec<libc::sock_filter> {
         Here(SocketCheck),
         Load(arg_low(0)),
         JumpEq(libc::AF_UNIX as u32, Allow, Next),
-        JumpEq(libc::AF_INET as u32, Allow, Next),
-        JumpEq(libc::AF_INET6 as u32, Allow, Next),
+        JumpEq(libc::AF_INET as u32, SocketType, Next),
+        JumpEq(libc::AF_INET6 as u32, SocketType, Next),
         JumpEq(libc::AF_NETLINK as u32, Allow, Next),
         Return(ret_errno(libc::EAFNOSUPPORT)),
+        // The type without SOCK_NONBLOCK and SOCK_CLOEXEC (the kernel's SOCK_TYPE_MASK).
+        Here(SocketType),
+        Load(arg_low(1)),
+        And(0xf),
+        JumpEq(libc::SOCK_STREAM as u32, Allow, Next),
+        JumpEq(libc::SOCK_DGRAM as u32, Allow, Next),
+        JumpEq(libc::SOCK_SEQPACKET as u32, Allow, Notify),
         Here(Allow),
         Return(libc::SECCOMP_RET_ALLOW),
         Here(Notify),
@@ -155,6 +168,7 @@ fn assemble(ops: &[Op]) -> Vec<libc::sock_filter> {
                 target(then, at),
                 target(otherwise, at),
             ),
+            Op::And(k) => stmt(libc::BPF_ALU | libc::BPF_AND | libc::BPF_K, k),
             Op::JumpGe(k, then, otherwise) => jump(
                 libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K,
                 k,

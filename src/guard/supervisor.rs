@@ -204,6 +204,27 @@ pub fn decide(data: &libc::seccomp_data, caller: &Caller) -> Verdict {
             let count = (args[2] as u32 as usize).min(MAX_MMSG);
             read_msghdrs(caller, args[1], count, MMSGHDR_SIZE)
         }
+        // An IP socket of a raw or packet type (the filter lets the others through).
+        libc::SYS_socket => {
+            let family = if args[0] as i32 == libc::AF_INET6 {
+                "ipv6"
+            } else {
+                "ipv4"
+            };
+            let kind = match args[1] as i32 & 0xf {
+                libc::SOCK_RAW => "raw".to_owned(),
+                10 => "packet".to_owned(),
+                n => format!("type {n}"),
+            };
+            return Verdict::Refuse(
+                libc::EPERM,
+                vec![Destination {
+                    family: family.to_owned(),
+                    address: format!("({kind} socket)"),
+                    port: 0,
+                }],
+            );
+        }
         // The filter notifies nothing else; refuse rather than guess.
         _ => Err(libc::EPERM),
     };
@@ -313,6 +334,7 @@ fn classify(sockaddr: &[u8], is_connect: bool) -> Option<Destination> {
 
 fn syscall_name(nr: i32) -> &'static str {
     match nr as libc::c_long {
+        libc::SYS_socket => "socket",
         libc::SYS_connect => "connect",
         libc::SYS_sendto => "sendto",
         libc::SYS_sendmsg => "sendmsg",

@@ -352,6 +352,41 @@ fn guard_lets_plain_node_run_unaffected() {
 }
 
 #[test]
+fn guard_refuses_ip_sockets_of_raw_and_packet_types_and_records_them() {
+    if !available() || !have("python3") {
+        return;
+    }
+    // socket(AF_INET, SOCK_PACKET) is a packet socket whatever its family says (it needs
+    // CAP_NET_RAW: root in a CI container), and SOCK_RAW sends what it is given: neither is made,
+    // and each refusal is recorded. A plain TCP and UDP socket are still made.
+    let script = "import socket\n\
+                  for t in (10, socket.SOCK_RAW):\n    try:\n        socket.socket(socket.AF_INET, t, 0x300)\n        print('created')\n\
+                  \x20   except OSError as e:\n        print('refused', e.errno)\n\
+                  socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()\n\
+                  socket.socket(socket.AF_INET6, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC).close()\n\
+                  print('plain sockets ok')\n";
+    let (output, attempts) = guarded("python3", &["-c", script]);
+    assert_eq!(
+        text(&output.stdout).trim(),
+        format!(
+            "refused {e}\nrefused {e}\nplain sockets ok",
+            e = libc::EPERM
+        ),
+        "stderr: {}",
+        text(&output.stderr)
+    );
+    let kinds: Vec<(&str, &str)> = attempts
+        .iter()
+        .map(|a| (a.syscall.as_str(), a.address.as_str()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [("socket", "(packet socket)"), ("socket", "(raw socket)")],
+        "{attempts:?}"
+    );
+}
+
+#[test]
 fn guard_refuses_socket_families_that_send_without_an_address() {
     if !available() || !have("python3") {
         return;
