@@ -688,7 +688,7 @@ fn a_test_runners_printed_stack_is_the_site_of_its_failing_exit() {
     let test = out.workspace().join("math.test.js").display().to_string();
     assert_eq!(
         (failure.file.as_deref(), failure.line),
-        (Some(test.as_str()), Some(6)),
+        (Some(test.as_str()), Some(7)),
         "{failure:?}"
     );
     assert!(

@@ -358,7 +358,7 @@ fn printed_failure(
             // line that is not a frame.
             let (mut error_line, mut last_line): (Option<&str>, Option<&str>) = (None, None);
             output().find_map(|(e, text)| {
-                let frame = mapper::stack_text_frames(text).into_iter().next();
+                let frame = mapper::printed_stack_frames(text, cwd).into_iter().next();
                 match frame {
                     Some(frame) if is_own_code(&frame.file) => {
                         Some((e, error_line.or(last_line).unwrap_or(text), frame))
