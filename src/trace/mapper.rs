@@ -378,6 +378,34 @@ pub fn printed_position(line: &str, cwd: &Path) -> Option<Frame> {
     })
 }
 
+/// A printed line that is nothing but the path of an existing file (eslint's "stylish" report puts
+/// the file on a line of its own, its problems under it).
+pub fn printed_file_heading(line: &str, cwd: &Path) -> Option<String> {
+    let text = line.trim();
+    if text.is_empty() || text.contains(char::is_whitespace) && !text.starts_with('/') {
+        return None;
+    }
+    let path = cwd.join(text);
+    path.is_file()
+        .then(|| normalize_path(&path).display().to_string())
+}
+
+/// `  1:7  error  'x' is assigned a value but never used` under a file heading: that file's
+/// position (1-based as printed).
+pub fn printed_line_column(line: &str, file: &str) -> Option<Frame> {
+    static LINE_COL: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"^\s+(?P<line>\d+):(?P<col>\d+)\s+\S").expect("valid regex"));
+    let caps = LINE_COL.captures(line)?;
+    Some(Frame {
+        function_name: String::new(),
+        file: file.to_owned(),
+        line: caps["line"].parse().ok().filter(|&n: &u32| n > 0)?,
+        column: caps["col"].parse().ok()?,
+        generated: None,
+        unmapped: false,
+    })
+}
+
 /// `a/./b/../c` as `a/c`, without touching the file system (symlinks are kept as written).
 fn normalize_path(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
