@@ -688,11 +688,35 @@ fn a_test_runners_printed_stack_is_the_site_of_its_failing_exit() {
     let test = out.workspace().join("math.test.js").display().to_string();
     assert_eq!(
         (failure.file.as_deref(), failure.line),
-        (Some(test.as_str()), Some(6)),
+        (Some(test.as_str()), Some(7)),
         "{failure:?}"
     );
     assert!(
         failure.message.contains("AssertionError"),
+        "{}",
+        failure.message
+    );
+    assert_eq!(evidence.confidence, Confidence::Medium);
+}
+
+#[test]
+fn a_linters_two_line_report_is_read_as_the_failures_site() {
+    let out = Tracer::new()
+        .fixture_as("cli/eslint_like.js", "eslint_like.js")
+        .fixture_as("cli/index.ts", "src/index.ts")
+        .args(["run", "eslint_like.js", "src"])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().unwrap();
+    let failure = &evidence.failure;
+    let index = out.workspace().join("src/index.ts").display().to_string();
+    assert_eq!(
+        (failure.file.as_deref(), failure.line, failure.column),
+        (Some(index.as_str()), Some(2), Some(7)),
+        "{failure:?}"
+    );
+    assert!(
+        failure.message.contains("no-unused-vars"),
         "{}",
         failure.message
     );

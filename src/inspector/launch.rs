@@ -212,6 +212,12 @@ pub fn spawn(launch: &Launch<'_>) -> Result<(Child, Option<crate::guard::Guard>)
             launch.node.display()
         ))
     })?;
+    if let Some(stdout) = child.stdout.as_ref() {
+        enlarge_pipe(stdout);
+    }
+    if let Some(stderr) = child.stderr.as_ref() {
+        enlarge_pipe(stderr);
+    }
     let guard = match guard.map(|handle| handle.start(child.id())).transpose() {
         Ok(guard) => guard,
         Err(e) => {
@@ -222,6 +228,21 @@ pub fn spawn(launch: &Launch<'_>) -> Result<(Child, Option<crate::guard::Guard>)
         }
     };
     Ok((child, guard))
+}
+
+/// The pipe size asked for the program's stdout and stderr: Linux's default limit for an
+/// unprivileged process (`/proc/sys/fs/pipe-max-size`).
+const PIPE_SIZE: libc::c_int = 1 << 20;
+
+/// Gives a pipe room for 1 MiB instead of 64 KiB. Node writes to a full pipe asynchronously,
+/// queueing in memory, and loses what is queued when it dies of an uncaught exception; the more
+/// the pipe holds while the tracer's reader waits for a core, the less often that happens. A
+/// refusal (a lower limit) leaves the pipe as it was.
+fn enlarge_pipe(pipe: &impl std::os::fd::AsRawFd) {
+    // SAFETY: fcntl(F_SETPIPE_SZ) on a descriptor we own; no memory is passed.
+    unsafe {
+        libc::fcntl(pipe.as_raw_fd(), libc::F_SETPIPE_SZ, PIPE_SIZE);
+    }
 }
 
 /// Makes the child die with the tracer: `PR_SET_PDEATHSIG` (kept across `exec`), and exit at once

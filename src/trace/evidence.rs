@@ -347,18 +347,34 @@ fn printed_failure(
         let lower = text.to_lowercase();
         ERROR_WORDS.iter().any(|w| lower.contains(w))
     };
-    let positioned =
-        || output().filter_map(|(e, text)| Some((e, text, mapper::printed_position(text, cwd)?)));
-    let (event, text, frame) = positioned()
+    // `file:line:col`-style lines, and eslint's "stylish" report: a line that is a file's path,
+    // then `  1:7  error  …` lines under it.
+    let mut heading: Option<String> = None;
+    let positioned: Vec<(&Event, &str, Frame)> = output()
+        .filter_map(|(e, text)| {
+            if let Some(frame) = mapper::printed_position(text, cwd) {
+                return Some((e, text, frame));
+            }
+            if let Some(file) = mapper::printed_file_heading(text, cwd) {
+                heading = Some(file);
+                return None;
+            }
+            let frame = mapper::printed_line_column(text, heading.as_deref()?)?;
+            Some((e, text, frame))
+        })
+        .collect();
+    let (event, text, frame) = positioned
+        .iter()
         .find(|(_, text, _)| is_error(text))
-        .or_else(|| positioned().next())
+        .or_else(|| positioned.first())
+        .cloned()
         .or_else(|| {
             // A test runner's report: stack text whose first own frame is the site, described by
             // the last error line before it (`AssertionError [ERR_ASSERTION]: …`), else the last
             // line that is not a frame.
             let (mut error_line, mut last_line): (Option<&str>, Option<&str>) = (None, None);
             output().find_map(|(e, text)| {
-                let frame = mapper::stack_text_frames(text).into_iter().next();
+                let frame = mapper::printed_stack_frames(text, cwd).into_iter().next();
                 match frame {
                     Some(frame) if is_own_code(&frame.file) => {
                         Some((e, error_line.or(last_line).unwrap_or(text), frame))

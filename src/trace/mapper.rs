@@ -303,6 +303,17 @@ pub fn percent_decode(text: &str) -> String {
 /// an error Node prints with its own properties ends in ` {`): user frames only, nearest first. These positions are already 1-based (and already source-mapped by Node's
 /// `--enable-source-maps`), so they are kept as they are.
 pub fn stack_text_frames(text: &str) -> Vec<Frame> {
+    frames_of_text(text, None)
+}
+
+/// The frames of stack text a program printed (a test runner's report): as `stack_text_frames`,
+/// but a relative path (`test/math.test.js:4:12`, as mocha prints it) is resolved against `cwd`,
+/// and only files that exist count.
+pub fn printed_stack_frames(text: &str, cwd: &Path) -> Vec<Frame> {
+    frames_of_text(text, Some(cwd))
+}
+
+fn frames_of_text(text: &str, cwd: Option<&Path>) -> Vec<Frame> {
     static AT: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
             r"^\s*at (?:(?P<name>.*?) \()?(?P<loc>[^()]*?):(?P<line>\d+):(?P<col>\d+)\)?(?: \{)?\s*$",
@@ -314,7 +325,14 @@ pub fn stack_text_frames(text: &str) -> Vec<Frame> {
             let caps = AT.captures(line)?;
             let loc = caps.name("loc")?.as_str();
             let loc = loc.strip_prefix("async ").unwrap_or(loc);
-            let path = user_path(loc)?;
+            let path = match (user_path(loc), cwd) {
+                (Some(path), None) => path,
+                (Some(path), Some(_)) => Some(path).filter(|p| p.is_file())?,
+                (None, Some(cwd)) if !loc.contains(':') && !loc.is_empty() => {
+                    Some(normalize_path(&cwd.join(loc))).filter(|p| p.is_file())?
+                }
+                (None, _) => return None,
+            };
             Some(Frame {
                 function_name: caps.name("name").map_or("", |m| m.as_str()).to_owned(),
                 file: path.display().to_string(),
@@ -353,6 +371,34 @@ pub fn printed_position(line: &str, cwd: &Path) -> Option<Frame> {
     Some(Frame {
         function_name: String::new(),
         file: normalize_path(&path).display().to_string(),
+        line: caps["line"].parse().ok().filter(|&n: &u32| n > 0)?,
+        column: caps["col"].parse().ok()?,
+        generated: None,
+        unmapped: false,
+    })
+}
+
+/// A printed line that is nothing but the path of an existing file (eslint's "stylish" report puts
+/// the file on a line of its own, its problems under it).
+pub fn printed_file_heading(line: &str, cwd: &Path) -> Option<String> {
+    let text = line.trim();
+    if text.is_empty() || text.contains(char::is_whitespace) && !text.starts_with('/') {
+        return None;
+    }
+    let path = cwd.join(text);
+    path.is_file()
+        .then(|| normalize_path(&path).display().to_string())
+}
+
+/// `  1:7  error  'x' is assigned a value but never used` under a file heading: that file's
+/// position (1-based as printed).
+pub fn printed_line_column(line: &str, file: &str) -> Option<Frame> {
+    static LINE_COL: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"^\s+(?P<line>\d+):(?P<col>\d+)\s+\S").expect("valid regex"));
+    let caps = LINE_COL.captures(line)?;
+    Some(Frame {
+        function_name: String::new(),
+        file: file.to_owned(),
         line: caps["line"].parse().ok().filter(|&n: &u32| n > 0)?,
         column: caps["col"].parse().ok()?,
         generated: None,
