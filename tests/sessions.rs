@@ -210,3 +210,60 @@ fn retention_spares_a_session_whose_run_is_in_progress() {
     out.assert_code(130);
     assert_eq!(out.session().status, Status::Stopped);
 }
+
+#[test]
+fn retention_never_removes_a_folder_tracer_did_not_write() {
+    // A folder of the user's under `sessions/`, named like a session (it sorts first, so it would
+    // be the oldest), with a file in it: it is not a session, takes no `--keep` slot, and stays.
+    let first = Tracer::new()
+        .fixture("ok.js")
+        .file(".tracer/sessions/00000000-mine/notes.txt", "my notes")
+        .args(["run", "--keep", "1", "ok.js"])
+        .run();
+    first.assert_code(0);
+    let second = first.tracer().args(["run", "--keep", "1", "ok.js"]).run();
+    second.assert_code(0);
+    let mine = first
+        .workspace()
+        .join(".tracer/sessions/00000000-mine/notes.txt");
+    assert_eq!(std::fs::read_to_string(&mine).unwrap(), "my notes");
+    assert_eq!(
+        first.session_ids(),
+        ["00000000-mine".to_owned(), second.latest_id()],
+        "one session kept, the user's folder left alone"
+    );
+    let list = first.tracer().args(["list", "--json"]).run();
+    assert!(
+        !list.stdout().contains("00000000-mine"),
+        "{}",
+        list.stdout()
+    );
+}
+
+#[test]
+fn a_fifo_or_a_device_in_place_of_a_session_file_is_refused_at_once() {
+    let run = Tracer::new()
+        .fixture("throws.js")
+        .args(["run", "throws.js"])
+        .run();
+    run.assert_code(1);
+    let evidence = run.session_dir().join("evidence.json");
+    std::fs::remove_file(&evidence).unwrap();
+    let name = std::ffi::CString::new(evidence.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: mkfifo with a NUL-terminated path that lives for the call.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    // Without the regular-files-only reader this waits forever for a writer (the harness's
+    // watchdog would kill it); with it, a clear error naming the file.
+    let out = run.tracer().args(["evidence", "latest"]).run();
+    assert_ne!(out.code(), 0, "{}", out.dump());
+    assert!(out.stderr().contains("evidence.json"), "{}", out.dump());
+    std::fs::remove_file(&evidence).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &evidence).unwrap();
+    let out = run.tracer().args(["evidence", "latest"]).run();
+    assert_ne!(out.code(), 0, "{}", out.dump());
+    assert!(
+        out.stderr().contains("not a regular file"),
+        "{}",
+        out.dump()
+    );
+}

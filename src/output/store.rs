@@ -95,7 +95,9 @@ impl Store {
         write_atomic(&path, &bytes).with_context(|| format!("writing {}", path.display()))
     }
 
-    /// Session ids, oldest first.
+    /// Session ids, oldest first: the folders under `sessions/` named as tracer names a session
+    /// that hold a session tracer wrote (its `session.json`, or the marker of a run in progress).
+    /// Anything else there is not a session: it is never listed, counted or removed.
     pub fn ids(&self) -> Vec<String> {
         let mut ids: Vec<String> = fs::read_dir(self.sessions())
             .into_iter()
@@ -103,17 +105,24 @@ impl Store {
             .flatten()
             .filter(|entry| entry.file_type().is_ok_and(|t| t.is_dir()))
             .filter_map(|entry| entry.file_name().into_string().ok())
-            .filter(|name| valid_id(name))
+            .filter(|name| valid_id(name) && self.is_session(name))
             .collect();
         ids.sort();
         ids
     }
 
+    /// Whether folder `id` holds a session tracer wrote.
+    fn is_session(&self, id: &str) -> bool {
+        let dir = self.dir(id);
+        ["session.json", RUNNING_MARKER]
+            .iter()
+            .any(|name| fs::symlink_metadata(dir.join(name)).is_ok_and(|m| m.file_type().is_file()))
+    }
+
     /// Resolves `latest`, `last-failed` or an id to an existing session id.
     pub fn resolve(&self, wanted: &str) -> Result<String> {
         let id = match wanted {
-            "latest" => fs::read_to_string(self.root.join("latest"))
-                .ok()
+            "latest" => read_small(&self.root.join("latest"))
                 .map(|s| s.trim().to_owned())
                 .filter(|id| valid_id(id))
                 .ok_or_else(|| {
@@ -158,7 +167,7 @@ impl Store {
     pub fn retain(&self, keep: usize) {
         let ids = self.ids();
         let excess = ids.len().saturating_sub(keep);
-        let latest = fs::read_to_string(self.root.join("latest"))
+        let latest = read_small(&self.root.join("latest"))
             .map(|s| s.trim().to_owned())
             .unwrap_or_default();
         for id in ids.into_iter().take(excess) {
@@ -166,7 +175,7 @@ impl Store {
                 continue;
             }
             let dir = self.dir(&id);
-            let running = match fs::read_to_string(dir.join(RUNNING_MARKER)) {
+            let running = match read_small(&dir.join(RUNNING_MARKER)).ok_or(()) {
                 Ok(pid) => match pid.trim().parse::<i32>() {
                     // SAFETY: kill with signal 0 only checks that the process exists.
                     Ok(pid) => (unsafe { libc::kill(pid, 0) }) == 0,
@@ -192,11 +201,23 @@ pub fn valid_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
+/// The most tracer reads of one JSON file it wrote (a session, its evidence, a contract, an audit).
+pub const MAX_JSON_BYTES: u64 = 1 << 30;
+
+/// A small text file tracer wrote (`latest`, a run's marker), through the regular-files-only
+/// reader; `None` when it is missing, not a regular file, or over 4 KiB.
+fn read_small(path: &Path) -> Option<String> {
+    let bytes = crate::files::read_capped(path, 4096).ok()?;
+    String::from_utf8(bytes).ok()
+}
+
 /// Reads and parses a JSON file; a parse error names the file, the line and the column. Bytes
 /// that are not UTF-8 are a parse error like any other (a usage error, exit 2), not a failure to
-/// read the file.
+/// read the file. Only a regular file is read, and at most [`MAX_JSON_BYTES`] of it: a FIFO or a
+/// link to `/dev/zero` in its place is refused at once.
 pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T> {
-    let bytes = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = crate::files::read_capped(path, MAX_JSON_BYTES)
+        .with_context(|| format!("reading {}", path.display()))?;
     serde_json::from_slice(&bytes).map_err(|e| {
         TracerError::usage(format!(
             "{}:{}:{}: not a valid file of this version ({e}); it may have been edited or written by another tool",
