@@ -348,3 +348,37 @@ fn an_entry_cannot_make_the_tool_connect_for_it() {
         Err(e) => panic!("{e}"),
     }
 }
+
+#[test]
+fn a_descriptor_tracer_inherited_never_reaches_the_audited_program() {
+    // A connected socket the tracer's parent leaves open without close-on-exec (as a shell's
+    // `exec 7<>/dev/tcp/…` does): the audited program could write through it without a connect.
+    use std::os::fd::AsRawFd;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let stream = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+    let fd = stream.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this test owns.
+    unsafe { libc::fcntl(fd, libc::F_SETFD, 0) };
+    let inode = std::fs::read_link(format!("/proc/self/fd/{fd}")).unwrap();
+    let entry = node_entry(
+        "let seen = 'closed';\n\
+         try { seen = fs.readlinkSync(`/proc/self/fd/${process.env.INHERITED_FD}`); } catch (e) {}\n\
+         console.log('inherited: ' + seen);",
+        &faithful_observations(),
+    );
+    let tracer = case(&[("result/final.js", entry)]).env("INHERITED_FD", fd.to_string());
+    let out = audit(tracer, "case/result/final.js");
+    // SAFETY: restores close-on-exec on the test's own descriptor.
+    unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    let line = out
+        .stdout()
+        .lines()
+        .find(|l| l.starts_with("inherited: "))
+        .map(str::to_owned)
+        .unwrap_or_else(|| panic!("{}", out.dump()));
+    assert_ne!(
+        line,
+        format!("inherited: {}", inode.display()),
+        "the socket reached the audited program"
+    );
+}

@@ -282,6 +282,9 @@ fn run_python(
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .process_group(0);
+    if no_send {
+        launch::close_inherited_on_exec(&mut command);
+    }
     let handle = if no_send {
         Some(guard::install(&mut command).map_err(|e| {
             TracerError::cannot_trace(format!("the no-send guard could not be prepared: {e}"))

@@ -198,6 +198,9 @@ pub fn spawn(launch: &Launch<'_>) -> Result<(Child, Option<crate::guard::Guard>)
         }
     }
     die_with_parent(&mut command);
+    if launch.no_send {
+        close_inherited_on_exec(&mut command);
+    }
     let guard = if launch.no_send {
         let handle = crate::guard::install(&mut command).map_err(|e| {
             TracerError::cannot_trace(format!("the no-send guard could not be prepared: {e}"))
@@ -264,6 +267,39 @@ pub fn die_with_parent(command: &mut Command) {
             }
             if libc::getppid() as u32 != parent {
                 libc::_exit(137);
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Makes every descriptor the child would inherit beyond stdin, stdout and stderr close at `exec`
+/// (`close_range(3, ~0, CLOSE_RANGE_CLOEXEC)`, else `fcntl(FD_CLOEXEC)` on each): a socket
+/// `tracer`'s own parent left open (`exec 7<>/dev/tcp/…`) never reaches a program under the no-send
+/// guard, which could write to it without any `connect`. The descriptors this step's own process
+/// needs until `exec` (the guard's handshake, std's) stay usable until then.
+pub fn close_inherited_on_exec(command: &mut Command) {
+    // SAFETY: only async-signal-safe calls (syscall, getrlimit, fcntl) between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+            if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC) == 0 {
+                return Ok(());
+            }
+            let mut limit = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            let top = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
+                limit.rlim_cur.min(1 << 20) as i32
+            } else {
+                1024
+            };
+            for fd in 3..top {
+                let flags = libc::fcntl(fd, libc::F_GETFD);
+                if flags >= 0 {
+                    libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
+                }
             }
             Ok(())
         });
