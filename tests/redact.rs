@@ -98,3 +98,28 @@ fn an_invalid_redact_pattern_is_a_usage_error() {
     out.assert_code(2);
     assert!(out.stderr().contains("--redact"), "{}", out.stderr());
 }
+
+#[test]
+fn a_fine_grained_github_token_and_a_token_in_a_vm_context_name_are_redacted() {
+    let pat = format!("github_pat_{}", "A1b2C3d4E5f6G7h8I9j0K1_".repeat(3));
+    let classic = format!("ghp_{}", "a".repeat(36));
+    let out = Tracer::new()
+        .file(
+            "app.js",
+            format!(
+                "// A fine-grained token logged, a classic one as a vm context's name.\n\
+                 console.log('token {pat}');\n\
+                 require('node:vm').createContext({{}}, {{ name: 'ctx {classic}' }});\n"
+            ),
+        )
+        .args(["run", "app.js"])
+        .run();
+    out.assert_code(0);
+    let stored = stored_text(&out);
+    assert!(!stored.contains(&pat), "the fine-grained token leaked");
+    assert!(
+        !stored.contains(&classic),
+        "the context name's token leaked"
+    );
+    assert!(stored.contains("[REDACTED:github-token]"), "{stored}");
+}

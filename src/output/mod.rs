@@ -99,4 +99,6 @@ fn redact(
     if let Some(message) = event.error_message.as_mut() {
         redactor.apply_mut(message);
     }
+    // The detail can carry the program's text too (a `vm` context's name, a worker's).
+    redactor.apply_mut(&mut event.detail);
 }

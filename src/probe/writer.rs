@@ -16,6 +16,7 @@ use anyhow::{Context, Result};
 use serde_json::{Value, json};
 
 use crate::conformance::hash;
+use crate::trace::redact::Redactor;
 
 /// Strings longer than this (in UTF-16 code units) are written as `$string` digests.
 pub const LONG_STRING: usize = 500;
@@ -51,6 +52,8 @@ pub struct TraceWriter {
     next_seq: u64,
     /// The line being rendered (its allocation is kept from line to line).
     line: String,
+    /// The default token shapes (`tracer run`'s), redacted in every string of a line.
+    redactor: Redactor,
 }
 
 impl TraceWriter {
@@ -66,6 +69,7 @@ impl TraceWriter {
             out: BufWriter::with_capacity(64 * 1024, file),
             next_seq: 1,
             line: String::with_capacity(1024),
+            redactor: Redactor::new(true, &[]).expect("the default shapes compile"),
         };
         let text = |s: &str| Value::from(s).to_string();
         let line = format!(
@@ -95,6 +99,7 @@ impl TraceWriter {
         self.next_seq += 1;
         fields.insert(Cow::Borrowed("type"), Cow::Borrowed("\"access\""));
         fields.insert(Cow::Borrowed("seq"), Cow::Owned(seq.to_string()));
+        redact_fields(&self.redactor, &mut fields);
         self.line.clear();
         render_into(&mut self.line, fields);
         let line = std::mem::take(&mut self.line);
@@ -230,6 +235,30 @@ fn render_into(line: &mut String, mut fields: Fields<'_>) {
     line.push('}');
 }
 
+/// Replaces the default token shapes in every string of a record's fields (a cookie, an
+/// `Authorization` header, a request body that holds a bearer token or a JWT) by the marker
+/// `tracer run` uses, so both sides of a comparison see the same marker. A field's JSON text is
+/// parsed only when it holds a match.
+fn redact_fields(redactor: &Redactor, fields: &mut Fields<'_>) {
+    fn strings(value: &mut Value, redactor: &Redactor) {
+        match value {
+            Value::String(text) => redactor.apply_mut(text),
+            Value::Array(items) => items.iter_mut().for_each(|v| strings(v, redactor)),
+            Value::Object(map) => map.values_mut().for_each(|v| strings(v, redactor)),
+            _ => {}
+        }
+    }
+    for (_, text) in fields.0.iter_mut() {
+        if !redactor.matches(text) {
+            continue;
+        }
+        if let Ok(mut value) = serde_json::from_str::<Value>(text) {
+            strings(&mut value, redactor);
+            *text = Cow::Owned(value.to_string());
+        }
+    }
+}
+
 /// What follows `t` in an access line (`{"type":"access","seq":N,"t":T` then the rest): the part
 /// a repeat of the same record shares. `None` for a line without `t`.
 pub fn after_t(line: &str) -> Option<&str> {
@@ -286,6 +315,39 @@ mod tests {
         assert_eq!(
             render(fields),
             r#"{"type":"access","seq":3,"t":1.5,"realm":"main","api":"a","owner":"N"}"#
+        );
+    }
+
+    #[test]
+    fn token_shapes_are_redacted_in_every_field_and_the_order_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut writer = TraceWriter::create(
+            &dir.path().join("t.ndjson"),
+            &HeaderInfo {
+                baseline_id: "b",
+                runtime: "chromium",
+                runtime_version: "1",
+                started_at: "now",
+                page: "p",
+            },
+        )
+        .unwrap();
+        let bearer = "Bearer abcdefghijklmnopqrstuvwxyz0123";
+        writer
+            .access(fields(
+                json!({"api": "XMLHttpRequest.prototype.setRequestHeader",
+                "args": ["Authorization", bearer], "returnValue": {"$undefined": true}}),
+            ))
+            .unwrap();
+        let line = writer.last_line().to_owned();
+        assert!(!line.contains(bearer), "{line}");
+        assert!(
+            line.contains(r#"["Authorization","[REDACTED:bearer]"]"#),
+            "{line}"
+        );
+        assert!(
+            line.starts_with(r#"{"type":"access","seq":1,"api":"#),
+            "{line}"
         );
     }
 

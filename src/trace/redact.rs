@@ -11,7 +11,7 @@ use regex::{Regex, RegexSet};
 use crate::error::TracerError;
 
 /// The default shapes: (name used in the marker, pattern).
-const DEFAULTS: [(&str, &str); 7] = [
+const DEFAULTS: [(&str, &str); 8] = [
     (
         "private-key",
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)",
@@ -23,6 +23,7 @@ const DEFAULTS: [(&str, &str); 7] = [
     ("bearer", r"(?i)\bbearer\s+[A-Za-z0-9\-._~+/]{16,}=*"),
     ("aws-access-key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
     ("github-token", r"\bgh[pousr]_[A-Za-z0-9]{36,}\b"),
+    ("github-token", r"\bgithub_pat_[A-Za-z0-9_]{22,}"),
     ("slack-token", r"\bxox[abprs]-[A-Za-z0-9-]{10,}"),
     ("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
 ];
@@ -62,6 +63,11 @@ impl Redactor {
     /// A redactor that changes nothing.
     pub fn none() -> Redactor {
         Redactor::new(false, &[]).expect("no patterns")
+    }
+
+    /// Whether `text` holds a match of any pattern.
+    pub fn matches(&self, text: &str) -> bool {
+        !self.patterns.is_empty() && self.quick.is_match(text)
     }
 
     /// `text` with every match replaced by `[REDACTED:name]`.
