@@ -285,7 +285,8 @@ console.log(JSON.stringify(out));"#,
         measured["encoded"],
         serde_json::json!([
             {"$undefined": true}, {"$number": "NaN"}, {"$number": "-0"}, {"$bigint": "10"},
-            {"$symbol": "Symbol.iterator"}, {"$object": "Thing", "id": "o1"}, {"$function": "max"}
+            {"$symbol": "Symbol.iterator"}, {"$object": "Thing", "id": "o1"},
+            {"$function": "max", "native": true}
         ])
     );
 }

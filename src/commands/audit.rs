@@ -339,17 +339,18 @@ fn node_request(
         let frame = item.stack_sample.first()?;
         frame.get("url").and_then(Value::as_str).map(str::to_owned)
     });
+    let node_globals: Vec<String> = crate::conformance::check::NODE_GLOBALS
+        .iter()
+        .map(|g| format!("window.{g}"))
+        .collect();
     crate::probe::node::NodeRequest {
         trace_path: trace.to_owned(),
         baseline_id: contract.baseline_id.clone().unwrap_or_default(),
-        // Node's own globals beside the list: a realm that exposes them to the script leaks Node,
-        // and the check names the script's reads of them (a jsdom window has none to wrap).
-        apis: crate::probe::api_list(
-            &crate::conformance::check::NODE_GLOBALS
-                .iter()
-                .map(|g| format!("window.{g}"))
-                .collect::<Vec<_>>(),
-        ),
+        // Node's own globals beside the list, watched only for being read: a realm that exposes
+        // them to the script leaks Node, and the check names the script's reads of them (a jsdom
+        // window has none to wrap).
+        apis: crate::probe::api_list(&node_globals),
+        read_only: node_globals,
         rules: crate::probe::node::Rules {
             environment_dirs: entry.parent().map(Path::to_owned).into_iter().collect(),
             target_names: crate::probe::node::target_names(urls),

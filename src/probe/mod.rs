@@ -106,14 +106,21 @@ pub const BATCH_MS: u64 = 10;
 /// `ownUrl`, `stackLimit`, `batchRecords`, `batchMs`). Without `batch`, every record leaves on
 /// its own.
 pub fn source(apis: &[String], batch: bool) -> String {
-    source_with(apis, batch, false)
+    source_with(apis, batch, false, &[])
 }
 
 /// [`source`], with `mark_nested`: records made while another recorded call runs carry
-/// `nested: 1` (the audit's filter of the environment's own accesses reads it).
-pub fn source_with(apis: &[String], batch: bool, mark_nested: bool) -> String {
+/// `nested: 1` (the audit's filter of the environment's own accesses reads it); and `read_only`:
+/// entries of `apis` watched only for being read (Node's own globals in a Node realm).
+pub fn source_with(
+    apis: &[String],
+    batch: bool,
+    mark_nested: bool,
+    read_only: &[String],
+) -> String {
     let config = json!({
         "markNested": mark_nested,
+        "readOnly": read_only,
         "binding": BINDING,
         "apis": apis,
         "ownUrl": OWN_URL,

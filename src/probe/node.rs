@@ -70,8 +70,10 @@ pub struct NodeRequest {
     /// Where the trace goes (`case/tmp/node-trace.ndjson`).
     pub trace_path: PathBuf,
     pub baseline_id: String,
-    /// The APIs the probe watches (the same list `tracer record` uses).
+    /// The APIs the probe watches (the same list `tracer record` uses, and `read_only`).
     pub apis: Vec<String>,
+    /// Entries of `apis` watched only for being read (Node's own globals).
+    pub read_only: Vec<String>,
     pub rules: Rules,
 }
 
@@ -142,18 +144,24 @@ impl Rules {
     }
 
     /// Whether a record belongs in the trace: its nearest frame is the target's; or it was made
-    /// by the environment's code for the target — a frame of the target's further down, and no
-    /// other recorded call running (a read through a `Proxy` the environment hands out, whose
-    /// trap is the environment's code). An access the environment's implementation makes while
-    /// a recorded call runs (jsdom's `XMLHttpRequest` reading `navigator.userAgent`) is its own.
+    /// for the target by a `Proxy` the environment handed it — the nearest frame a trap of the
+    /// environment's (`get`, `has`, ...), the next one the target's, and no other recorded call
+    /// running (jsdom's `navigator.plugins` is such a Proxy). Anything else the environment's
+    /// code does is its own: inside a recorded call (jsdom's `XMLHttpRequest` reading
+    /// `navigator.userAgent`), or inside a call of the target's to an API the probe does not
+    /// watch (happy-dom's `setAttribute` making an attribute node).
     fn keeps(&self, stack: Option<&str>, nested: bool, main_context: bool) -> bool {
-        let urls = stack.map(frame_urls).unwrap_or_default();
-        let Some(first) = urls.first() else {
+        let frames = stack.map(frames_of).unwrap_or_default();
+        let Some((url, function)) = frames.first() else {
             // No frame to go by (a call from the event loop's own turn): kept.
             return true;
         };
-        self.is_target(first, main_context)
-            || (!nested && urls[1..].iter().any(|u| self.is_target(u, main_context)))
+        self.is_target(url, main_context)
+            || (!nested
+                && PROXY_TRAPS.contains(&function.as_str())
+                && frames
+                    .get(1)
+                    .is_some_and(|(next, _)| self.is_target(next, main_context)))
     }
 }
 
@@ -186,18 +194,36 @@ pub fn target_names(urls: impl IntoIterator<Item = String>) -> HashSet<String> {
         .collect()
 }
 
+/// The names of a `Proxy` handler's traps.
+const PROXY_TRAPS: &[&str] = &[
+    "get",
+    "set",
+    "has",
+    "ownKeys",
+    "getOwnPropertyDescriptor",
+    "defineProperty",
+    "deleteProperty",
+    "apply",
+    "construct",
+    "getPrototypeOf",
+];
+
 fn first_frame_url(stack: &str) -> Option<String> {
-    frame_urls(stack).into_iter().next()
+    frames_of(stack).into_iter().next().map(|(url, _)| url)
 }
 
-/// The URLs of a record's stack frames, nearest first.
-fn frame_urls(stack: &str) -> Vec<String> {
+/// The URL and function name of a record's stack frames, nearest first.
+fn frames_of(stack: &str) -> Vec<(String, String)> {
     let Ok(Value::Array(frames)) = serde_json::from_str::<Value>(stack) else {
         return Vec::new();
     };
     frames
         .iter()
-        .filter_map(|f| f.get("url")?.as_str().map(str::to_owned))
+        .filter_map(|f| {
+            let url = f.get("url")?.as_str()?.to_owned();
+            let function = f["functionName"].as_str().unwrap_or("").to_owned();
+            Some((url, function))
+        })
         .collect()
 }
 
@@ -272,7 +298,7 @@ impl NodeProbe {
     pub fn new(request: NodeRequest) -> NodeProbe {
         // Unbatched: a program may end its process in the middle of a task (`process.exit`), and a
         // batch waiting for the end of that task would be lost.
-        let source = crate::probe::source_with(&request.apis, false, true);
+        let source = crate::probe::source_with(&request.apis, false, true, &request.read_only);
         let started = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64() * 1000.0);
@@ -934,9 +960,12 @@ mod tests {
         assert!(r.keeps(Some(r#"[{"url":"/case/result/app.js"}]"#), false, true));
         // The environment's code on top, the page's below: a read through the environment's
         // Proxy is the page's; the same made during another recorded call is the environment's.
-        let proxied = r#"[{"url":"/x/node_modules/jsdom/lib/plugins.js"},{"url":"https://example.test/page.html"}]"#;
+        let proxied = r#"[{"url":"/x/node_modules/jsdom/lib/plugins.js","functionName":"get"},{"url":"https://example.test/page.html"}]"#;
         assert!(r.keeps(Some(proxied), false, false));
         assert!(!r.keeps(Some(proxied), true, false));
+        // The environment's own work inside an unwatched call of the page's is its own.
+        let inside = r#"[{"url":"/x/node_modules/happy-dom/lib/Element.js","functionName":"setAttribute"},{"url":"https://example.test/page.html"}]"#;
+        assert!(!r.keeps(Some(inside), false, false));
         assert!(r.keeps(None, false, false));
     }
 }

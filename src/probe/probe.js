@@ -975,12 +975,12 @@ let wrapped = 0;
 // (a single member the API list names, such as `window.name`), a data property that holds no
 // function is recorded too: an accessor pair emulates it and the page sees its own data
 // descriptor (as for a data property the page defines, see `adopt`).
-function wrapMember(holder, name, iface, api, onPrototype, data) {
+function wrapMember(holder, name, iface, api, onPrototype, data, readOnly) {
   if (name === "constructor" || cellAt(holder, name) !== null) return;
   const d = realOf(holder, name);
   if (d === undefined || !d.configurable) return;
   let mode;
-  if (isAccessor(d)) {
+  if (isAccessor(d) || (readOnly && data)) {
     mode = "get";
   } else if (typeof d.value === "function" && !isConstructorLike(d.value)) {
     mode = "call";
@@ -1100,6 +1100,13 @@ function resolve(path) {
 function install(path) {
   const found = resolve(path);
   if (found === null) return;
+  // A name watched only for being read (Node's own globals in a Node realm: `Buffer`, `process`):
+  // its reads are recorded, whatever it holds; nothing it holds is wrapped.
+  if (includes(READ_ONLY, path)) {
+    const bare = apply(strSlice, path, [path.indexOf(".") + 1]);
+    if (found.holder === g) wrapMember(g, found.name, bare, bare, false, true, true);
+    return;
+  }
   const value = found.value;
   const parts = apply(strSplit, path, ["."]);
   const bare = parts[0] === "window" || parts[0] === "self" || parts[0] === "globalThis"
@@ -1157,7 +1164,8 @@ function wrapHiddenBases(proto) {
     if (typeof ctor !== "function") return;
     const nd = gopd(ctor, "name");
     const name = nd && typeof nd.value === "string" ? nd.value : "";
-    if (name === "") return;
+    // Another realm's Object.prototype or Function.prototype is no base of an interface's.
+    if (name === "" || name === "Object" || name === "Function") return;
     let exposed;
     try {
       exposed = gopd(g, name);
@@ -1218,6 +1226,8 @@ function watchSingletonOwnMembers() {
 }
 
 const NAMESPACES = ["Math", "JSON", "Intl", "Atomics", "console", "CSS"];
+// Entries of the list watched only for being read (see `install`).
+const READ_ONLY = config.readOnly || [];
 
 // Remembers the first global path a function was reached by.
 function namePath(f, path) {
@@ -1788,7 +1798,10 @@ extendHook("Navigator.prototype.sendBeacon", function (record, receiver, args, r
 // ---- phases and the end marker -------------------------------------------------------------
 
 const PHASE = "tracer:phase=";
-const markProto = typeof g.Performance === "function" ? g.Performance.prototype : null;
+// The holder of `performance.mark`: the realm's Performance.prototype, else wherever its
+// `performance` finds it (happy-dom's window hands out Node's own `performance`).
+const markProto = typeof g.Performance === "function" ? g.Performance.prototype
+  : (perf && typeof perf === "object" ? M.findHolder(perf, "mark") : null);
 const markOriginal = markProto && gopd(markProto, "mark") ? gopd(markProto, "mark").value : null;
 // Runs after the API table is installed: `target` is then the recording wrapper (when Performance
 // is watched) and phase markers bypass it to reach the original.

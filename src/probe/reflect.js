@@ -247,10 +247,43 @@ function tracerReflect(g, options) {
       if (typeof exposed === "function" && exposed !== ctor && fnName(exposed) === fnName(ctor)) {
         return name + ".prototype (a base of the exposed " + name + ")";
       }
+      // The realm exposes no `X` at all and `X` is another realm's (happy-dom's window hands out
+      // Node's own `performance`, and has no `Performance`): say so, rather than name a prototype
+      // no script can reach as such.
+      if (exposed === undefined && name === fnName(ctor) && name !== "" && !inChain(g, object) &&
+          fromAnotherRealm(ctor)) {
+        return name + ".prototype (not exposed by the realm)";
+      }
       return name + ".prototype";
     }
     if (typeof object === "function") return functionName(object);
     return (constructorNameOf(object) || tagOf(object)) + " instance";
+  }
+
+  // Whether function `f` was made by another realm's code (its prototype is not this realm's
+  // Function.prototype): an environment's class handed to the page, as opposed to the page's own.
+  const ownFunctionProto = Function.prototype;
+  function fromAnotherRealm(f) {
+    try {
+      return getProto(f) !== ownFunctionProto;
+    } catch (_) {
+      return false;
+    }
+  }
+
+  // Whether `object` is on `value`'s prototype chain (the global's own chain holds prototypes no
+  // global names: `Window.prototype` is exposed, `WindowProperties` is not, and is no finding).
+  function inChain(value, object) {
+    let p = value;
+    for (let i = 0; p !== null && i < 64; i++) {
+      if (p === object) return true;
+      try {
+        p = getProto(p);
+      } catch (_) {
+        return false;
+      }
+    }
+    return false;
   }
 
   // The object on `value`'s chain that holds own property `name`; `null` when none does.
@@ -364,7 +397,9 @@ function tracerReflect(g, options) {
       case "boolean":
         return value;
       case "function":
-        return { $function: functionName(value) };
+        // Whether it is the runtime's own code (`[native code]`) or JavaScript: a method a shim
+        // wrote in JavaScript is no longer named like the browser's.
+        return { $function: functionName(value), native: apply(reExec, nativeRe, [sourceOfFn(value)]) !== null };
       default:
         break;
     }
