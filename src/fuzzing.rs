@@ -233,7 +233,9 @@ pub struct CheckCase {
 }
 
 impl CheckCase {
-    /// Creates the case from `(path relative to the case folder, bytes)` pairs.
+    /// Creates the case from `(path relative to the case folder, bytes)` pairs. The audit among
+    /// them is sealed here with this machine's key (`conformance::seal`), as `tracer audit` would
+    /// seal it, so that the committed case can match; any later change breaks the seal.
     pub fn new(files: &[(&str, &[u8])]) -> io::Result<CheckCase> {
         let dir = tempfile::Builder::new()
             .prefix("tracer-fuzz-case-")
@@ -242,6 +244,16 @@ impl CheckCase {
             let path = dir.path().join(relative);
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent)?;
+            }
+            let mut bytes = bytes.to_vec();
+            if *relative == crate::conformance::audit_format::JSON_PATH
+                && let Ok(mut audit) = serde_json::from_slice::<Value>(&bytes)
+                && let Some(state) = crate::conformance::seal::state_dir()
+                && let Ok(key) = crate::conformance::seal::key_in(&state)
+            {
+                audit[crate::conformance::seal::FIELD] =
+                    crate::conformance::seal::seal(&audit, &key).into();
+                bytes = serde_json::to_vec_pretty(&audit).map_err(io::Error::other)?;
             }
             std::fs::write(path, bytes)?;
         }

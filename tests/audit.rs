@@ -382,3 +382,46 @@ fn a_descriptor_tracer_inherited_never_reaches_the_audited_program() {
         "the socket reached the audited program"
     );
 }
+
+#[test]
+fn an_audit_edited_after_the_tool_wrote_it_is_blocked() {
+    // The entry tries one connection; the audit says so. Rewriting the audit to say nothing was
+    // tried (as a script or an agent turning CI green would) breaks its seal.
+    let entry = node_entry(
+        "require('node:net').connect(80, '192.0.2.9').on('error', () => {});\nsetTimeout(() => {}, 300);",
+        &faithful_observations(),
+    );
+    let out = audit(case(&[("result/final.js", entry)]), "case/result/final.js");
+    out.assert_code(3);
+    let path = out
+        .workspace()
+        .join("case/tmp/node-trace-runtime-audit.json");
+    let mut audit: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert!(
+        audit["integrity"]
+            .as_str()
+            .unwrap()
+            .starts_with("hmac-sha256:")
+    );
+    audit["networkAttempts"] = 0.into();
+    audit["transcript"] = serde_json::json!([]);
+    std::fs::write(&path, serde_json::to_vec_pretty(&audit).unwrap()).unwrap();
+    let check = |expected: &str| {
+        let run = out.tracer().args(["check", "--case-dir", "case"]).run();
+        run.assert_code(3);
+        let diff = read_json(&out, "notes/trace-runtime-diff.json");
+        assert_eq!(diff["matched"], false);
+        let codes: Vec<&str> = diff["blocking"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["code"].as_str())
+            .collect();
+        assert_eq!(codes, [expected], "{diff:#}");
+    };
+    check("AUDIT_SEAL_BROKEN");
+    // Without its seal: not the tool's either.
+    audit.as_object_mut().unwrap().remove("integrity");
+    std::fs::write(&path, serde_json::to_vec_pretty(&audit).unwrap()).unwrap();
+    check("AUDIT_NOT_SEALED");
+}

@@ -115,6 +115,7 @@ impl Case {
             .env_remove("NODE_OPTIONS")
             .env_remove("TRACER_NODE")
             .env("TERM", "dumb")
+            .env("TRACER_STATE_DIR", self.state_dir())
             .output()
             .expect("running tracer")
             .into()
@@ -149,7 +150,21 @@ impl Case {
         audit
     }
 
+    /// Where this case's audit key lives (the check's `TRACER_STATE_DIR`).
+    fn state_dir(&self) -> std::path::PathBuf {
+        self.root.path().join(".tracer-state")
+    }
+
+    /// Writes `audit` sealed with this case's key, as `tracer audit` would (a hand-written audit
+    /// stands for the tool's here; `audit_edits_break_the_seal` checks an unsealed edit).
     fn write_audit(&self, audit: &Value) {
+        let mut audit = audit.clone();
+        let key = tracer::conformance::seal::key_in(&self.state_dir()).unwrap();
+        audit["integrity"] = tracer::conformance::seal::seal(&audit, &key).into();
+        self.write_unsealed_audit(&audit);
+    }
+
+    fn write_unsealed_audit(&self, audit: &Value) {
         std::fs::create_dir_all(self.path("tmp")).unwrap();
         std::fs::write(
             self.path("tmp/node-trace-runtime-audit.json"),

@@ -24,7 +24,7 @@ use crate::conformance::audit_format::{
     self, Audit, NetworkAttempt, Observation, RecordedRealm, Recording, TimelineEntry,
 };
 use crate::conformance::contract::Contract;
-use crate::conformance::{hash, observed, requests};
+use crate::conformance::{hash, observed, requests, seal};
 use crate::error::TracerError;
 use crate::exit;
 use crate::guard::{self, Attempt};
@@ -190,6 +190,17 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
         audit.requests = report.requests.as_ref().map(requests::from_runtime);
     }
 
+    // The seal: the check blocks an audit that was edited after this point.
+    let key = seal::state_dir()
+        .context("no state directory for the audit's key: set TRACER_STATE_DIR or HOME")
+        .and_then(|dir| seal::key_in(&dir));
+    match key {
+        Ok(key) => audit.integrity = Some(seal::seal(&serde_json::to_value(&audit)?, &key)),
+        Err(e) if !global.quiet => {
+            eprintln!("warning: the audit is not sealed ({e:#}); the check will block it")
+        }
+        Err(_) => {}
+    }
     let audit_path = case_dir.join(audit_format::JSON_PATH);
     let mut json = serde_json::to_vec_pretty(&audit)?;
     json.push(b'\n');

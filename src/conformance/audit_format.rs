@@ -50,6 +50,10 @@ pub struct Audit {
     /// Additive: how the tool recorded the environment at access time (Node entries only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recording: Option<Recording>,
+    /// Additive: the seal `tracer audit` puts on what it wrote (`hmac-sha256:…` over the rest of
+    /// the file, see `conformance::seal`); the check blocks an audit without a valid one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub integrity: Option<String>,
 }
 
 /// How the tool recorded the environment itself (additive; Node entries): the trace it wrote, what

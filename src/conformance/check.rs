@@ -17,6 +17,7 @@ use crate::conformance::hash;
 use crate::conformance::policy::{self, Class, Policy};
 use crate::conformance::raw_trace;
 use crate::conformance::requests::{self, RequestsReport};
+use crate::conformance::seal;
 
 pub const VERSION: &str = "trace-runtime-diff/v1";
 pub const JSON_PATH: &str = "notes/trace-runtime-diff.json";
@@ -45,6 +46,8 @@ pub mod code {
     pub const STALE_CONTRACT: &str = "STALE_CONTRACT";
     pub const STALE_AUDIT: &str = "STALE_AUDIT";
     pub const MISSING_METADATA: &str = "MISSING_METADATA";
+    pub const AUDIT_NOT_SEALED: &str = "AUDIT_NOT_SEALED";
+    pub const AUDIT_SEAL_BROKEN: &str = "AUDIT_SEAL_BROKEN";
     pub const NETWORK_ATTEMPTED: &str = "NETWORK_ATTEMPTED";
     pub const TIMELINE_NOT_RAW: &str = "TIMELINE_NOT_RAW";
     pub const TIMELINE_MISMATCH: &str = "TIMELINE_MISMATCH";
@@ -578,6 +581,28 @@ fn load_audit(path: &Path, shown: &str, label: &str, st: &mut State) -> Option<A
                 return None;
             }
         }
+    }
+    // Only an audit the tool wrote, unchanged since, is compared as the tool's.
+    let again = format!(
+        "audit again with `tracer audit --case-dir {label}`: only an audit tracer wrote, unchanged, is checked"
+    );
+    match seal::verify(&value, seal::state_dir().as_deref()) {
+        seal::Verdict::Valid => {}
+        seal::Verdict::Missing => st.block(Finding::new(
+            code::AUDIT_NOT_SEALED,
+            format!("{shown}: the audit carries no seal (`integrity`)"),
+            again.clone(),
+        )),
+        seal::Verdict::NoKey(why) => st.block(Finding::new(
+            code::AUDIT_NOT_SEALED,
+            format!("{shown}: the audit's seal cannot be verified here ({why})"),
+            again.clone(),
+        )),
+        seal::Verdict::Mismatch => st.block(Finding::new(
+            code::AUDIT_SEAL_BROKEN,
+            format!("{shown}: the audit's seal does not verify: it was changed after `tracer audit` wrote it, or made with another key"),
+            again.clone(),
+        )),
     }
     match serde_json::from_value::<Audit>(value) {
         Ok(a) => Some(a),

@@ -12,3 +12,4 @@ pub mod observed;
 pub mod policy;
 pub mod raw_trace;
 pub mod requests;
+pub mod seal;

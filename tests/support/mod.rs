@@ -207,6 +207,8 @@ impl Tracer {
                 command.env(key, value);
             }
         }
+        // The audit's key: one per workspace, never the user's own state directory.
+        command.env("TRACER_STATE_DIR", self.ws.work.join(".tracer-state"));
         for (key, value) in &self.env {
             command.env(key, value);
         }
