@@ -329,7 +329,7 @@ fn frames_of_text(text: &str, cwd: Option<&Path>) -> Vec<Frame> {
                 (Some(path), None) => path,
                 (Some(path), Some(_)) => Some(path).filter(|p| p.is_file())?,
                 (None, Some(cwd)) if !loc.contains(':') && !loc.is_empty() => {
-                    Some(normalize_path(&cwd.join(loc))).filter(|p| p.is_file())?
+                    Some(crate::trace::sourcemaps::normalize(&cwd.join(loc))).filter(|p| p.is_file())?
                 }
                 (None, _) => return None,
             };
@@ -370,7 +370,7 @@ pub fn printed_position(line: &str, cwd: &Path) -> Option<Frame> {
     }
     Some(Frame {
         function_name: String::new(),
-        file: normalize_path(&path).display().to_string(),
+        file: crate::trace::sourcemaps::normalize(&path).display().to_string(),
         line: caps["line"].parse().ok().filter(|&n: &u32| n > 0)?,
         column: caps["col"].parse().ok()?,
         generated: None,
@@ -387,7 +387,7 @@ pub fn printed_file_heading(line: &str, cwd: &Path) -> Option<String> {
     }
     let path = cwd.join(text);
     path.is_file()
-        .then(|| normalize_path(&path).display().to_string())
+        .then(|| crate::trace::sourcemaps::normalize(&path).display().to_string())
 }
 
 /// `  1:7  error  'x' is assigned a value but never used` under a file heading: that file's
@@ -404,21 +404,6 @@ pub fn printed_line_column(line: &str, file: &str) -> Option<Frame> {
         generated: None,
         unmapped: false,
     })
-}
-
-/// `a/./b/../c` as `a/c`, without touching the file system (symlinks are kept as written).
-fn normalize_path(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// The position Node puts in front of an error's stack when it decorates it (a CommonJS

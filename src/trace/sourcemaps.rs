@@ -105,8 +105,9 @@ fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
     crate::files::read_capped(path, MAX_MAP_BYTES)
 }
 
-/// Removes `.` and `..` components without touching the file system.
-fn normalize(path: &Path) -> PathBuf {
+/// Removes `.` and `..` components without touching the file system (`a/./b/../c` is `a/c`;
+/// symlinks are kept as written).
+pub(crate) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for part in path.components() {
         match part {
