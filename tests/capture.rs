@@ -750,7 +750,12 @@ fn an_exception_gets_its_frames_even_when_its_stack_text_has_none() {
         "{}",
         out.dump()
     );
-    assert!(exception.call_stack.iter().all(|f| f.file.ends_with("prepare_stack.js")));
+    assert!(
+        exception
+            .call_stack
+            .iter()
+            .all(|f| f.file.ends_with("prepare_stack.js"))
+    );
     assert_eq!((exception.line, exception.column), (Some(8), Some(9)));
     // A console event still names its call site only.
     let console = of_kind(&events, Kind::Console)[0];
