@@ -71,8 +71,8 @@ pub enum Command {
     Schema(SchemaArgs),
     /// Print a shell completion script on stdout.
     Completions(CompletionsArgs),
-    /// Print the man page (roff) on stdout.
-    Man,
+    /// Print a man page (roff) on stdout, or write every page to a folder.
+    Man(ManArgs),
     /// Probe what this build and this Node can do; print it as JSON.
     Capabilities(CapabilitiesArgs),
     /// Record the reference trace of a page or script in headless Chromium.
@@ -188,9 +188,13 @@ pub struct SessionArgs {
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    /// Print one JSON object per session on stdout instead of a table.
-    #[arg(long)]
+    /// Print the sessions as one JSON array on stdout instead of a table.
+    #[arg(long, conflicts_with = "ndjson")]
     pub json: bool,
+
+    /// Print one JSON object per session per line (NDJSON) instead of a table.
+    #[arg(long)]
+    pub ndjson: bool,
 
     #[command(flatten)]
     pub store: StoreArgs,
@@ -321,7 +325,10 @@ pub struct VerifyArgs {
     pub keep: usize,
 }
 
+/// The usage line is spelled out: clap's own, in an error about a missing `--format`, shows a
+/// given id as `<ID>`, as if it were required.
 #[derive(Debug, Args)]
+#[command(override_usage = "tracer export [OPTIONS] --format <FORMAT> [ID]")]
 pub struct ExportArgs {
     /// A session id, `latest`, or `last-failed`.
     #[arg(value_name = "ID", default_value = "latest")]
@@ -378,6 +385,17 @@ pub struct CompletionsArgs {
     /// The shell.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The command whose page to print (`run`, `contract build`); none: `tracer(1)`.
+    #[arg(value_name = "COMMAND", conflicts_with = "dir")]
+    pub command: Vec<String>,
+
+    /// Write every page (`tracer.1`, `tracer-run.1`, ...) into this folder instead.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]

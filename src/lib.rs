@@ -59,7 +59,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Export(args) => commands::export::export(args),
         Command::Schema(args) => commands::schema::schema(args),
         Command::Completions(args) => commands::completions::completions(args),
-        Command::Man => commands::completions::man(),
+        Command::Man(args) => commands::completions::man(args),
         Command::Capabilities(args) => commands::capabilities::capabilities(args),
         Command::Record(args) => commands::record::record(args, &cli.global, &styles),
     };

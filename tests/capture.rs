@@ -722,3 +722,42 @@ fn a_linters_two_line_report_is_read_as_the_failures_site() {
     );
     assert_eq!(evidence.confidence, Confidence::Medium);
 }
+
+/// An exception's frames do not depend on its stack text: a program whose own
+/// `Error.prepareStackTrace` prints no frame still gets the whole call stack, from V8's structured
+/// capture (deep while the program logs little).
+#[test]
+fn an_exception_gets_its_frames_even_when_its_stack_text_has_none() {
+    let out = Tracer::new()
+        .fixture("prepare_stack.js")
+        .args(["run", "prepare_stack.js"])
+        .run();
+    out.assert_code(1);
+    let events = out.events();
+    let exception = of_kind(&events, Kind::Exception)[0];
+    assert_eq!(
+        exception.error_message.as_deref(),
+        Some("Error: deep failure past 3 (no frames here)")
+    );
+    let frames: Vec<(&str, u32)> = exception
+        .call_stack
+        .iter()
+        .map(|f| (f.function_name.as_str(), f.line))
+        .collect();
+    assert_eq!(
+        frames,
+        [("inner", 8), ("middle", 10), ("outer", 11), ("", 12)],
+        "{}",
+        out.dump()
+    );
+    assert!(
+        exception
+            .call_stack
+            .iter()
+            .all(|f| f.file.ends_with("prepare_stack.js"))
+    );
+    assert_eq!((exception.line, exception.column), (Some(8), Some(9)));
+    // A console event still names its call site only.
+    let console = of_kind(&events, Kind::Console)[0];
+    assert_eq!(console.call_stack.len(), 1, "{:?}", console.call_stack);
+}

@@ -164,3 +164,29 @@ fn dash_o_writes_the_file_and_leaves_no_temporary_file() {
         .collect();
     assert_eq!(names, ["trace.json"]);
 }
+
+/// The id defaults to `latest`: no usage line says it is required, not even clap's in the error
+/// about a missing `--format` after an id was given.
+#[test]
+fn the_usage_line_shows_the_id_as_optional() {
+    for args in [&["export", "latest"][..], &["export"][..]] {
+        let out = Tracer::new().args(args).run();
+        out.assert_code(2);
+        let usage = out
+            .stderr()
+            .lines()
+            .find(|l| l.starts_with("Usage:"))
+            .map(str::to_owned)
+            .unwrap_or_else(|| panic!("no usage line: {}", out.stderr()));
+        assert_eq!(
+            usage,
+            "Usage: tracer export [OPTIONS] --format <FORMAT> [ID]"
+        );
+    }
+    let help = Tracer::new().args(["export", "--help"]).run();
+    assert!(
+        help.stdout().contains("--format <FORMAT> [ID]"),
+        "{}",
+        help.stdout()
+    );
+}

@@ -115,11 +115,7 @@ fn sigkill_of_the_tracer_leaves_complete_files_and_the_next_run_works() {
     assert_eq!(out.session().status, Status::Exited);
     let list = out.tracer().args(["list", "--json"]).run();
     list.assert_code(0);
-    let listed: Vec<serde_json::Value> = list
-        .stdout()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let listed: Vec<serde_json::Value> = serde_json::from_str(&list.stdout()).unwrap();
     let status_of = |id: &str| {
         listed
             .iter()

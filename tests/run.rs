@@ -555,3 +555,64 @@ fn script_events_are_recorded_only_when_asked_for() {
     assert!(!of_kind(&session.events, Kind::Script).is_empty());
     assert!(session.capabilities.scripts);
 }
+
+/// The chain shows what matters: five identical heartbeats are one step (`×5`), and the stderr
+/// tail starts with the error's message, not with the last of its stack frames, without the
+/// program's colour codes.
+#[test]
+fn the_chain_folds_repeated_events_and_shows_the_stderr_message_first() {
+    let out = Tracer::new()
+        .fixture("heartbeat_exit.js")
+        .args(["run", "heartbeat_exit.js"])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().expect("the run failed");
+    let cause = evidence.immediate_cause.as_ref().expect("a cause");
+    assert_eq!(
+        (cause.value.as_deref(), cause.repeats),
+        (Some("heartbeat"), Some(5)),
+        "{}",
+        out.dump()
+    );
+    assert!(
+        evidence.previous_state_transitions.is_empty(),
+        "{:?}",
+        evidence.previous_state_transitions
+    );
+    let tail = evidence.failure.stderr_tail.as_deref().unwrap_or("");
+    assert!(
+        tail.contains("Error: lost the connection to the queue"),
+        "{tail}"
+    );
+    assert!(!tail.contains('\x1b'), "{tail:?}");
+    assert!(
+        !evidence.failure.message.contains('\x1b'),
+        "{}",
+        evidence.failure.message
+    );
+
+    // What a user reads on stderr after the program's own output.
+    let stderr = out.stderr();
+    let summary = &stderr[stderr.find("tracer: failed").expect("a summary")..];
+    assert!(!summary.contains('\x1b'), "{summary:?}");
+    assert!(
+        summary.contains("immediate cause console.log \"heartbeat\" ×5"),
+        "{summary}"
+    );
+    let tail_shown: Vec<&str> = summary
+        .lines()
+        .skip_while(|l| l.trim() != "stderr ended with:")
+        .skip(1)
+        .take_while(|l| l.starts_with("    "))
+        .map(str::trim)
+        .collect();
+    assert_eq!(
+        tail_shown.first().copied(),
+        Some("Error: lost the connection to the queue"),
+        "{summary}"
+    );
+    assert!(
+        tail_shown.iter().any(|l| l.ends_with("more frames")),
+        "{summary}"
+    );
+}

@@ -76,14 +76,56 @@ fn show_evidence_and_list_read_the_sessions_back() {
     );
     let list = ok.tracer().args(["list", "--json"]).run();
     list.assert_code(0);
-    let rows: Vec<serde_json::Value> = list
-        .stdout()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("list --json prints JSON lines"))
-        .collect();
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_str(&list.stdout()).expect("list --json prints one JSON array");
     let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
     assert_eq!(ids, [ok_id.as_str(), failed_id.as_str()]);
     assert_eq!(rows[1]["status"], "failed");
+    // --ndjson: the same objects, one per line.
+    let list = ok.tracer().args(["list", "--ndjson"]).run();
+    list.assert_code(0);
+    let lines: Vec<serde_json::Value> = list
+        .stdout()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("list --ndjson prints JSON lines"))
+        .collect();
+    assert_eq!(lines, rows);
+    // No sessions: an empty array, still JSON.
+    let empty = Tracer::new().args(["list", "--json"]).run();
+    empty.assert_code(0);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&empty.stdout()).unwrap(),
+        serde_json::json!([])
+    );
+}
+
+#[test]
+fn every_file_tracer_writes_under_out_is_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let out = Tracer::new()
+        .fixture("throws.js")
+        .args(["run", "throws.js"])
+        .run();
+    out.assert_code(1);
+    let mut seen = Vec::new();
+    for entry in walkdir::WalkDir::new(out.out_dir()) {
+        let entry = entry.unwrap();
+        let mode = entry.metadata().unwrap().permissions().mode() & 0o777;
+        let name = entry.path().display().to_string();
+        let wanted = if entry.file_type().is_dir() {
+            0o700
+        } else {
+            0o600
+        };
+        assert_eq!(mode, wanted, "{name} is {mode:o}");
+        seen.push(entry.file_name().to_string_lossy().into_owned());
+    }
+    for name in ["latest", "session.json", "events.ndjson", "evidence.json"] {
+        assert!(
+            seen.iter().any(|s| s == name),
+            "{name} not written: {seen:?}"
+        );
+    }
 }
 
 trait ParseSession {

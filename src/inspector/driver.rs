@@ -13,10 +13,20 @@ use serde_json::{Value, json};
 use crate::inspector::cdp::{Cdp, Incoming};
 use crate::probe::node::{NodeProbe, NodeReport};
 
-/// How many frames V8 captures per console call and exception: the call site only. Serialising
-/// stacks on Node's main thread is what makes a traced console flood slow (one frame: about 3x
-/// plain node; eight frames: about 15x). An exception's deeper frames come from its stack text.
+/// How many frames V8 captures per console call and per error (`Runtime.setMaxCallStackSizeToCapture`:
+/// one setting for both; an error's frames are taken when it is constructed) while the program logs
+/// little: enough for an exception's `callStack` below Node's own frames, whatever its stack text
+/// says (a program's own `Error.prepareStackTrace`).
+pub const DEEP_FRAMES: u32 = 32;
+/// The same under a console flood: the call site only. Serialising stacks on Node's main thread is
+/// what makes a traced flood slow (one frame: about 3x plain node; eight frames: about 15x); an
+/// error made then gets its deeper frames from its stack text.
 pub const STACK_FRAMES: u32 = 1;
+/// A flood: this many console calls arriving within `FLOOD_WINDOW`.
+const FLOOD_CALLS: u32 = 500;
+const FLOOD_WINDOW: Duration = Duration::from_millis(200);
+/// Deep capture again once no flood has been seen for this long.
+const CALM_AFTER: Duration = Duration::from_millis(500);
 /// Every this many console calls, the inspector's own console store is discarded, so a long-lived
 /// program does not grow because it is being traced.
 const DISCARD_CONSOLE_EVERY: u64 = 1000;
@@ -85,6 +95,11 @@ pub struct Driver {
     kicks: usize,
     workers: HashMap<String, String>,
     console_calls: u64,
+    /// Console calls seen in the current window, and when it started (see `FLOOD_CALLS`).
+    window_calls: u32,
+    window_start: Instant,
+    /// When a flood was last seen, while capture is shallow (`STACK_FRAMES`).
+    shallow_since_flood: Option<Instant>,
     probed: Probed,
     /// The audit's probe in the program's realms, when asked for (see `probe::node`).
     node_probe: Option<NodeProbe>,
@@ -109,7 +124,7 @@ impl Driver {
         )?;
         cdp.send(
             "Runtime.setMaxCallStackSizeToCapture",
-            json!({"size": STACK_FRAMES}),
+            json!({"size": DEEP_FRAMES}),
         )?;
         if debugger {
             let id = cdp.send(
@@ -135,6 +150,9 @@ impl Driver {
             kicks: 0,
             workers: HashMap::new(),
             console_calls: 0,
+            window_calls: 0,
+            window_start: Instant::now(),
+            shallow_since_flood: None,
             probed: Probed::default(),
             node_probe: None,
             node_probe_armed: false,
@@ -185,6 +203,7 @@ impl Driver {
                 self.released = true;
                 self.awaiting_first_event = Some(Instant::now());
             }
+            self.calm_down(cdp)?;
             let incoming = match self.backlog.pop_front() {
                 Some(incoming) => incoming,
                 None => cdp.read()?,
@@ -233,6 +252,42 @@ impl Driver {
         }
     }
 
+    /// One more console call: under a flood (`FLOOD_CALLS` within `FLOOD_WINDOW`), V8 captures
+    /// the call site only.
+    fn count_for_flood(&mut self, cdp: &mut Cdp) -> Result<()> {
+        let now = Instant::now();
+        if now.duration_since(self.window_start) > FLOOD_WINDOW {
+            self.window_start = now;
+            self.window_calls = 0;
+        }
+        self.window_calls += 1;
+        if self.window_calls >= FLOOD_CALLS {
+            if self.shallow_since_flood.is_none() {
+                cdp.send(
+                    "Runtime.setMaxCallStackSizeToCapture",
+                    json!({"size": STACK_FRAMES}),
+                )?;
+            }
+            self.shallow_since_flood = Some(now);
+        }
+        Ok(())
+    }
+
+    /// Deep capture again once the flood has been over for `CALM_AFTER`.
+    fn calm_down(&mut self, cdp: &mut Cdp) -> Result<()> {
+        if let Some(seen) = self.shallow_since_flood
+            && seen.elapsed() >= CALM_AFTER
+        {
+            cdp.send(
+                "Runtime.setMaxCallStackSizeToCapture",
+                json!({"size": DEEP_FRAMES}),
+            )?;
+            self.shallow_since_flood = None;
+            self.window_calls = 0;
+        }
+        Ok(())
+    }
+
     fn answered(&mut self, id: u64, result: Result<Value, Value>) {
         match (self.pending.remove(&id), result) {
             (Some(Pending::Version), Ok(result)) => {
@@ -271,6 +326,7 @@ impl Driver {
             }
             "Runtime.consoleAPICalled" => {
                 self.console_calls += 1;
+                self.count_for_flood(cdp)?;
                 if self.console_calls % DISCARD_CONSOLE_EVERY == 0 {
                     cdp.send("Runtime.discardConsoleEntries", json!({}))?;
                 }

@@ -95,9 +95,8 @@ pub fn github(evidence: &Evidence, workspace: &Path) -> Vec<String> {
         .as_deref()
         .filter(|t| !t.trim().is_empty())
     {
-        let tail: Vec<&str> = tail.trim_end().lines().collect();
         message.push_str("\nstderr ended with:\n");
-        message.push_str(&tail[tail.len().saturating_sub(5)..].join("\n"));
+        message.push_str(&crate::trace::evidence::tail_summary(tail, 5).join("\n"));
     }
     let title = match failure.kind {
         Kind::Exception => "tracer: uncaught exception",
@@ -109,8 +108,12 @@ pub fn github(evidence: &Evidence, workspace: &Path) -> Vec<String> {
         let value = cause
             .value
             .as_deref()
-            .map(|v| format!(" {v:?}"))
+            .map(|v| format!(" {:?}", crate::trace::values::strip_ansi(v)))
             .unwrap_or_default();
+        let value = match cause.repeats {
+            Some(n) => format!("{value} ×{n}"),
+            None => value,
+        };
         let message = format!(
             "{}{value}: the closest captured event before the failure ({}); correlation, not proof of cause",
             cause.detail, failure.message

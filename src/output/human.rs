@@ -61,6 +61,7 @@ use std::path::Path;
 
 use crate::trace::evidence::{Evidence, Step};
 use crate::trace::session::{Session, Status};
+use crate::trace::values::strip_ansi;
 
 /// A path as the user would type it: relative to the current directory when inside it.
 pub fn display_path(file: &str) -> String {
@@ -153,8 +154,7 @@ fn write_summary(
         .filter(|t| !t.trim().is_empty())
     {
         writeln!(out, "  {}", s.dim.style("stderr ended with:"))?;
-        let lines: Vec<&str> = tail.trim_end().lines().collect();
-        for line in &lines[lines.len().saturating_sub(8)..] {
+        for line in crate::trace::evidence::tail_summary(tail, 8) {
             writeln!(out, "    {line}")?;
         }
     }
@@ -200,18 +200,21 @@ fn write_summary(
     Ok(())
 }
 
+/// `console.log "heartbeat" ×5`: the step's detail, worker, value (escape sequences removed, at
+/// most 120 characters) and how many identical events it stands for.
 fn step_title(step: &Step) -> String {
-    let value = step.value.as_deref().unwrap_or("");
+    let value = strip_ansi(step.value.as_deref().unwrap_or(""));
     let value: String = value.chars().take(120).collect();
+    let repeats = step.repeats.map(|n| format!(" ×{n}")).unwrap_or_default();
     let worker = step
         .worker
         .as_deref()
         .map(|w| format!(" [{w}]"))
         .unwrap_or_default();
     if value.is_empty() {
-        format!("{}{worker}", step.detail)
+        format!("{}{worker}{repeats}", step.detail)
     } else {
-        format!("{}{worker} {value:?}", step.detail)
+        format!("{}{worker} {value:?}{repeats}", step.detail)
     }
 }
 

@@ -2,9 +2,15 @@
 //! `OUT/latest`. Every JSON file is written atomically (a temporary file in the same folder, then a
 //! rename), so a crash never leaves half a file. Retention keeps the newest `--keep` sessions and
 //! never removes one whose run is still in progress.
+//!
+//! File modes: a session holds the program's output and values, so everything written under the
+//! output folder is private to the user: files 0600 (`session.json`, `events.ndjson`,
+//! `evidence.json`, `latest`, the running marker), folders 0700 (`OUT`, `OUT/sessions` and each
+//! session's, when tracer creates them; an existing folder keeps its mode).
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -16,6 +22,10 @@ use crate::trace::session::Session;
 
 /// Marks a session whose run is in progress; holds the tracer's pid.
 const RUNNING_MARKER: &str = ".running";
+/// The mode of every file tracer writes under the output folder (see the module documentation).
+pub const FILE_MODE: u32 = 0o600;
+/// The mode of every folder tracer creates under it.
+pub const DIR_MODE: u32 = 0o700;
 
 pub struct Store {
     root: PathBuf,
@@ -40,12 +50,16 @@ impl Store {
     /// Creates a new session folder with a fresh, time-ordered id, marked as running.
     pub fn create(&self) -> Result<String> {
         let sessions = self.sessions();
-        fs::create_dir_all(&sessions).with_context(|| {
-            format!(
-                "creating the output folder {}: check --out",
-                sessions.display()
-            )
-        })?;
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(DIR_MODE)
+            .create(&sessions)
+            .with_context(|| {
+                format!(
+                    "creating the output folder {}: check --out",
+                    sessions.display()
+                )
+            })?;
         let stamp = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
         let stamp: String = stamp.chars().filter(char::is_ascii_digit).collect();
         let (date, rest) = stamp.split_at(8.min(stamp.len()));
@@ -54,9 +68,17 @@ impl Store {
         for attempt in 0u32..1000 {
             let salt = (pid ^ attempt.wrapping_mul(0x9E37)) & 0xffff;
             let id = format!("{date}-{time}-{millis}-{salt:04x}");
-            match fs::create_dir(sessions.join(&id)) {
+            match fs::DirBuilder::new()
+                .mode(DIR_MODE)
+                .create(sessions.join(&id))
+            {
                 Ok(()) => {
-                    fs::write(sessions.join(&id).join(RUNNING_MARKER), pid.to_string())?;
+                    File::options()
+                        .write(true)
+                        .create_new(true)
+                        .mode(FILE_MODE)
+                        .open(sessions.join(&id).join(RUNNING_MARKER))?
+                        .write_all(pid.to_string().as_bytes())?;
                     return Ok(id);
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -82,6 +104,7 @@ impl Store {
         let file = File::options()
             .create(true)
             .append(true)
+            .mode(FILE_MODE)
             .open(&path)
             .with_context(|| format!("opening {}", path.display()))?;
         Ok(BufWriter::with_capacity(64 * 1024, file))
@@ -229,7 +252,8 @@ pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T> {
     })
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
+/// Writes `bytes` to `path` through a temporary file in the same folder and a rename. The file is
+/// [`FILE_MODE`] (the temporary file's own mode); a caller that shares it sets its own.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path
         .parent()

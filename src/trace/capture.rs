@@ -132,7 +132,10 @@ impl Capture {
         let mut event = Event::new(Kind::Console, self.clock.ms(), format!("console.{level}"));
         event.level = Some(level.to_owned());
         event.set_value(values::render_args(args), VALUE_LIMIT);
-        let mapped = self.mapper.cdp_stack(stack);
+        let mut mapped = self.mapper.cdp_stack(stack);
+        // The call site only, whatever V8 captured (see `driver::DEEP_FRAMES`): a console event
+        // looks the same under a flood and in a quiet program.
+        mapped.frames.truncate(1);
         self.place(&mut event, mapped.frames, mapped.note);
         self.emit(event, worker);
     }
@@ -211,8 +214,11 @@ impl Capture {
 
     /// An exception event from the thrown value and its structured stack.
     ///
-    /// V8 captures only the throw site as a structured frame (see `driver::STACK_FRAMES`); the
-    /// deeper frames come from the error's stack text, which Node has already source-mapped. The
+    /// V8 captures the error's frames when it is constructed, as deep as the driver asks at that
+    /// moment (`driver::DEEP_FRAMES`, or the call site only under a console flood). When it
+    /// captured more than one user frame, those frames are the call stack, whatever the error's
+    /// stack text says (a program's own `Error.prepareStackTrace` can make it anything). Otherwise
+    /// the deeper frames come from the stack text, which Node has already source-mapped, and the
     /// structured site replaces the text's first frame when they agree, so the generated position
     /// is kept.
     fn exception_event(
@@ -255,6 +261,19 @@ impl Capture {
 
         let mapped = self.mapper.cdp_stack(stack_trace);
         let mut note = mapped.note;
+        if mapped.frames.len() > 1 {
+            let mut frames = mapped.frames;
+            // A CommonJS SyntaxError's site is in the file being compiled, not on the stack.
+            if let Some((site, _)) = arrow
+                && !frames
+                    .iter()
+                    .any(|f| f.file == site.file && f.line == site.line)
+            {
+                frames.insert(0, site);
+            }
+            self.place(&mut event, frames, note);
+            return event;
+        }
         let mut frames = mapper::stack_text_frames(stack_text);
         if let Some((site, _)) = arrow.clone()
             && !frames

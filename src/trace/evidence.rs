@@ -13,6 +13,10 @@
 //! - `immediate_cause`: the closest prior `console` or `script` event (`output` events only echo
 //!   console calls), or `null`.
 //! - `previous_state_transitions`: up to 10 earlier console/script events, closest first.
+//!   Identical consecutive events (same kind, detail, value, position and worker: a heartbeat
+//!   logged five times) are one step with `repeats` (5); its `eventId` and `ts` are the latest's.
+//! - `failure.stderrTail` (an exit without an exception): the session's stderr tail with terminal
+//!   escape sequences (colours) removed; [`tail_summary`] puts its message lines first.
 //! - `originating_value`: the thrown value as rendered (the error's stack text), or `null`.
 //! - `relevant_input`: `{target, args, cwd}`.
 //! - `confidence`: `high` (the failure is mapped to a user source file and the immediate cause is in
@@ -33,7 +37,7 @@ use crate::trace::event::{Event, Frame, Kind, Position};
 use crate::trace::mapper;
 use crate::trace::redact::Redactor;
 use crate::trace::session::{EVIDENCE_CONTEXT, Session};
-use crate::trace::values::cap;
+use crate::trace::values::{cap, strip_ansi};
 
 /// Said with every evidence chain, whatever its confidence.
 pub const CAVEAT: &str = "This chain orders captured events by time and shows the closest events before the failure: that is correlation, not proof of cause.";
@@ -119,6 +123,23 @@ pub struct Step {
     pub source_line: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worker: Option<String>,
+    /// How many identical consecutive events this step stands for, when more than one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<u32>,
+}
+
+impl Step {
+    /// Whether `event` repeats what this step says (kind, detail, level, value, position, worker).
+    fn repeated_by(&self, event: &Event) -> bool {
+        self.kind == event.kind
+            && self.detail == event.detail
+            && self.level == event.level
+            && self.value == event.value
+            && self.file == event.file
+            && self.line == event.line
+            && self.column == event.column
+            && self.worker == event.worker
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -189,14 +210,15 @@ pub fn build(
     if failure_event.kind == Kind::Exit {
         failure.exit_code = session.exit_code;
         failure.signal = session.signal.clone();
-        failure.stderr_tail = Some(session.stderr_tail.clone());
+        failure.stderr_tail = Some(strip_ansi(&session.stderr_tail).into_owned());
         // No exception: what the program printed explains its exit (a compiler's error line, a
         // test runner's report); its first error with a position is the site.
         if let Some(found) = printed_failure(events, failure_event.id, &session.cwd, is_own_code) {
+            let text = strip_ansi(&found.text).into_owned();
             failure.message = format!(
                 "{}: {}",
                 failure.message,
-                cap(found.text.clone(), SOURCE_LINE_LIMIT).0
+                cap(text.clone(), SOURCE_LINE_LIMIT).0
             );
             failure.file = Some(found.frame.file.clone());
             failure.user_frame = None;
@@ -214,7 +236,7 @@ pub fn build(
                 "position read from the program's {} (output event {}): {}",
                 found.stream,
                 found.event_id,
-                cap(found.text.clone(), SOURCE_LINE_LIMIT).0
+                cap(text, SOURCE_LINE_LIMIT).0
             );
             failure.note = Some(match found.note.clone() {
                 Some(map_note) => format!("{said}; {map_note}"),
@@ -244,11 +266,24 @@ pub fn build(
         }
     }
 
-    let mut prior = events
+    // Closest first; identical consecutive events fold into one step.
+    let mut steps: Vec<Step> = Vec::new();
+    for event in events
         .iter()
         .rev()
         .filter(|e| e.id < failure_event.id && matches!(e.kind, Kind::Console | Kind::Script))
-        .map(|e| step(e, &source_line));
+    {
+        if let Some(last) = steps.last_mut()
+            && last.repeated_by(event)
+        {
+            last.repeats = Some(last.repeats.unwrap_or(1).saturating_add(1));
+        } else if steps.len() > EVIDENCE_CONTEXT {
+            break;
+        } else {
+            steps.push(step(event, &source_line));
+        }
+    }
+    let mut prior = steps.into_iter();
     let immediate_cause = prior.next();
     let previous_state_transitions: Vec<Step> = prior.take(EVIDENCE_CONTEXT).collect();
 
@@ -435,7 +470,70 @@ fn step(event: &Event, source_line: &dyn Fn(&Position) -> Option<String>) -> Ste
         column: event.column,
         source_line: event.position().as_ref().and_then(source_line),
         worker: event.worker.clone(),
+        repeats: None,
     }
+}
+
+/// The lines of a stderr tail worth showing, message first: when it ends with stack text, the
+/// error's message line(s) above the last run of `at …` frames, then the first `FRAMES_SHOWN`
+/// frames (and how many more there were), then what followed them; otherwise its last lines.
+/// Terminal escape sequences are removed.
+pub fn tail_summary(tail: &str, max_lines: usize) -> Vec<String> {
+    const FRAMES_SHOWN: usize = 3;
+    const MESSAGE_LINES: usize = 4;
+    let plain = strip_ansi(tail);
+    let lines: Vec<&str> = plain.trim_end().lines().collect();
+    let is_frame =
+        |line: &str| line.trim_start().starts_with("at ") && line.starts_with(char::is_whitespace);
+    let last_lines = |lines: &[&str]| -> Vec<String> {
+        lines[lines.len().saturating_sub(max_lines)..]
+            .iter()
+            .map(|l| (*l).to_owned())
+            .collect()
+    };
+    let Some(run_end) = lines.iter().rposition(|l| is_frame(l)) else {
+        return last_lines(&lines);
+    };
+    let run_start = lines[..run_end]
+        .iter()
+        .rposition(|l| !is_frame(l))
+        .map_or(0, |i| i + 1);
+    // The message: the lines right above the frames, up to a blank line.
+    let message_start = lines[..run_start]
+        .iter()
+        .rposition(|l| l.trim().is_empty())
+        .map_or(0, |i| i + 1)
+        .max(run_start.saturating_sub(MESSAGE_LINES));
+    let message = &lines[message_start..run_start];
+    if message.is_empty() {
+        return last_lines(&lines);
+    }
+    let frames = &lines[run_start..=run_end];
+    let mut out: Vec<String> = message.iter().map(|l| (*l).to_owned()).collect();
+    out.extend(frames.iter().take(FRAMES_SHOWN).map(|l| (*l).to_owned()));
+    if frames.len() > FRAMES_SHOWN {
+        out.push(format!(
+            "    … {} more frame{}",
+            frames.len() - FRAMES_SHOWN,
+            if frames.len() - FRAMES_SHOWN == 1 {
+                ""
+            } else {
+                "s"
+            }
+        ));
+    }
+    let after: Vec<&str> = lines[run_end + 1..]
+        .iter()
+        .copied()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let room = max_lines.saturating_sub(out.len()).max(1);
+    out.extend(
+        after[after.len().saturating_sub(room)..]
+            .iter()
+            .map(|l| (*l).to_owned()),
+    );
+    out
 }
 
 /// The text of line `position.line` (1-based) of `position.file`, trimmed and capped.
@@ -444,4 +542,31 @@ pub fn source_line(position: &Position) -> Option<String> {
     let text = String::from_utf8(bytes).ok()?;
     let line = text.lines().nth(position.line.checked_sub(1)? as usize)?;
     Some(cap(line.trim_end().to_owned(), SOURCE_LINE_LIMIT).0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tail_summary;
+
+    #[test]
+    fn a_tail_ending_in_stack_text_shows_its_message_first() {
+        let tail = "noise\n\n\x1b[31mError: config missing \"port\"\x1b[39m\n    at load (/w/a.js:4:9)\n    at a (/w/a.js:5:3)\n    at b (/w/a.js:6:3)\n    at c (/w/a.js:7:3)\n    at d (/w/a.js:8:3)\n\nNode.js v20.20.2\n";
+        assert_eq!(
+            tail_summary(tail, 8),
+            [
+                "Error: config missing \"port\"",
+                "    at load (/w/a.js:4:9)",
+                "    at a (/w/a.js:5:3)",
+                "    at b (/w/a.js:6:3)",
+                "    … 2 more frames",
+                "Node.js v20.20.2",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_tail_without_frames_is_its_last_lines() {
+        let tail = "a\nb\nc\n\x1b[1md\x1b[0m\n";
+        assert_eq!(tail_summary(tail, 2), ["c", "d"]);
+    }
 }

@@ -358,9 +358,7 @@ pub fn printed_position(line: &str, cwd: &Path) -> Option<Frame> {
         Regex::new(r"^\s*(?P<file>[^\s:()][^:()]*?):(?P<line>\d+):(?P<col>\d+)(?:[:\s]|$)")
             .expect("valid regex")
     });
-    static ANSI: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"\x1b\[[0-9;]*m").expect("valid regex"));
-    let plain = ANSI.replace_all(line, "");
+    let plain = crate::trace::values::strip_ansi(line);
     let caps = PAREN.captures(&plain).or_else(|| COLON.captures(&plain))?;
     let file = caps["file"].trim();
     let file = file.strip_prefix("file://").unwrap_or(file);

@@ -10,6 +10,19 @@ pub const VALUE_LIMIT: usize = 500;
 /// The most characters of stderr kept as the tail.
 pub const STDERR_TAIL_LIMIT: usize = 4000;
 
+/// `text` without terminal escape sequences: colours and other CSI sequences (`\x1b[31m`), and OSC
+/// sequences such as hyperlinks (`\x1b]8;;url\x07`). What a program printed in colour, as read.
+pub fn strip_ansi(text: &str) -> std::borrow::Cow<'_, str> {
+    static ESCAPE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+            .expect("valid regex")
+    });
+    if !text.contains('\x1b') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    ESCAPE.replace_all(text, "")
+}
+
 /// Cuts `text` to `limit` characters; a cut value ends with a marker saying how much was cut.
 pub fn cap(text: String, limit: usize) -> (String, bool) {
     match text.char_indices().nth(limit) {
@@ -327,5 +340,21 @@ mod tests {
             "preview":{"type":"object","subtype":"array","overflow":true,"properties":[
                 {"name":"0","type":"number","value":"1"}]}});
         assert_eq!(render(&array), "[1, …]");
+    }
+}
+
+#[cfg(test)]
+mod ansi_tests {
+    use super::strip_ansi;
+
+    #[test]
+    fn colours_and_hyperlinks_are_removed() {
+        assert_eq!(strip_ansi("\x1b[31mError:\x1b[39m x"), "Error: x");
+        assert_eq!(strip_ansi("\x1b[1;4mbold\x1b[0m\x1b[2K"), "bold");
+        assert_eq!(
+            strip_ansi("\x1b]8;;file:///a.js\x07a.js\x1b]8;;\x07"),
+            "a.js"
+        );
+        assert_eq!(strip_ansi("plain [31m"), "plain [31m");
     }
 }
