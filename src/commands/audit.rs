@@ -362,6 +362,16 @@ fn node_request(
         // window has none to wrap).
         apis: crate::probe::api_list(&node_globals),
         read_only: node_globals,
+        known_members: {
+            let mut names: Vec<String> = contract
+                .items
+                .iter()
+                .filter_map(|item| item.api.rsplit('.').next().map(str::to_owned))
+                .collect();
+            names.sort();
+            names.dedup();
+            names
+        },
         rules: crate::probe::node::Rules {
             environment_dirs: entry.parent().map(Path::to_owned).into_iter().collect(),
             target_names: crate::probe::node::target_names(urls),

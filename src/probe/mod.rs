@@ -106,21 +106,25 @@ pub const BATCH_MS: u64 = 10;
 /// `ownUrl`, `stackLimit`, `batchRecords`, `batchMs`). Without `batch`, every record leaves on
 /// its own.
 pub fn source(apis: &[String], batch: bool) -> String {
-    source_with(apis, batch, false, &[])
+    source_with(apis, batch, false, &[], None)
 }
 
 /// [`source`], with `mark_nested`: records made while another recorded call runs carry
 /// `nested: 1` (the audit's filter of the environment's own accesses reads it); and `read_only`:
-/// entries of `apis` watched only for being read (Node's own globals in a Node realm).
+/// entries of `apis` watched only for being read (Node's own globals in a Node realm); and
+/// `known_members`: where an environment holds members a browser cannot show the probe (see
+/// `knownMember` in probe.js), only these names are watched.
 pub fn source_with(
     apis: &[String],
     batch: bool,
     mark_nested: bool,
     read_only: &[String],
+    known_members: Option<&[String]>,
 ) -> String {
     let config = json!({
         "markNested": mark_nested,
         "readOnly": read_only,
+        "knownMembers": known_members,
         "binding": BINDING,
         "apis": apis,
         "ownUrl": OWN_URL,

@@ -74,6 +74,8 @@ pub struct NodeRequest {
     pub apis: Vec<String>,
     /// Entries of `apis` watched only for being read (Node's own globals).
     pub read_only: Vec<String>,
+    /// The member names of the contract's items (the last part of each api path).
+    pub known_members: Vec<String>,
     pub rules: Rules,
 }
 
@@ -298,7 +300,13 @@ impl NodeProbe {
     pub fn new(request: NodeRequest) -> NodeProbe {
         // Unbatched: a program may end its process in the middle of a task (`process.exit`), and a
         // batch waiting for the end of that task would be lost.
-        let source = crate::probe::source_with(&request.apis, false, true, &request.read_only);
+        let source = crate::probe::source_with(
+            &request.apis,
+            false,
+            true,
+            &request.read_only,
+            Some(&request.known_members),
+        );
         let started = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64() * 1000.0);

@@ -67,8 +67,19 @@ const M = tracerReflect(g, {
   idPrefix: "o",
 });
 
+// Milliseconds since the epoch. An environment's own clock may return anything (a shim's
+// `performance.now` returning a string): then Date.now, so that every record keeps its time.
 function epoch() {
-  return perfNow ? timeOrigin + apply(perfNow, perf, []) : dateNow();
+  if (perfNow) {
+    let now;
+    try {
+      now = apply(perfNow, perf, []);
+    } catch (_) {
+      now = undefined;
+    }
+    if (typeof now === "number" && typeof timeOrigin === "number" && now === now) return timeOrigin + now;
+  }
+  return dateNow();
 }
 
 function startsWith(text, prefix) {
@@ -1177,6 +1188,7 @@ function wrapHiddenBases(proto) {
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
       if (typeof key === "symbol") continue;
+      if (!knownMember(key)) continue;
       wrapMember(p, key, name, name + ".prototype." + key, true);
     }
     p = getProto(p);
@@ -1210,7 +1222,7 @@ function watchSingletonOwnMembers() {
       const protoKeys = ownKeysOf(proto);
       for (let k = 0; k < protoKeys.length; k++) {
         const key = protoKeys[k];
-        if (typeof key !== "string") continue;
+        if (typeof key !== "string" || !knownMember(key)) continue;
         wrapMember(proto, key, iface, iface + ".prototype." + key, true);
       }
       wrapHiddenBases(proto);
@@ -1226,6 +1238,19 @@ function watchSingletonOwnMembers() {
 }
 
 const NAMESPACES = ["Math", "JSON", "Intl", "Atomics", "console", "CSS"];
+
+// What an environment holds where a browser has nothing the list watches (an interface's members on
+// a base class the realm does not expose, a prototype of another realm) is watched only for the
+// member names the reference trace has (`config.knownMembers`, given by the audit): the browser
+// could not have recorded the others, and the check must not take them for new host APIs. Without
+// the list (`tracer record`), everything.
+const KNOWN_MEMBERS = config.knownMembers ? O.create(null) : null;
+if (KNOWN_MEMBERS !== null) {
+  for (let i = 0; i < config.knownMembers.length; i++) KNOWN_MEMBERS["$" + config.knownMembers[i]] = true;
+}
+function knownMember(name) {
+  return KNOWN_MEMBERS === null || KNOWN_MEMBERS["$" + name] === true;
+}
 // Entries of the list watched only for being read (see `install`).
 const READ_ONLY = config.readOnly || [];
 

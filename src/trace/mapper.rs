@@ -329,7 +329,8 @@ fn frames_of_text(text: &str, cwd: Option<&Path>) -> Vec<Frame> {
                 (Some(path), None) => path,
                 (Some(path), Some(_)) => Some(path).filter(|p| p.is_file())?,
                 (None, Some(cwd)) if !loc.contains(':') && !loc.is_empty() => {
-                    Some(crate::trace::sourcemaps::normalize(&cwd.join(loc))).filter(|p| p.is_file())?
+                    Some(crate::trace::sourcemaps::normalize(&cwd.join(loc)))
+                        .filter(|p| p.is_file())?
                 }
                 (None, _) => return None,
             };
@@ -368,7 +369,9 @@ pub fn printed_position(line: &str, cwd: &Path) -> Option<Frame> {
     }
     Some(Frame {
         function_name: String::new(),
-        file: crate::trace::sourcemaps::normalize(&path).display().to_string(),
+        file: crate::trace::sourcemaps::normalize(&path)
+            .display()
+            .to_string(),
         line: caps["line"].parse().ok().filter(|&n: &u32| n > 0)?,
         column: caps["col"].parse().ok()?,
         generated: None,
@@ -384,8 +387,11 @@ pub fn printed_file_heading(line: &str, cwd: &Path) -> Option<String> {
         return None;
     }
     let path = cwd.join(text);
-    path.is_file()
-        .then(|| crate::trace::sourcemaps::normalize(&path).display().to_string())
+    path.is_file().then(|| {
+        crate::trace::sourcemaps::normalize(&path)
+            .display()
+            .to_string()
+    })
 }
 
 /// `  1:7  error  'x' is assigned a value but never used` under a file heading: that file's
