@@ -286,7 +286,7 @@ console.log(JSON.stringify(out));"#,
         serde_json::json!([
             {"$undefined": true}, {"$number": "NaN"}, {"$number": "-0"}, {"$bigint": "10"},
             {"$symbol": "Symbol.iterator"}, {"$object": "Thing", "id": "o1"},
-            {"$function": "max", "native": true}
+            {"$function": "max", "native": true, "source": "function max() { [native code] }"}
         ])
     );
 }

@@ -396,10 +396,15 @@ function tracerReflect(g, options) {
       case "string":
       case "boolean":
         return value;
-      case "function":
+      case "function": {
         // Whether it is the runtime's own code (`[native code]`) or JavaScript: a method a shim
-        // wrote in JavaScript is no longer named like the browser's.
-        return { $function: functionName(value), native: apply(reExec, nativeRe, [sourceOfFn(value)]) !== null };
+        // wrote in JavaScript is no longer named like the browser's. A native one also carries
+        // its (short) source, which names it: a Proxy or a bound function reads differently.
+        const source = sourceOfFn(value);
+        const native = apply(reExec, nativeRe, [source]) !== null;
+        return native ? { $function: functionName(value), native: true, source: source }
+          : { $function: functionName(value), native: false };
+      }
       default:
         break;
     }
