@@ -358,3 +358,26 @@ fn jsdom_s_interface_functions_read_as_their_own_source_under_the_probe() {
     let trace = read(&out, "tmp/node-trace.ndjson");
     assert!(trace.contains(r#""api":"navigator.userAgent""#), "{trace}");
 }
+
+#[test]
+fn a_program_making_many_throwaway_contexts_runs_as_without_the_probe() {
+    // Contexts made and dropped by the hundred (with and without a sandbox): none is a window, so
+    // none gets the probe, and the program must not crash or change (evaluating in a collected
+    // context once crashed Node).
+    let out = build_and_audit(
+        Tracer::new()
+            .file("case/ruyi-trace/logs/current.ndjson", format!("{HEADER}\n"))
+            .file(
+                "case/result/final.js",
+                "// vm contexts made and dropped in a loop.\n\
+                 const vm = require('node:vm');\n\
+                 let s = 0;\n\
+                 for (let i = 0; i < 300; i++) s += vm.runInNewContext('1 + ' + i);\n\
+                 for (let i = 0; i < 300; i++) s += vm.runInNewContext('x + 1', { x: i });\n\
+                 console.log('sum ' + s);\n",
+            ),
+    );
+    assert!(out.stdout().contains("sum 90300"), "{}", out.dump());
+    let session = out.session();
+    assert_eq!(session.exit_code, Some(0), "{}", out.dump());
+}

@@ -45,13 +45,16 @@ const REQUESTS_JS: &str = include_str!("requests.js");
 const CHANNELS: &str = "require('diagnostics_channel')";
 /// `vm.createContext`, through the inspector's command-line `require` (a fixed text).
 const CREATE_CONTEXT: &str = "require('vm').createContext";
+/// The condition of the pause on `vm.createContext`: a sandbox was given (an object, or jsdom's
+/// `vm.constants.DONT_CONTEXTIFY`) that is not a context already. `vm.runInNewContext(code)` without one (a program computing in throwaway contexts,
+/// thousands of times) makes none; nor does the second call it makes with the context it made.
+/// (`isContext` is `lib/vm.js`'s own, in the scope of the call.)
+const CREATE_CONTEXT_CONDITION: &str = "(function (a) { try { return a !== undefined && !(typeof a === 'object' && a !== null && typeof isContext === 'function' && isContext(a)); } catch (e) { return true; } })(arguments[0])";
 /// Whether a realm already holds a host environment: its `document` is an object (a window whose
 /// document exists: jsdom and happy-dom make it once their interfaces are in place), or it has no
 /// `document` at all and its `navigator` is an object (a shim without a document). A constant
 /// text; the getters it may run are the environment's own, before any of the target's code.
 const READY: &str = "(function () { try { var d = globalThis.document; if (typeof d === 'object' && d !== null) return true; if ('document' in globalThis || 'process' in globalThis) return false; var n = globalThis.navigator; return typeof n === 'object' && n !== null; } catch (e) { return false; } })()";
-/// `probedBefore` of a realm that got its probe while the program was paused elsewhere.
-const AT_ANOTHER_PAUSE: &str = "(a pause in another realm)";
 /// Requests described at most; the rest are counted.
 const MAX_REQUESTS: usize = 1000;
 /// How long one synchronous request may take.
@@ -493,10 +496,6 @@ impl NodeProbe {
             self.expecting_context = true;
             return self.instrument(cdp, backlog, true);
         }
-        // A realm made since the last `vm.createContext` may never run a script of its own (an
-        // iframe its parent's script drives): it gets the probe at the first pause, anywhere,
-        // after its document exists.
-        self.probe_waiting_realms(cdp, backlog)?;
         let (url, context) = match params["reason"].as_str() {
             Some("instrumentation") => {
                 self.pauses += 1;
@@ -545,7 +544,7 @@ impl NodeProbe {
             self.realms[realm].scripts_before += 1;
             return Ok(());
         }
-        self.install(cdp, backlog, context, Some(&frame))?;
+        self.install(cdp, backlog, context, &frame)?;
         self.realms[realm].probed_before = Some(url);
         self.settled(cdp, backlog, context)
     }
@@ -566,7 +565,7 @@ impl NodeProbe {
                 cdp,
                 backlog,
                 "Debugger.setBreakpointOnFunctionCall",
-                json!({"objectId": function}),
+                json!({"objectId": function, "condition": CREATE_CONTEXT_CONDITION}),
             )?;
             self.create_context = answer
                 .ok()
@@ -650,13 +649,15 @@ impl NodeProbe {
     }
 
     /// Puts the probe into `context`: its binding there only, then the probe evaluated on the
-    /// paused `frame` (which runs in that frame's context) or, without one, in the context.
+    /// paused `frame`, which runs in that frame's context. (Never with `Runtime.evaluate` in
+    /// another context than the paused one: Node crashes, SIGSEGV, when a `vm` context that was
+    /// collected, and whose end it has not reported, is evaluated in.)
     fn install(
         &mut self,
         cdp: &mut Cdp,
         backlog: &mut VecDeque<Incoming>,
         context: i64,
-        frame: Option<&str>,
+        frame: &str,
     ) -> Result<()> {
         let answer = call(
             cdp,
@@ -670,60 +671,15 @@ impl NodeProbe {
             ));
             return Ok(());
         }
-        let answer = match frame {
-            Some(frame) => call(
-                cdp,
-                backlog,
-                "Debugger.evaluateOnCallFrame",
-                json!({"callFrameId": frame, "expression": self.source, "silent": true}),
-            )?,
-            None => call(
-                cdp,
-                backlog,
-                "Runtime.evaluate",
-                json!({"expression": self.source, "contextId": context, "silent": true}),
-            )?,
-        };
+        let answer = call(
+            cdp,
+            backlog,
+            "Debugger.evaluateOnCallFrame",
+            json!({"callFrameId": frame, "expression": self.source, "silent": true}),
+        )?;
         if let Some(problem) = failure(&answer) {
             self.problems
                 .push(format!("context {context}: the probe failed: {problem}"));
-        }
-        Ok(())
-    }
-
-    /// Every realm still waiting for its probe that holds a host environment now ([`READY`],
-    /// evaluated in that realm with `Runtime.evaluate`, which works in any context while the
-    /// program is paused) gets it there.
-    fn probe_waiting_realms(
-        &mut self,
-        cdp: &mut Cdp,
-        backlog: &mut VecDeque<Incoming>,
-    ) -> Result<()> {
-        let mut waiting: Vec<i64> = self.awaiting.iter().copied().collect();
-        waiting.sort_unstable();
-        for context in waiting {
-            let Some(realm) = self.realms.iter().position(|r| r.context_id == context) else {
-                continue;
-            };
-            if self.realms[realm].probed_before.is_some() {
-                continue;
-            }
-            let answer = call(
-                cdp,
-                backlog,
-                "Runtime.evaluate",
-                json!({"expression": READY, "contextId": context, "silent": true, "returnByValue": true}),
-            )?;
-            let ready = answer
-                .ok()
-                .and_then(|r| r.pointer("/result/value").and_then(Value::as_bool))
-                .unwrap_or(false);
-            if !ready {
-                continue;
-            }
-            self.install(cdp, backlog, context, None)?;
-            self.realms[realm].probed_before = Some(AT_ANOTHER_PAUSE.to_owned());
-            self.settled(cdp, backlog, context)?;
         }
         Ok(())
     }
