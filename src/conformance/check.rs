@@ -967,11 +967,27 @@ fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> us
     for item in &c.items {
         let blocking_item = item.priority != "P2";
         let Some(observations) = by_id.get(&item.id) else {
-            let f = if a.recording.is_some() {
+            let f = if let Some(recording) = &a.recording {
+                // Realms the environment made that the probe never entered (no script ran there).
+                let unprobed: Vec<&str> = recording
+                    .realms
+                    .iter()
+                    .filter(|r| !r.is_default && r.probed_before.is_none())
+                    .map(|r| r.name.as_str())
+                    .collect();
+                let realms = if unprobed.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; the environment made {} realm(s) the probe never entered: {}",
+                        unprobed.len(),
+                        unprobed.join(", ")
+                    )
+                };
                 Finding::new(
                     code::MISSING_OBSERVATION,
                     format!(
-                        "the tool recorded no access of {} ({}) in the environment: the script did not reach it there (the environment lacks it, or the script took another branch), or reached it where the probe cannot watch (an own data property of an instance, a realm the probe never entered: see the audit's `recording`)",
+                        "the tool recorded no access of {} ({}) in the environment: the script did not reach it there (the environment lacks it, or the script took another branch), or reached it where the probe cannot watch (an own data property of an instance, a realm the probe never entered: see the audit's `recording`){realms}",
                         item.api, item.access_type
                     ),
                     "compare what the script did at this point in both runtimes; provide the API as the browser does",
