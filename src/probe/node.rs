@@ -6,7 +6,8 @@
 //! request observer (requests.js) reports what the program tried to send.
 //!
 //! How, and what it must not do:
-//! - A pause on every call of `vm.createContext` (`Debugger.setBreakpointOnFunctionCall`) turns on
+//! - A pause on a call of `vm.createContext` given a sandbox (`Debugger.setBreakpointOnFunctionCall`
+//!   with a constant condition) turns on
 //!   `Debugger.setInstrumentationBreakpoint` (`beforeScriptExecution`), a pause before every script,
 //!   until each realm made since has its probe. A breakpoint on the first line of each script the
 //!   contract names covers Node's own context (a CommonJS module runs without such a pause).
@@ -18,8 +19,10 @@
 //! - At the program's first pause (`--inspect-brk`), the request observer is called on Node's
 //!   `diagnostics_channel` (through the inspector's command-line `require`), with its own binding
 //!   in the main context, taken and deleted the same way.
-//! - The only text ever evaluated is the tool's own: the assembled probe, the observer, and a
-//!   constant readiness check. Nothing from the program or the user is evaluated; no objectId is
+//! - The only text ever evaluated is the tool's own: the assembled probe, the observer, a
+//!   constant readiness check and the breakpoint's constant condition; the probe only ever on a
+//!   paused frame of the realm it goes into (evaluating from outside in a collected `vm` context
+//!   crashes Node). Nothing from the program or the user is evaluated; no objectId is
 //!   kept past the pause that took it.
 //! - Only the target's accesses are written: a record whose nearest frame (the probe's own frames
 //!   are never in a stack) is the environment's code is left out and counted (see [`Rules`]).
