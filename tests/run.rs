@@ -616,3 +616,30 @@ fn the_chain_folds_repeated_events_and_shows_the_stderr_message_first() {
         "{summary}"
     );
 }
+
+#[test]
+fn a_source_map_url_naming_a_fifo_neither_hangs_the_program_nor_tracer() {
+    // Node given `--enable-source-maps` opens the map a script names, and a FIFO blocks it
+    // forever; tracer reads maps itself, regular files only.
+    let tracer = Tracer::new().file(
+        "app.js",
+        "// Names a FIFO as its source map, then throws.\n\
+         console.log('ran');\n\
+         throw new Error('boom');\n\
+         //# sourceMappingURL=map.fifo\n",
+    );
+    let fifo = tracer.workspace().join("map.fifo");
+    let name = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: mkfifo with a NUL-terminated path that lives for the call.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    let out = tracer.args(["run", "--timeout", "20", "app.js"]).run();
+    out.assert_code(1);
+    assert!(out.stdout().contains("ran"), "{}", out.dump());
+    let evidence = out.evidence().expect("the failure's evidence");
+    assert!(
+        evidence.failure.message.contains("boom"),
+        "{:?}",
+        evidence.failure
+    );
+    assert_eq!(evidence.failure.line, Some(3));
+}

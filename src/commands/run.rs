@@ -352,7 +352,6 @@ fn trace(
         env: &extras.env,
         no_send: extras.no_send,
         inherit_stdin: !stdin_is_terminal,
-        source_maps: extras.node_probe.is_none(),
     };
     let (mut child, guard) = match launch::spawn(&launch) {
         Ok(spawned) => spawned,

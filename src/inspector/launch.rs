@@ -26,9 +26,6 @@ pub struct Launch<'a> {
     pub no_send: bool,
     /// Pass the tracer's stdin straight to the child (false: a pipe the caller feeds).
     pub inherit_stdin: bool,
-    /// Give Node `--enable-source-maps` (error stacks name the original sources). Off for the
-    /// audit: the environment under test must see its own stacks, as without tracer.
-    pub source_maps: bool,
 }
 
 /// How to look for an executable and what to say when it is missing.
@@ -155,14 +152,12 @@ pub fn loader_likely(target: &Path, node_options: Option<&str>) -> bool {
     !plain_js || loader
 }
 
-/// The flags `tracer` gives Node, in front of the target (`--enable-source-maps` last, see
-/// [`Launch::source_maps`]).
-pub fn inspector_flags() -> [&'static str; 3] {
-    [
-        "--inspect-brk=127.0.0.1:0",
-        "--inspect-publish-uid=stderr",
-        "--enable-source-maps",
-    ]
+/// The flags `tracer` gives Node, in front of the target. Not `--enable-source-maps`: the program
+/// sees its own stacks as under plain `node`, and Node would open any file a script names as its
+/// source map (a FIFO blocks it forever); tracer maps positions itself, through the maps it reads
+/// (regular files only, capped).
+pub fn inspector_flags() -> [&'static str; 2] {
+    ["--inspect-brk=127.0.0.1:0", "--inspect-publish-uid=stderr"]
 }
 
 /// Spawns the program: own process group, killed if the tracer dies (`PR_SET_PDEATHSIG`), stdout
@@ -170,7 +165,7 @@ pub fn inspector_flags() -> [&'static str; 3] {
 pub fn spawn(launch: &Launch<'_>) -> Result<(Child, Option<crate::guard::Guard>), TracerError> {
     let mut command = Command::new(launch.node);
     command
-        .args(&inspector_flags()[..if launch.source_maps { 3 } else { 2 }])
+        .args(inspector_flags())
         .arg(launch.target)
         .args(launch.args)
         .current_dir(launch.cwd)

@@ -287,8 +287,15 @@ impl Capture {
         {
             frames = mapper::stack_text_frames(&preview);
         }
+        // Node is not given `--enable-source-maps` (a map named by a script could be a FIFO it
+        // would block on): the stack text's positions are the generated ones, mapped here as any
+        // runtime position, through the maps tracer reads itself.
         for frame in &mut frames {
-            self.mapper.check_on_disk(frame);
+            let (mapped, mapping_note) = self.mapper.printed(frame);
+            *frame = mapped;
+            if note.is_none() {
+                note = mapping_note;
+            }
         }
         if note.is_none() && frames.first().is_some_and(|f| f.unmapped) {
             note = Some(

@@ -195,9 +195,17 @@ pub fn build(
     if failure.file.is_none() && failure_event.kind == Kind::Exception {
         // A worker's error reaches the main thread without a usable position; Node prints its
         // stack text on stderr, whose first user frame is the site.
-        if let Some(frame) = mapper::stack_text_frames(&session.stderr_tail)
-            .into_iter()
-            .next()
+        if let Some(frame) = mapper::mapped_stack_text_frames(
+            &session.stderr_tail,
+            Path::new(
+                session
+                    .options
+                    .as_ref()
+                    .map_or(session.cwd.as_str(), |o| o.workspace.as_str()),
+            ),
+        )
+        .into_iter()
+        .next()
         {
             failure.file = Some(frame.file.clone());
             failure.line = Some(frame.line);
@@ -253,7 +261,17 @@ pub fn build(
             .cloned();
         if failure.user_frame.is_none()
             && failure_event.kind == Kind::Exception
-            && let Some(frame) = user_frame_on_stderr(&failure, &session.stderr_tail, is_own_code)
+            && let Some(frame) = user_frame_on_stderr(
+                &failure,
+                &session.stderr_tail,
+                Path::new(
+                    session
+                        .options
+                        .as_ref()
+                        .map_or(session.cwd.as_str(), |o| o.workspace.as_str()),
+                ),
+                is_own_code,
+            )
         {
             // The captured stack was cut short (an error-like object's preview elides the middle
             // of its stack); Node printed the whole stack text on stderr.
@@ -444,10 +462,11 @@ fn printed_failure(
 fn user_frame_on_stderr(
     failure: &Failure,
     stderr_tail: &str,
+    workspace: &Path,
     is_own_code: &dyn Fn(&str) -> bool,
 ) -> Option<Frame> {
     let (file, line) = (failure.file.as_deref()?, failure.line?);
-    let frames = mapper::stack_text_frames(stderr_tail);
+    let frames = mapper::mapped_stack_text_frames(stderr_tail, workspace);
     let site = frames
         .iter()
         .rposition(|f| f.file == file && f.line == line)?;

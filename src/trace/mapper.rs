@@ -300,10 +300,22 @@ pub fn percent_decode(text: &str) -> String {
 }
 
 /// Parses the frames of an `Error.stack` text (`    at fn (/path/file.js:3:9)`; the last frame of
-/// an error Node prints with its own properties ends in ` {`): user frames only, nearest first. These positions are already 1-based (and already source-mapped by Node's
-/// `--enable-source-maps`), so they are kept as they are.
+/// an error Node prints with its own properties ends in ` {`): user frames only, nearest first. These positions are already 1-based, and the generated
+/// ones (Node is run without `--enable-source-maps`): map them with `Mapper::printed`, or use
+/// `mapped_stack_text_frames`.
 pub fn stack_text_frames(text: &str) -> Vec<Frame> {
     frames_of_text(text, None)
+}
+
+/// `stack_text_frames`, each position mapped through the source map of its file when it has one
+/// (Node is not asked to map stack text: see `Capture`), for reading a stack the program printed
+/// on stderr. `workspace` is the run's.
+pub fn mapped_stack_text_frames(text: &str, workspace: &Path) -> Vec<Frame> {
+    let mut mapper = Mapper::new(workspace.to_owned());
+    stack_text_frames(text)
+        .iter()
+        .map(|frame| mapper.printed(frame).0)
+        .collect()
 }
 
 /// The frames of stack text a program printed (a test runner's report): as `stack_text_frames`,
