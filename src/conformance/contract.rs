@@ -278,7 +278,16 @@ struct ItemAcc {
     values: Vec<Vec<Value>>,
     tags: BTreeSet<String>,
     navs: BTreeSet<u64>,
+    /// The objects its reads returned: the first (realm instance and `$object` id), whether every
+    /// later one was that same object, and how many reads returned an object (see `identity`).
+    objects: Option<(String, bool, u64)>,
 }
+
+/// The additive dimension `identity`: whether the reads of an item that returned an object, two
+/// or more, returned one object (`"one object"`: `navigator.plugins` in a browser) or not
+/// (`"several objects"`: a new one per read, as an environment that builds it each time does).
+/// Only what the same code measures in both runtimes: the `$object` ids of one trace, per realm.
+pub const IDENTITY: &str = "identity";
 
 struct TimelineAcc {
     family: String,
@@ -386,6 +395,7 @@ impl Builder {
                     values: vec![Vec::new(); DIMENSIONS.len()],
                     tags: BTreeSet::new(),
                     navs: BTreeSet::new(),
+                    objects: None,
                 });
                 self.index.insert(self.key.clone(), self.items.len() - 1);
                 self.items.len() - 1
@@ -420,6 +430,21 @@ impl Builder {
             let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
             if acc.seen[d].insert(hash::canonical_json(&value)) {
                 acc.values[d].push(value);
+            }
+        }
+        if let Some(text) = event.raw_field("returnValue")
+            && text.contains("\"$object\"")
+            && let Ok(Value::Object(value)) = serde_json::from_str::<Value>(text)
+            && let Some(id) = value.get("id").and_then(Value::as_str)
+        {
+            let realm = event.raw_field("realmId").unwrap_or("");
+            let object = format!("{realm}/{id}");
+            match &mut acc.objects {
+                None => acc.objects = Some((object, true, 1)),
+                Some((first, same, reads)) => {
+                    *reads += 1;
+                    *same &= *first == object;
+                }
             }
         }
         if let Some(state) = &event.state {
@@ -469,6 +494,17 @@ impl Builder {
                     if !values.is_empty() {
                         item.expected.insert(DIMENSIONS[d].to_owned(), values);
                     }
+                }
+                if let Some((_, same, reads)) = acc.objects
+                    && reads >= 2
+                {
+                    let identity = if same {
+                        "one object"
+                    } else {
+                        "several objects"
+                    };
+                    item.expected
+                        .insert(IDENTITY.to_owned(), vec![Value::from(identity)]);
                 }
                 item.pending = applicable(&item.access_type)
                     .iter()
