@@ -381,3 +381,43 @@ fn a_program_making_many_throwaway_contexts_runs_as_without_the_probe() {
     let session = out.session();
     assert_eq!(session.exit_code, Some(0), "{}", out.dump());
 }
+
+#[test]
+fn a_new_object_on_every_read_where_the_browser_keeps_one_is_a_finding() {
+    // The browser returned one PluginArray for both reads (one `$object` id); the shim builds a new
+    // one per read.
+    let read = |seq: u64| {
+        format!(
+            r#"{{"type":"access","seq":{seq},"realm":"main","realmId":"main#0","phase":"init","api":"navigator.plugins","accessType":"get","receiver":"Navigator","returnValue":{{"$object":"PluginArray","id":"o5"}}}}"#
+        )
+    };
+    let trace = format!("{HEADER}\n{}\n{}\n", read(1), read(2));
+    let shim = "// A shim whose navigator.plugins is a new object on every read.\n\
+                const vm = require('node:vm');\n\
+                const context = vm.createContext({});\n\
+                vm.runInContext(`\n\
+                  class PluginArray {}\n\
+                  class Navigator { get plugins() { return new PluginArray(); } }\n\
+                  globalThis.PluginArray = PluginArray;\n\
+                  globalThis.Navigator = Navigator;\n\
+                  globalThis.navigator = new Navigator();\n\
+                  globalThis.document = {};\n\
+                `, context, { filename: 'shim-setup.js' });\n\
+                vm.runInContext('navigator.plugins; navigator.plugins;', context, { filename: 'app.js' });\n";
+    let out = build_and_audit(
+        Tracer::new()
+            .file("case/ruyi-trace/logs/current.ndjson", trace)
+            .file("case/result/final.js", shim),
+    );
+    out.assert_code(3);
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    let identity = diff["blocking"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["dimension"] == "identity")
+        .unwrap_or_else(|| panic!("{:#?}", blocking_codes(&diff)));
+    assert_eq!(identity["api"], "navigator.plugins");
+    assert_eq!(identity["expected"], serde_json::json!(["one object"]));
+    assert_eq!(identity["observed"], serde_json::json!(["several objects"]));
+}
