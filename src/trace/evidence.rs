@@ -195,17 +195,10 @@ pub fn build(
     if failure.file.is_none() && failure_event.kind == Kind::Exception {
         // A worker's error reaches the main thread without a usable position; Node prints its
         // stack text on stderr, whose first user frame is the site.
-        if let Some(frame) = mapper::mapped_stack_text_frames(
-            &session.stderr_tail,
-            Path::new(
-                session
-                    .options
-                    .as_ref()
-                    .map_or(session.cwd.as_str(), |o| o.workspace.as_str()),
-            ),
-        )
-        .into_iter()
-        .next()
+        if let Some(frame) =
+            mapper::mapped_stack_text_frames(&session.stderr_tail, workspace_of(session))
+                .into_iter()
+                .next()
         {
             failure.file = Some(frame.file.clone());
             failure.line = Some(frame.line);
@@ -264,12 +257,7 @@ pub fn build(
             && let Some(frame) = user_frame_on_stderr(
                 &failure,
                 &session.stderr_tail,
-                Path::new(
-                    session
-                        .options
-                        .as_ref()
-                        .map_or(session.cwd.as_str(), |o| o.workspace.as_str()),
-                ),
+                workspace_of(session),
                 is_own_code,
             )
         {
@@ -455,6 +443,16 @@ fn printed_failure(
         },
         event_id: event.id,
     })
+}
+
+/// The run's workspace (its working directory for a session written before the option was kept).
+fn workspace_of(session: &Session) -> &Path {
+    Path::new(
+        session
+            .options
+            .as_ref()
+            .map_or(session.cwd.as_str(), |o| o.workspace.as_str()),
+    )
 }
 
 /// The first frame of the user's own code below the failure's site in the last stack text on
