@@ -105,10 +105,6 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
         self.writer.borrow_mut()
     }
 
-    pub fn into_writer(self) -> W {
-        self.writer
-    }
-
     /// How many access lines were written.
     pub fn accesses(&self) -> u64 {
         self.writer.borrow().accesses()
@@ -117,11 +113,6 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
     /// The sessions some realm reported from.
     pub fn sessions(&self) -> impl Iterator<Item = &String> {
         self.realms.keys()
-    }
-
-    /// How many realms are reporting now.
-    pub fn live_realms(&self) -> usize {
-        self.realms.values().map(HashMap::len).sum()
     }
 
     /// A session's realms are gone (their contexts were cleared): what was kept for them goes.

@@ -438,18 +438,21 @@ impl NodeProbe {
                 }
             }
             "Debugger.scriptParsed" => {
-                if self.scripts.len() < MAX_PENDING_SCRIPTS
-                    && let (Some(id), Some(context)) = (
-                        params.get("scriptId").and_then(Value::as_str),
-                        params.get("executionContextId").and_then(Value::as_i64),
-                    )
-                {
+                if let (Some(id), Some(context)) = (
+                    params.get("scriptId").and_then(Value::as_str),
+                    params.get("executionContextId").and_then(Value::as_i64),
+                ) {
                     let url = params["url"].as_str().unwrap_or("").to_owned();
                     if self.request.rules.origin(&url) == Origin::Named
                         && self.named_scripts.len() < MAX_PENDING_SCRIPTS
                     {
                         self.named_scripts
                             .insert(id.to_owned(), (url.clone(), context));
+                    }
+                    // Bounded: a script parsed long ago has run (or never will); the newest are
+                    // the ones a pause may still come for.
+                    if self.scripts.len() >= MAX_PENDING_SCRIPTS {
+                        self.scripts.clear();
                     }
                     self.scripts.insert(id.to_owned(), (url, context));
                 }
