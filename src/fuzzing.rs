@@ -21,7 +21,7 @@ use crate::conformance::policy::Policy;
 use crate::conformance::{check, raw_trace};
 use crate::inspector::cdp::{self, Incoming};
 use crate::inspector::driver::Observer;
-use crate::inspector::pumps::{StderrTail, UrlReports, pump_stderr};
+use crate::inspector::pumps::{StderrTail, pump_stderr};
 use crate::output::human::Styles;
 use crate::output::store::{self, Store};
 use crate::trace::capture::Capture;
@@ -96,19 +96,16 @@ pub fn cdp_messages(bytes: &[u8], workspace: &Path) {
 }
 
 /// The program's stderr as bytes, through the stderr pump (line cutting, inspector lines, the
-/// tail), and every URL it reports through the check `tracer run` makes before attaching; each
-/// line also through `tracer record`'s `DevTools listening on` reader and the same check.
+/// tail); each line also through `tracer record`'s `DevTools listening on` reader and the check
+/// made before attaching to a URL.
 pub fn inspector_stderr(bytes: &[u8]) {
     let (events, lines) = mpsc::sync_channel(64);
-    let (program, program_urls) = mpsc::channel();
-    let (children, child_urls) = mpsc::channel();
     let tail = StderrTail::default();
     let pump = pump_stderr(
         io::Cursor::new(bytes.to_vec()),
         false,
         events,
         Clock::start(),
-        UrlReports { program, children },
         tail.clone(),
     );
     for event in lines {
@@ -122,9 +119,6 @@ pub fn inspector_stderr(bytes: &[u8]) {
             assert!(url.starts_with("ws://"), "{url}");
         }
     };
-    for url in program_urls.try_iter().chain(child_urls.try_iter()) {
-        check(&url);
-    }
     let mut reader = BufReader::new(bytes);
     let mut line = Vec::new();
     while reader.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {

@@ -495,6 +495,7 @@ mod tests {
             error: None,
             options: None,
             verifies: None,
+            processes: Vec::new(),
             events,
         }
     }

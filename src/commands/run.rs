@@ -3,9 +3,10 @@
 //! launch -> pumps + cdp driver -> capture -> event stream -> sinks; then the session, the
 //! evidence chain, the summary, and an exit code that says how the run went.
 
+use std::ffi::OsString;
 use std::io::{IsTerminal, Read, Write};
 use std::os::unix::process::ExitStatusExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -17,10 +18,12 @@ use anyhow::{Context, Result};
 use crate::cli::{ExitCodeMode, GlobalArgs, RunArgs};
 use crate::error::TracerError;
 use crate::exit;
+use crate::inspector::boot::Channel;
 use crate::inspector::cdp::Cdp;
 use crate::inspector::driver::{Driver, Ending, Limits, Probed};
 use crate::inspector::launch::{self, Launch};
-use crate::inspector::pumps::{self, StderrTail, UrlReports};
+use crate::inspector::pumps::{self, StderrTail};
+use crate::inspector::tree::{Tree, TreeConfig};
 use crate::output::human::{self, Styles};
 use crate::output::ndjson::{EventsFile, StdoutStream};
 use crate::output::store::Store;
@@ -44,9 +47,36 @@ const DRAIN_GRACE: Duration = Duration::from_secs(2);
 /// Where and what to run, checked before anything is spawned.
 struct Plan {
     workspace: PathBuf,
-    target: PathBuf,
+    /// The JavaScript file Node runs (`tracer run app.js`, `tracer run .`); none for a command.
+    target: Option<PathBuf>,
+    /// What tracer starts: Node, or the command.
+    program: PathBuf,
+    /// Its arguments: for Node, the shebang's flags, the target and the program's arguments.
+    argv: Vec<OsString>,
     cwd: PathBuf,
     node: PathBuf,
+}
+
+impl Plan {
+    /// What the session names as the target: the file, or the command as it was found.
+    fn target_name(&self) -> String {
+        self.target
+            .as_ref()
+            .unwrap_or(&self.program)
+            .display()
+            .to_string()
+    }
+}
+
+/// What `TARGET` turned out to be.
+enum Target {
+    /// A file Node runs, with the flags of its `#!` line (`#!/usr/bin/env -S node --flag`).
+    Script {
+        file: PathBuf,
+        node_flags: Vec<OsString>,
+    },
+    /// An executable that is not a Node script: a shell script, npm, node itself.
+    Command(PathBuf),
 }
 
 fn plan(args: &RunArgs) -> Result<Plan> {
@@ -58,38 +88,169 @@ fn plan(args: &RunArgs) -> Result<Plan> {
             workspace_arg.display()
         ))
     })?;
-    let target = args.target.canonicalize().map_err(|_| {
-        TracerError::usage(format!(
-            "target {} not found: give the path of a JavaScript file to run",
-            args.target.display()
-        ))
-    })?;
-    if !target.is_file() {
-        return Err(
-            TracerError::usage(format!("target {} is not a file", args.target.display())).into(),
-        );
-    }
     let cwd_arg = args.cwd.clone().unwrap_or(here);
     let cwd = cwd_arg.canonicalize().map_err(|e| {
         TracerError::usage(format!("--cwd {} cannot be used: {e}", cwd_arg.display()))
     })?;
-    for (what, path) in [("target", &target), ("working directory", &cwd)] {
-        if !path.starts_with(&workspace) {
-            return Err(TracerError::usage(format!(
-                "{what} {} is outside the workspace {}: move it inside, or pass --workspace DIR",
-                path.display(),
-                workspace.display()
-            ))
-            .into());
-        }
+    let target = resolve_target(&args.target)?;
+    if let Target::Script { file, .. } = &target
+        && !file.starts_with(&workspace)
+    {
+        return Err(TracerError::usage(format!(
+            "target {} is outside the workspace {}: move it inside, or pass --workspace DIR",
+            file.display(),
+            workspace.display()
+        ))
+        .into());
+    }
+    if !cwd.starts_with(&workspace) {
+        return Err(TracerError::usage(format!(
+            "working directory {} is outside the workspace {}: move it inside, or pass --workspace DIR",
+            cwd.display(),
+            workspace.display()
+        ))
+        .into());
     }
     let node = launch::find_node(args.node.as_deref())?;
+    let (target, program, argv) = match target {
+        Target::Script { file, node_flags } => {
+            let mut argv = node_flags;
+            argv.push(file.clone().into_os_string());
+            argv.extend(args.args.iter().cloned());
+            (Some(file), node.clone(), argv)
+        }
+        Target::Command(program) => (None, program, args.args.clone()),
+    };
     Ok(Plan {
         workspace,
         target,
+        program,
+        argv,
         cwd,
         node,
     })
+}
+
+/// `TARGET`: a JavaScript file; a package folder (its `main`); an executable file whose `#!` line
+/// does not name Node (a shell script, a `.bin` shim); else a command on `PATH` (`npm`, `node`).
+fn resolve_target(given: &Path) -> Result<Target> {
+    if let Ok(path) = given.canonicalize() {
+        if path.is_dir() {
+            return package_main(&path, given).map(|file| Target::Script {
+                file,
+                node_flags: Vec::new(),
+            });
+        }
+        if path.is_file() {
+            return Ok(match shebang(&path) {
+                Shebang::Node(node_flags) => Target::Script {
+                    file: path,
+                    node_flags,
+                },
+                Shebang::Other if is_executable(&path) => Target::Command(path),
+                Shebang::Other | Shebang::None => Target::Script {
+                    file: path,
+                    node_flags: Vec::new(),
+                },
+            });
+        }
+    }
+    let name = given.as_os_str();
+    if given.components().count() == 1
+        && !name.to_string_lossy().starts_with('-')
+        && let Some(found) = launch::search_path(name)
+    {
+        return Ok(Target::Command(found));
+    }
+    let shown = given.display();
+    let hint = if name.to_string_lossy().starts_with('-') {
+        format!(
+            "`{shown}` is a flag, not a target: for Node's own flags, run `tracer run [OPTIONS] -- node {shown} …`"
+        )
+    } else {
+        format!(
+            "target {shown} not found: give a JavaScript file, a package folder, or a command on PATH (`tracer run -- npm test`)"
+        )
+    };
+    Err(TracerError::usage(hint).into())
+}
+
+/// A package folder's entry: `main` in its `package.json`, else `index.js`.
+fn package_main(dir: &Path, given: &Path) -> Result<PathBuf> {
+    let manifest = dir.join("package.json");
+    let main = match crate::files::read_capped(&manifest, 1 << 20) {
+        Ok(bytes) => serde_json::from_slice::<serde_json::Value>(&bytes)
+            .map_err(|e| {
+                TracerError::usage(format!(
+                    "{}: not valid JSON ({e}): fix it, or give the program's file instead of the folder",
+                    manifest.display()
+                ))
+            })?
+            .get("main")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned),
+        Err(_) => None,
+    };
+    let entry = main.unwrap_or_else(|| "index.js".to_owned());
+    let candidates = [
+        dir.join(&entry),
+        dir.join(format!("{entry}.js")),
+        dir.join(&entry).join("index.js"),
+    ];
+    candidates
+        .iter()
+        .find(|c| c.is_file())
+        .and_then(|c| c.canonicalize().ok())
+        .ok_or_else(|| {
+            TracerError::usage(format!(
+                "{} is a folder and its entry `{entry}` (package.json's `main`, else index.js) is not a file: give the program's file",
+                given.display()
+            ))
+            .into()
+        })
+}
+
+enum Shebang {
+    /// `#!…node [flags]`: the flags.
+    Node(Vec<OsString>),
+    /// `#!` naming another interpreter.
+    Other,
+    None,
+}
+
+/// The file's `#!` line: whether it runs Node, and with which flags.
+fn shebang(file: &Path) -> Shebang {
+    let Ok(mut opened) = crate::files::open_regular(file) else {
+        return Shebang::None;
+    };
+    let mut head = [0u8; 512];
+    let n = opened.read(&mut head).unwrap_or(0);
+    let Some(line) = head[..n].strip_prefix(b"#!") else {
+        return Shebang::None;
+    };
+    let line = line.split(|&b| b == b'\n').next().unwrap_or_default();
+    let line = String::from_utf8_lossy(line);
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let is_node = |w: &&str| {
+        let base = w.rsplit('/').next().unwrap_or(w);
+        base == "node" || base == "nodejs"
+    };
+    match words.iter().position(is_node) {
+        Some(at) => Shebang::Node(
+            words[at + 1..]
+                .iter()
+                .take_while(|w| w.starts_with('-'))
+                .map(OsString::from)
+                .collect(),
+        ),
+        None => Shebang::Other,
+    }
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata()
+        .is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
 }
 
 /// What another command adds to a run (the audit: its environment variables).
@@ -150,7 +311,7 @@ pub fn execute(
         id: id.clone(),
         status: Status::Running,
         runtime: "node".into(),
-        target: plan.target.display().to_string(),
+        target: plan.target_name(),
         args: args
             .args
             .iter()
@@ -180,6 +341,7 @@ pub fn execute(
             scripts: args.scripts,
         }),
         verifies,
+        processes: Vec::new(),
         events: Vec::new(),
     };
     store.write_json(&id, "session.json", &session)?;
@@ -250,6 +412,7 @@ pub fn execute(
     session.events = kept;
     session.stderr_tail = run.tail.text();
     session.pid = run.pid;
+    session.processes = std::mem::take(&mut run.processes);
     session.ended_at = Some(now());
     session.capabilities.node_version = run.probed.node_version.clone();
     session.capabilities.inspector = run.attached;
@@ -316,6 +479,8 @@ struct RunResult {
     /// The no-send guard, when one was asked for; finished once the program is gone.
     guard: Option<crate::guard::Guard>,
     node_probe: Option<crate::probe::node::NodeReport>,
+    /// The tree's tracks, as the bootloader's channel reported them.
+    processes: Vec<crate::trace::session::Process>,
 }
 
 /// Where a run's captured events go: the stream, its clock, and the flag that says the tracer's
@@ -342,16 +507,43 @@ fn trace(
         stdout_gone,
     } = feed;
     let mut result = RunResult::default();
+    let channel = match Channel::create() {
+        Ok(channel) => channel,
+        Err(e) => {
+            return Err(Box::new((
+                result,
+                TracerError::cannot_trace(format!(
+                    "could not make the bootloader's private folder in {}: {e}",
+                    std::env::temp_dir().display()
+                ))
+                .into(),
+            )));
+        }
+    };
+    let verifier = channel.verifier();
+    let user_options = std::env::var("NODE_OPTIONS").ok();
+    let mut env = channel.env(user_options.as_deref());
+    env.extend(extras.env.iter().cloned());
     let stdin_is_terminal = std::io::stdin().is_terminal();
     let launch = Launch {
-        node: &plan.node,
-        target: &plan.target,
-        args: &args.args,
+        program: &plan.program,
+        args: &plan.argv,
         cwd: &plan.cwd,
         session_id: id,
-        env: &extras.env,
+        env: &env,
         no_send: extras.no_send,
         inherit_stdin: !stdin_is_terminal,
+    };
+    let (report_tx, reports) = mpsc::channel();
+    let reader = match channel.listen(report_tx) {
+        Ok(reader) => reader,
+        Err(e) => {
+            return Err(Box::new((
+                result,
+                TracerError::cannot_trace(format!("could not open the bootloader's channel: {e}"))
+                    .into(),
+            )));
+        }
     };
     let (mut child, guard) = match launch::spawn(&launch) {
         Ok(spawned) => spawned,
@@ -365,8 +557,6 @@ fn trace(
     if let Some(stdin) = child.stdin.take() {
         forward_stdin(stdin);
     }
-    let (program_url_tx, program_url) = mpsc::channel();
-    let (children_tx, children_urls) = mpsc::channel();
     let mut pump_threads = vec![
         pumps::pump_stdout(
             child.stdout.take().expect("piped stdout"),
@@ -380,17 +570,38 @@ fn trace(
             true,
             events.clone(),
             clock,
-            UrlReports {
-                program: program_url_tx,
-                children: children_tx,
-            },
             result.tail.clone(),
         ),
     ];
+    // The Debugger domain costs ~30 ms at start-up (V8 in debug mode): paid only when script
+    // events are asked for, or when the tool needs pauses (the audit's probe).
+    // It is also paid when a loader may have transformed the code (`--import tsx`, a `.ts`
+    // target): the runtime's `scriptParsed` carries the source maps the loader registered.
+    let loader = launch::loader_likely(
+        plan.target.as_deref().unwrap_or(Path::new("command.js")),
+        user_options.as_deref(),
+    );
+    let debugger = args.scripts || extras.node_probe.is_some() || loader;
+    let (root_tx, root_urls) = mpsc::channel();
+    let tree = Tree::start(
+        reports,
+        TreeConfig {
+            root_pid: pgid,
+            verifier: verifier.clone(),
+            workspace: plan.workspace.clone(),
+            events: events.clone(),
+            clock,
+            redactor: Redactor::new(!args.no_default_redact, &args.redact)
+                .unwrap_or_else(|_| Redactor::new(true, &[]).expect("the default redactor")),
+            debugger: args.scripts || loader,
+        },
+        root_tx,
+    );
 
     let mut finish =
         |result: &mut RunResult, child: &mut std::process::Child, first_signal: Option<i32>| {
             if let Some(signal) = first_signal {
+                tree.signal_all(&verifier, signal);
                 launch::stop_group(pgid, signal, STOP_GRACE);
             }
             result.status = match launch::wait_for(child, EXIT_GRACE) {
@@ -400,29 +611,67 @@ fn trace(
                     child.wait().ok()
                 }
             };
-            // Nothing the program started outlives the run.
+            // Nothing the command started outlives the run, in its process group or out of it.
             launch::stop_group(pgid, libc::SIGTERM, Duration::from_millis(500));
+            tree.stop_leftovers(&verifier, Duration::from_millis(500));
             pumps::finish(std::mem::take(&mut pump_threads), DRAIN_GRACE);
         };
+    let deadline = args
+        .timeout
+        .map(|t| Instant::now() + Duration::from_secs_f64(t));
+    // A script run by Node must report within --attach-timeout; a command may never start Node.
+    let attach_deadline = plan
+        .target
+        .is_some()
+        .then(|| Instant::now() + Duration::from_secs_f64(args.attach_timeout.max(0.1)));
 
-    let attach_deadline = Instant::now() + Duration::from_secs_f64(args.attach_timeout.max(0.1));
-    let url = match wait_for_url(&program_url, &mut child, attach_deadline, stop) {
-        Ok(url) => url,
+    let ended = match wait_for_root(&root_urls, &mut child, attach_deadline, deadline, stop) {
+        Ok(ended) => ended,
         Err(e) => {
             finish(&mut result, &mut child, Some(libc::SIGKILL));
             let tail = result.tail.text();
             let e = if tail.trim().is_empty() {
                 e
             } else {
-                e.context(format!("Node's stderr ended with:\n{}", tail.trim_end()))
+                e.context(format!(
+                    "the program's stderr ended with:\n{}",
+                    tail.trim_end()
+                ))
             };
+            channel.close();
+            let _ = reader.join();
+            result.processes = tree.finish(DRAIN_GRACE);
             return Err(Box::new((result, e)));
+        }
+    };
+    let url = match ended {
+        RootWait::Listening(url) => url,
+        RootWait::Ended(ending) => {
+            // The command is not a Node process itself (a shell, npm): its Node processes are
+            // the tree's; this thread only sees it end.
+            let first_signal = match ending {
+                Ending::TimedOut => Some(libc::SIGTERM),
+                Ending::Signalled(signal) => Some(signal),
+                Ending::Finished | Ending::Closed => None,
+            };
+            finish(&mut result, &mut child, first_signal);
+            result.ending = Some(ending);
+            channel.close();
+            let _ = reader.join();
+            result.attached = tree.attached_any();
+            result.probed.node_version = tree.node_version();
+            result.probed.workers = result.attached;
+            result.processes = tree.finish(DRAIN_GRACE);
+            return Ok(result);
         }
     };
     let mut cdp = match Cdp::connect(&url) {
         Ok(cdp) => cdp,
         Err(e) => {
             finish(&mut result, &mut child, Some(libc::SIGKILL));
+            channel.close();
+            let _ = reader.join();
+            result.processes = tree.finish(DRAIN_GRACE);
             let e = e.context("attaching to the inspector failed");
             return Err(Box::new((
                 result,
@@ -431,20 +680,7 @@ fn trace(
         }
     };
     result.attached = true;
-    release_children(
-        children_urls,
-        url.clone(),
-        plan.workspace.clone(),
-        events.clone(),
-        clock,
-        // Under the no-send guard, a URL a child printed is attached to only when the port is a
-        // listener of the program's own tree.
-        extras.no_send.then_some(pgid),
-    );
 
-    let deadline = args
-        .timeout
-        .map(|t| Instant::now() + Duration::from_secs_f64(t));
     let mut capture = Capture::new(
         Mapper::new(plan.workspace.clone()),
         events.clone(),
@@ -452,14 +688,6 @@ fn trace(
         None,
     )
     .with_script_events(args.scripts);
-    // The Debugger domain costs ~30 ms at start-up (V8 in debug mode): paid only when script
-    // events are asked for, or when the tool needs pauses (the audit's probe).
-    // It is also paid when a loader may have transformed the code (`--import tsx`, a `.ts`
-    // target): the runtime's `scriptParsed` carries the source maps the loader registered.
-    let node_options = std::env::var("NODE_OPTIONS").ok();
-    let debugger = args.scripts
-        || extras.node_probe.is_some()
-        || launch::loader_likely(&plan.target, node_options.as_deref());
     let mut node_probe = None;
     let skip_pauses = extras.node_probe.is_none();
     let read = Driver::start(&mut cdp, debugger, skip_pauses).and_then(|mut driver| {
@@ -480,6 +708,7 @@ fn trace(
             // the tracer, or the end of the grace period, kills it.
             stop.store(0, std::sync::atomic::Ordering::Relaxed);
             launch::signal_group(pgid, signal);
+            tree.signal_all(&verifier, signal);
             let limits = Limits {
                 deadline: Some(Instant::now() + STOP_GRACE),
                 stop: Some(stop),
@@ -496,114 +725,87 @@ fn trace(
     });
     result.node_probe = node_probe;
     cdp.close();
-    match read {
+    let outcome = match read {
         Ok((ending, probed)) => {
             result.ending = Some(ending);
             result.probed = probed;
             finish(&mut result, &mut child, None);
+            None
         }
         Err(e) => {
             finish(&mut result, &mut child, Some(libc::SIGTERM));
-            return Err(Box::new((result, e)));
+            Some(e)
         }
+    };
+    channel.close();
+    let _ = reader.join();
+    result.processes = tree.finish(DRAIN_GRACE);
+    match outcome {
+        None => Ok(result),
+        Some(e) => Err(Box::new((result, e))),
     }
-    Ok(result)
 }
 
-/// Waits for the program's inspector URL on its stderr.
-fn wait_for_url(
+/// How waiting for the program's own report ended.
+enum RootWait {
+    /// The program is Node and its inspector listens here (checked).
+    Listening(String),
+    /// The command ended (or was stopped) without being a Node process itself.
+    Ended(Ending),
+}
+
+/// Waits for the program's own report on the bootloader's channel, or for the command to end.
+/// `attach_deadline` (a script Node runs): it must report by then.
+fn wait_for_root(
     urls: &Receiver<String>,
     child: &mut std::process::Child,
-    deadline: Instant,
+    attach_deadline: Option<Instant>,
+    deadline: Option<Instant>,
     stop: &AtomicUsize,
-) -> Result<String> {
+) -> Result<RootWait> {
     loop {
         match urls.recv_timeout(Duration::from_millis(5)) {
-            Ok(url) => {
-                crate::inspector::cdp::loopback_address(&url)
-                    .map_err(|e| TracerError::cannot_trace(format!("{e:#}")))?;
-                return Ok(url);
-            }
+            Ok(url) => return Ok(RootWait::Listening(url)),
             Err(RecvTimeoutError::Disconnected) => {
                 return Err(TracerError::cannot_trace(
-                    "Node closed its stderr without printing an inspector URL: is it a working Node.js 20+?",
+                    "the bootloader's channel closed before the program reported",
                 )
                 .into());
             }
             Err(RecvTimeoutError::Timeout) => {}
         }
         if let Ok(Some(status)) = child.try_wait() {
-            // The URL may still be in the pipe.
-            if let Ok(url) = urls.recv_timeout(Duration::from_millis(200)) {
-                return Ok(url);
+            // Its report may still be on the way.
+            if let Ok(url) = urls.recv_timeout(Duration::from_millis(100)) {
+                return Ok(RootWait::Listening(url));
             }
-            return Err(TracerError::cannot_trace(format!(
-                "Node exited ({status}) before its inspector started: check --node and NODE_OPTIONS"
-            ))
-            .into());
+            if attach_deadline.is_some() {
+                return Err(TracerError::cannot_trace(format!(
+                    "Node exited ({status}) before its inspector started: check --node and NODE_OPTIONS"
+                ))
+                .into());
+            }
+            return Ok(RootWait::Ended(Ending::Closed));
         }
-        if stop.load(std::sync::atomic::Ordering::Relaxed) != 0 {
-            return Err(
-                TracerError::cannot_trace("interrupted before the inspector started").into(),
-            );
+        let signal = stop.load(std::sync::atomic::Ordering::Relaxed);
+        if signal != 0 {
+            if attach_deadline.is_some() {
+                return Err(
+                    TracerError::cannot_trace("interrupted before the inspector started").into(),
+                );
+            }
+            return Ok(RootWait::Ended(Ending::Signalled(signal as i32)));
         }
-        if Instant::now() >= deadline {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Ok(RootWait::Ended(Ending::TimedOut));
+        }
+        if attach_deadline.is_some_and(|d| Instant::now() >= d) {
             return Err(TracerError::cannot_trace(
-                "Node printed no inspector URL in time (see --attach-timeout): is it a working Node.js 20+?",
+                "Node's inspector did not report in time (see --attach-timeout): is it a working Node.js 20+, and does NODE_OPTIONS reach it?",
             )
             .into());
         }
     }
-}
-
-/// Forked Node children inherit `--inspect-brk` and wait for a debugger; each one that prints its
-/// URL on the shared stderr is attached, traced as `child N` and released.
-fn release_children(
-    urls: Receiver<String>,
-    program_url: String,
-    workspace: PathBuf,
-    events: SyncSender<Event>,
-    clock: Clock,
-    own_listeners_of: Option<u32>,
-) {
-    std::thread::spawn(move || {
-        // A program can print a fake `Debugger listening on …` line; its own inspector's URL is
-        // never attached twice, and under the guard only a port the tree listens on is.
-        let children = urls
-            .into_iter()
-            .filter(|url| *url != program_url)
-            .filter(|url| {
-                own_listeners_of.is_none_or(|pgid| {
-                    crate::inspector::cdp::loopback_address(url)
-                        .is_ok_and(|addr| launch::group_listens_on(pgid, addr.port()))
-                })
-            });
-        // Numbered in the order they attach: a URL that cannot be attached (a fake line, a
-        // refused host) takes no number.
-        let attached = Arc::new(AtomicUsize::new(0));
-        for url in children {
-            let events = events.clone();
-            let workspace = workspace.clone();
-            let attached = Arc::clone(&attached);
-            std::thread::spawn(move || {
-                let Ok(mut cdp) = Cdp::connect(&url) else {
-                    return;
-                };
-                let n = attached.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let label = format!("child {}", n + 1);
-                let mut capture = Capture::new(Mapper::new(workspace), events, clock, Some(label))
-                    .with_script_events(false);
-                let never = Limits {
-                    deadline: None,
-                    stop: None,
-                };
-                if let Ok(mut driver) = Driver::start(&mut cdp, false, true) {
-                    let _ = driver.read_until(&mut cdp, &mut capture, &never);
-                }
-                cdp.close();
-            });
-        }
-    });
 }
 
 /// Copies a terminal stdin to the program's stdin pipe. (The program runs in its own process group,

@@ -198,6 +198,9 @@ impl Driver {
                 {
                     self.node_probe_armed = true;
                     probe.arm(cdp, &mut self.backlog, self.probed.node_version.as_deref())?;
+                    // The probe's first pause, before any of the program's code: the
+                    // bootloader released the process with no break on its first line.
+                    cdp.send("Debugger.pause", json!({}))?;
                 }
                 cdp.send("Runtime.runIfWaitingForDebugger", json!({}))?;
                 self.released = true;

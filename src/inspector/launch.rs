@@ -1,8 +1,9 @@
-//! Starting Node under the inspector: finding the executable, building its command line and
-//! environment, spawning it in its own process group, and stopping that group.
+//! Starting the traced command: finding executables, building its command line and environment,
+//! spawning it in its own process group, and stopping that group.
 //!
-//! The inspector is bound to 127.0.0.1 on a random port (`--inspect-brk=127.0.0.1:0`), and every
-//! `--inspect*` flag a user left in `NODE_OPTIONS` is removed so nothing can widen it.
+//! The command gets no inspector flag of its own: every Node process in its tree opens its
+//! inspector on 127.0.0.1 with a random port through the bootloader (`crate::inspector::boot`),
+//! and every `--inspect*` flag a user left in `NODE_OPTIONS` is removed so nothing can widen it.
 
 use std::ffi::{OsStr, OsString};
 use std::io;
@@ -13,16 +14,17 @@ use std::time::{Duration, Instant};
 
 use crate::error::TracerError;
 
-/// Everything needed to start the program.
+/// Everything needed to start the command.
 pub struct Launch<'a> {
-    pub node: &'a Path,
-    pub target: &'a Path,
+    /// The executable: Node, or the command given after `--`.
+    pub program: &'a Path,
+    /// Its arguments (for Node: its own flags, the target, the program's arguments).
     pub args: &'a [OsString],
     pub cwd: &'a Path,
     pub session_id: &'a str,
-    /// More environment variables for the program.
+    /// More environment variables (the bootloader's `NODE_OPTIONS` and channel, the audit's).
     pub env: &'a [(String, String)],
-    /// Run the program and all its descendants under the no-send guard (`crate::guard`).
+    /// Run the command and all its descendants under the no-send guard (`crate::guard`).
     pub no_send: bool,
     /// Pass the tracer's stdin straight to the child (false: a pipe the caller feeds).
     pub inherit_stdin: bool,
@@ -109,25 +111,81 @@ pub fn search_path(name: &OsStr) -> Option<PathBuf> {
         })
 }
 
-/// `NODE_OPTIONS` without any `--inspect*` or `--debug*` flag (and their separate values).
+/// `NODE_OPTIONS` without any `--inspect*` or `--debug*` flag (and their separate values), read
+/// the way Node reads the variable (double quotes group, a backslash inside them escapes the next
+/// character, `_` and `-` are the same in a flag's name), so no spelling of such a flag survives.
 pub fn strip_inspect_options(options: &str) -> String {
     let mut kept = Vec::new();
     let mut skip_value = false;
-    for token in options.split_whitespace() {
+    for token in node_options_words(options) {
         if skip_value {
             skip_value = false;
             if !token.starts_with('-') {
                 continue;
             }
         }
-        let flag = token.trim_start_matches('-');
+        let flag = token.trim_start_matches('-').replace('_', "-");
         if token.starts_with("--") && (flag.starts_with("inspect") || flag.starts_with("debug")) {
             skip_value = !token.contains('=') && flag.ends_with("port");
             continue;
         }
-        kept.push(token);
+        kept.push(quote_node_option(&token));
     }
     kept.join(" ")
+}
+
+/// The words of a `NODE_OPTIONS` value, as Node splits them.
+fn node_options_words(options: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_quotes = false;
+    let mut started = false;
+    let mut chars = options.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if in_quotes => {
+                if let Some(next) = chars.next() {
+                    word.push(next);
+                }
+            }
+            '"' => {
+                in_quotes = !in_quotes;
+                started = true;
+            }
+            c if c.is_whitespace() && !in_quotes => {
+                if started || !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+                started = false;
+            }
+            c => word.push(c),
+        }
+    }
+    if started || !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+/// A word for `NODE_OPTIONS`: as it is when it holds no space, quote or backslash, else in double
+/// quotes with `"` and `\` escaped (Node's own rule for that variable).
+pub fn quote_node_option(value: &str) -> String {
+    if !value.is_empty()
+        && !value
+            .chars()
+            .any(|c| c.is_whitespace() || c == '"' || c == '\\')
+    {
+        return value.to_owned();
+    }
+    let mut quoted = String::from("\"");
+    for c in value.chars() {
+        if c == '"' || c == '\\' {
+            quoted.push('\\');
+        }
+        quoted.push(c);
+    }
+    quoted.push('"');
+    quoted
 }
 
 /// Whether the code that runs may not be the files on disk: a loader in `NODE_OPTIONS`
@@ -152,23 +210,15 @@ pub fn loader_likely(target: &Path, node_options: Option<&str>) -> bool {
     !plain_js || loader
 }
 
-/// The flags `tracer` gives Node, in front of the target. Not `--enable-source-maps`: the program
-/// sees its own stacks as under plain `node`, and Node would open any file a script names as its
-/// source map (a FIFO blocks it forever); tracer maps positions itself, through the maps it reads
-/// (regular files only, capped).
-pub fn inspector_flags() -> [&'static str; 2] {
-    ["--inspect-brk=127.0.0.1:0", "--inspect-publish-uid=stderr"]
-}
-
-/// Spawns the program: own process group, killed if the tracer dies (`PR_SET_PDEATHSIG`), stdout
-/// and stderr piped to the pumps, `TRACER_SESSION` set, `NODE_OPTIONS` cleaned.
+/// Spawns the command: own process group, killed if the tracer dies (`PR_SET_PDEATHSIG`), stdout
+/// and stderr piped to the pumps, `TRACER_SESSION` and `launch.env` set. A `NODE_OPTIONS` the
+/// caller does not set is removed.
 pub fn spawn(launch: &Launch<'_>) -> Result<(Child, Option<crate::guard::Guard>), TracerError> {
-    let mut command = Command::new(launch.node);
+    let mut command = Command::new(launch.program);
     command
-        .args(inspector_flags())
-        .arg(launch.target)
         .args(launch.args)
         .current_dir(launch.cwd)
+        .env_remove("NODE_OPTIONS")
         .env("TRACER_SESSION", launch.session_id)
         .envs(launch.env.iter().map(|(k, v)| (k, v)))
         .stdin(if launch.inherit_stdin {
@@ -179,19 +229,6 @@ pub fn spawn(launch: &Launch<'_>) -> Result<(Child, Option<crate::guard::Guard>)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    match std::env::var("NODE_OPTIONS") {
-        Ok(options) => {
-            let cleaned = strip_inspect_options(&options);
-            if cleaned.is_empty() {
-                command.env_remove("NODE_OPTIONS");
-            } else {
-                command.env("NODE_OPTIONS", cleaned);
-            }
-        }
-        Err(_) => {
-            command.env_remove("NODE_OPTIONS");
-        }
-    }
     die_with_parent(&mut command);
     if launch.no_send {
         close_inherited_on_exec(&mut command);
@@ -206,8 +243,8 @@ pub fn spawn(launch: &Launch<'_>) -> Result<(Child, Option<crate::guard::Guard>)
     };
     let child = command.spawn().map_err(|e| {
         TracerError::cannot_trace(format!(
-            "could not start Node ({}): {e}. Check that it is a working node executable, or pass --node PATH",
-            launch.node.display()
+            "could not start {}: {e}. Check that it is a working executable (for Node, pass --node PATH)",
+            launch.program.display()
         ))
     })?;
     if let Some(stdout) = child.stdout.as_ref() {
@@ -352,18 +389,35 @@ fn group_members(pgid: u32) -> std::io::Result<Vec<std::path::PathBuf>> {
     Ok(members)
 }
 
-/// Whether a process of group `pgid` holds the socket listening on 127.0.0.1:`port`: the
-/// listening socket's inode in `/proc/net/tcp`, among the members' open descriptors. An
-/// inspector URL a program printed is attached to only when this holds (the audit): a program
-/// can print a `Debugger listening on` line naming any port, and the tool, which runs outside the
-/// no-send guard, must never connect somewhere because the code under audit said so.
+/// Whether a process of group `pgid` holds the socket listening on 127.0.0.1:`port` (see
+/// `process_listens_on`).
 pub fn group_listens_on(pgid: u32, port: u16) -> bool {
-    let Ok(table) = std::fs::read_to_string("/proc/net/tcp") else {
+    let Ok(members) = group_members(pgid) else {
         return false;
+    };
+    let inodes = listening_inodes(port);
+    members.iter().any(|process| holds_any(process, &inodes))
+}
+
+/// Whether process `pid` holds the socket listening on 127.0.0.1:`port`: the listening socket's
+/// inode in `/proc/net/tcp`, among the process's open descriptors. An inspector URL is attached to
+/// only when this holds: the tool, which runs outside the no-send guard, must never connect
+/// somewhere because the code under trace said so.
+pub fn process_listens_on(pid: u32, port: u16) -> bool {
+    holds_any(
+        &Path::new("/proc").join(pid.to_string()),
+        &listening_inodes(port),
+    )
+}
+
+/// `socket:[INODE]` of every socket listening on 127.0.0.1:`port`.
+fn listening_inodes(port: u16) -> Vec<String> {
+    let Ok(table) = std::fs::read_to_string("/proc/net/tcp") else {
+        return Vec::new();
     };
     // sl local_address rem_address st ... inode: 127.0.0.1 is 0100007F, LISTEN is 0A.
     let wanted = format!("0100007F:{port:04X}");
-    let inodes: Vec<String> = table
+    table
         .lines()
         .skip(1)
         .filter_map(|line| {
@@ -372,21 +426,18 @@ pub fn group_listens_on(pgid: u32, port: u16) -> bool {
                 .then(|| fields.get(9).map(|inode| format!("socket:[{inode}]")))
                 .flatten()
         })
-        .collect();
-    if inodes.is_empty() {
-        return false;
-    }
-    let Ok(members) = group_members(pgid) else {
-        return false;
-    };
-    members.iter().any(|process| {
-        std::fs::read_dir(process.join("fd")).is_ok_and(|fds| {
+        .collect()
+}
+
+/// Whether the process at `/proc/PID` has one of `inodes` open.
+fn holds_any(process: &Path, inodes: &[String]) -> bool {
+    !inodes.is_empty()
+        && std::fs::read_dir(process.join("fd")).is_ok_and(|fds| {
             fds.flatten().any(|fd| {
                 std::fs::read_link(fd.path())
                     .is_ok_and(|target| inodes.iter().any(|i| target.as_os_str() == i.as_str()))
             })
         })
-    })
 }
 
 /// Ends the group: `first` (SIGTERM or SIGINT) to every process, `grace` to leave, then SIGKILL.
@@ -538,6 +589,17 @@ mod tests {
         assert_eq!(
             strip_inspect_options("--inspect-publish-uid=http --debug-port=1"),
             ""
+        );
+        // Every spelling Node reads as an inspector flag.
+        assert_eq!(
+            strip_inspect_options(
+                r#""--\inspect=0.0.0.0:9229" --inspect_brk "--max-old-space-size=64""#
+            ),
+            "--max-old-space-size=64"
+        );
+        assert_eq!(
+            strip_inspect_options(r#"--require "/a b/x.js""#),
+            r#"--require "/a b/x.js""#
         );
     }
 }

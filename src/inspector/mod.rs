@@ -3,7 +3,9 @@
 //! WebSocket client, and `driver` runs one inspector session from attach to the end of the program
 //! (with the audit's probe, `crate::probe::node`, when asked for).
 
+pub mod boot;
 pub mod cdp;
 pub mod driver;
 pub mod launch;
 pub mod pumps;
+pub mod tree;

@@ -2,12 +2,13 @@
 //!
 //! Each pump passes the bytes through live (unless `--ndjson` owns stdout), cuts them into lines
 //! that become `output` events, and keeps memory bounded whatever the program writes. The stderr
-//! pump also finds the inspector's `Debugger listening on ws://…` lines (the first is the program's,
-//! later ones are forked children's) and strips the inspector's own lines from what it passes on.
+//! pump strips the lines Node's inspector prints on a process's stderr when tracer attaches and
+//! detaches from what it passes on. (Where each inspector listens comes from the bootloader's
+//! channel, `crate::inspector::boot`, never from stderr.)
 
 use std::io::{Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Sender, SyncSender};
+use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -20,7 +21,8 @@ use crate::trace::values::{STDERR_TAIL_LIMIT, VALUE_LIMIT};
 /// How long a pump naps between reads while the program floods its output.
 const PUMP_NAP: Duration = Duration::from_millis(1);
 
-/// Lines the inspector itself prints on the program's stderr; never part of the program's output.
+/// Lines the inspector itself prints on a process's stderr when the bootloader opens it and while
+/// tracer is attached; never part of the program's output.
 const INSPECTOR_LINES: [&str; 5] = [
     "Debugger listening on ",
     "For help, see: https://nodejs.org/en/docs/inspector",
@@ -272,7 +274,9 @@ pub fn pump_stdout(
     clock: Clock,
     reader_gone: Arc<AtomicBool>,
 ) -> Pump {
-    let mut out = passthrough.then(std::io::stdout);
+    let out = Arc::new(Mutex::new(passthrough.then(std::io::stdout)));
+    let filter = Arc::new(Mutex::new(StdoutFilter { carry: Vec::new() }));
+    let (out_end, filter_end) = (Arc::clone(&out), Arc::clone(&filter));
     let gone = Arc::clone(&reader_gone);
     // The passthrough happens as the bytes are read: a slow reader of the tracer's stdout slows the
     // program as it would without the tracer.
@@ -280,14 +284,17 @@ pub fn pump_stdout(
         if gone.load(Ordering::Relaxed) {
             return false;
         }
-        if let Some(stdout) = out.as_mut()
-            && stdout
-                .write_all(data)
+        let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(stdout) = out.as_mut() {
+            let passed = filter.lock().unwrap_or_else(|e| e.into_inner()).pass(data);
+            if stdout
+                .write_all(&passed)
                 .and_then(|()| stdout.flush())
                 .is_err()
-        {
-            out = None;
-            gone.store(true, Ordering::Relaxed);
+            {
+                *out = None;
+                gone.store(true, Ordering::Relaxed);
+            }
         }
         !gone.load(Ordering::Relaxed)
     };
@@ -297,40 +304,41 @@ pub fn pump_stdout(
     let process = move |data: &[u8]| {
         let mut line = lines.lock().unwrap_or_else(|e| e.into_inner());
         for (i, part) in data.split(|&b| b == b'\n').enumerate() {
-            if i > 0
-                && events
+            if i > 0 {
+                if is_inspector_line(&line.text()) {
+                    *line = LineBuffer::new();
+                } else if events
                     .send(line.take_event(Stream::Stdout, &clock))
                     .is_err()
-            {
-                return false;
+                {
+                    return false;
+                }
             }
             line.push(part);
         }
         true
     };
     let end = move |_ended: bool| {
+        let held = filter_end.lock().unwrap_or_else(|e| e.into_inner()).flush();
+        if !held.is_empty()
+            && let Some(stdout) = out_end.lock().unwrap_or_else(|e| e.into_inner()).as_mut()
+        {
+            let _ = stdout.write_all(&held).and_then(|()| stdout.flush());
+        }
         let mut line = rest.lock().unwrap_or_else(|e| e.into_inner());
-        if !line.is_empty() {
+        if !line.is_empty() && !is_inspector_line(&line.text()) {
             let _ = events_end.send(line.take_event(Stream::Stdout, &clock_end));
         }
     };
     Pump::start(reader, raw, process, end)
 }
 
-/// Where the stderr pump reports inspector URLs: the program's own, then forked children's.
-pub struct UrlReports {
-    pub program: Sender<String>,
-    pub children: Sender<String>,
-}
-
-/// Pumps the program's stderr: strips the inspector's lines, reports inspector URLs, passes the rest
-/// through (unless `passthrough` is off), records lines, and keeps the tail.
+/// Pumps the program's stderr: strips the inspector's lines, passes the rest through (unless `passthrough` is off), records lines, and keeps the tail.
 pub fn pump_stderr(
     reader: impl Read + Send + 'static,
     passthrough: bool,
     events: SyncSender<Event>,
     clock: Clock,
-    urls: UrlReports,
     tail: StderrTail,
 ) -> Pump {
     let pump = Arc::new(Mutex::new(StderrPump {
@@ -338,10 +346,8 @@ pub fn pump_stderr(
         line: LineBuffer::new(),
         unpassed: Vec::new(),
         passed: false,
-        seen_program_url: false,
         events,
         clock,
-        urls,
         tail,
     }));
     let (processing, ending) = (Arc::clone(&pump), pump);
@@ -376,10 +382,8 @@ struct StderrPump {
     unpassed: Vec<u8>,
     /// Whether part of the current line was already written through.
     passed: bool,
-    seen_program_url: bool,
     events: SyncSender<Event>,
     clock: Clock,
-    urls: UrlReports,
     tail: StderrTail,
 }
 
@@ -428,15 +432,6 @@ impl StderrPump {
         let held = !self.passed;
         self.passed = false;
         if held && is_inspector_line(&text) {
-            if let Some(url) = listening_url(&text) {
-                let target = if self.seen_program_url {
-                    &self.urls.children
-                } else {
-                    &self.urls.program
-                };
-                let _ = target.send(url);
-                self.seen_program_url = true;
-            }
             self.unpassed.clear();
             self.line = LineBuffer::new();
             return true;
@@ -472,22 +467,80 @@ fn read_chunks(reader: &mut impl Read, mut take: impl FnMut(&[u8]) -> bool) -> b
     }
 }
 
+/// One of the inspector's lines, as Node prints it on a process's stderr, or as a test runner
+/// passes a child's stderr on in its TAP report (`# Debugger attached.`).
 fn is_inspector_line(line: &str) -> bool {
+    let line = line.strip_prefix("# ").unwrap_or(line);
     INSPECTOR_LINES
         .iter()
         .any(|prefix| line.starts_with(prefix))
 }
 
 fn could_be_inspector_line(partial: &str) -> bool {
-    INSPECTOR_LINES
-        .iter()
-        .any(|prefix| prefix.starts_with(partial) || partial.starts_with(prefix))
+    let could = |partial: &str| {
+        INSPECTOR_LINES
+            .iter()
+            .any(|prefix| prefix.starts_with(partial) || partial.starts_with(prefix))
+    };
+    could(partial) || partial == "#" || partial.strip_prefix("# ").is_some_and(could)
 }
 
-/// The ws:// URL of a `Debugger listening on ws://…` line.
-fn listening_url(line: &str) -> Option<String> {
-    let rest = line.strip_prefix("Debugger listening on ")?;
-    rest.starts_with("ws://").then(|| rest.trim().to_owned())
+/// What of the program's stdout is passed through: everything but the inspector's lines that a
+/// test runner relays from its children (`# Debugger attached.`). A partial last line that may
+/// still become one is held in `carry` until the rest arrives (or the pipe ends).
+struct StdoutFilter {
+    carry: Vec<u8>,
+}
+
+impl StdoutFilter {
+    /// The words that must appear in a chunk for any line of it to be an inspector line.
+    const MARKS: [&'static [u8]; 3] = [
+        b"Debugger ",
+        b"For help, see: https://nodejs.org/en/docs/inspector",
+        b"Waiting for the debugger",
+    ];
+
+    fn pass<'a>(&mut self, data: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
+        let partial_start = memchr::memrchr(b'\n', data).map_or(0, |i| i + 1);
+        let tail_may_be = |bytes: &[u8]| {
+            !bytes.is_empty() && could_be_inspector_line(&String::from_utf8_lossy(bytes))
+        };
+        let marked = Self::MARKS
+            .iter()
+            .any(|mark| memchr::memmem::find(data, mark).is_some());
+        if self.carry.is_empty() && !marked && !tail_may_be(&data[partial_start..]) {
+            return std::borrow::Cow::Borrowed(data);
+        }
+        let mut joined = std::mem::take(&mut self.carry);
+        joined.extend_from_slice(data);
+        let mut out = Vec::with_capacity(joined.len());
+        let mut rest: &[u8] = &joined;
+        while let Some(end) = memchr::memchr(b'\n', rest) {
+            let line = &rest[..end];
+            let text = String::from_utf8_lossy(line);
+            if !is_inspector_line(text.strip_suffix('\r').unwrap_or(&text)) {
+                out.extend_from_slice(&rest[..=end]);
+            }
+            rest = &rest[end + 1..];
+        }
+        if tail_may_be(rest) && rest.len() < 256 {
+            self.carry = rest.to_vec();
+        } else {
+            out.extend_from_slice(rest);
+        }
+        std::borrow::Cow::Owned(out)
+    }
+
+    /// What is still held when the pipe ends.
+    fn flush(&mut self) -> Vec<u8> {
+        let held = std::mem::take(&mut self.carry);
+        let text = String::from_utf8_lossy(&held);
+        if is_inspector_line(text.trim_end()) {
+            Vec::new()
+        } else {
+            held
+        }
+    }
 }
 
 #[cfg(test)]
@@ -495,42 +548,41 @@ mod tests {
     use super::*;
     use std::sync::mpsc;
 
-    fn run_stderr(input: &'static [u8]) -> (Vec<String>, Vec<String>, Vec<String>, String) {
+    fn run_stderr(input: &'static [u8]) -> (Vec<String>, String) {
         let (events_tx, events_rx) = mpsc::sync_channel(100);
-        let (program_tx, program_rx) = mpsc::channel();
-        let (children_tx, children_rx) = mpsc::channel();
         let tail = StderrTail::default();
-        pump_stderr(
-            input,
-            false,
-            events_tx,
-            Clock::start(),
-            UrlReports {
-                program: program_tx,
-                children: children_tx,
-            },
-            tail.clone(),
-        )
-        .join()
-        .unwrap();
+        pump_stderr(input, false, events_tx, Clock::start(), tail.clone())
+            .join()
+            .unwrap();
         let lines = events_rx.iter().map(|e| e.value.unwrap()).collect();
-        (
-            lines,
-            program_rx.iter().collect(),
-            children_rx.iter().collect(),
-            tail.text(),
-        )
+        (lines, tail.text())
     }
 
     #[test]
-    fn stderr_pump_strips_inspector_lines_and_reports_urls_in_order() {
-        let (lines, program, children, tail) = run_stderr(
+    fn stderr_pump_strips_the_inspector_s_lines() {
+        let (lines, tail) = run_stderr(
             b"Debugger listening on ws://127.0.0.1:1/a\nFor help, see: https://nodejs.org/en/docs/inspector\nDebugger attached.\nhello\nDebugger listening on ws://127.0.0.1:2/b\nWaiting for the debugger to disconnect...\nError: boom\n    at x",
         );
         assert_eq!(lines, ["hello", "Error: boom", "    at x"]);
-        assert_eq!(program, ["ws://127.0.0.1:1/a"]);
-        assert_eq!(children, ["ws://127.0.0.1:2/b"]);
         assert_eq!(tail, "hello\nError: boom\n    at x\n");
+    }
+
+    #[test]
+    fn a_test_runner_s_relayed_inspector_lines_are_not_passed_on_whatever_the_chunks() {
+        let input: &[u8] = b"TAP version 13\n# Debugger listening on ws://127.0.0.1:9/x\n# For help, see: https://nodejs.org/en/docs/inspector\n# Debugger attached.\n# Subtest: a\nok 1 - a\n# Waiting for the debugger to disconnect...\n# Debugger is a word\n1..1\n";
+        let wanted = "TAP version 13\n# Subtest: a\nok 1 - a\n# Debugger is a word\n1..1\n";
+        for size in [1, 2, 3, 7, 20, input.len()] {
+            let mut filter = StdoutFilter { carry: Vec::new() };
+            let mut out = Vec::new();
+            for chunk in input.chunks(size) {
+                out.extend_from_slice(&filter.pass(chunk));
+            }
+            out.extend_from_slice(&filter.flush());
+            assert_eq!(String::from_utf8_lossy(&out), wanted, "chunks of {size}");
+        }
+        // Plain output is passed on as it is, without waiting for a line's end.
+        let mut filter = StdoutFilter { carry: Vec::new() };
+        assert_eq!(&*filter.pass(b"progress: 10%"), b"progress: 10%");
     }
 
     #[test]

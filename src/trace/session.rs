@@ -48,7 +48,8 @@ pub struct Capabilities {
     pub source_mapping: bool,
     /// Worker threads are released and traced (the `NodeWorker` domain answered).
     pub workers: bool,
-    /// Forked Node children that print their inspector URL on the shared stderr are released and traced.
+    /// Every Node process the command starts (forked, spawned, through a shell or a package
+    /// manager) reports to tracer through the bootloader and is traced as its own track.
     pub forked_children: bool,
     /// How a session can be replayed: `timeline`, stepping through captured events. Nothing more.
     pub replay: String,
@@ -82,7 +83,39 @@ pub struct Session {
     /// The id of the session this run verifies (`tracer verify`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verifies: Option<String>,
+    /// Every process of the command's tree that reported through the bootloader, in the order
+    /// they reported (the program first when it is Node): one track each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub processes: Vec<Process>,
     pub events: Vec<Event>,
+}
+
+/// One process of the traced tree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Process {
+    pub pid: u32,
+    /// Its parent's pid when it reported.
+    pub ppid: u32,
+    /// `process.argv` (at most 16 items, each at most 200 characters; redacted like any value).
+    pub argv: Vec<String>,
+    /// `program` (the command tracer started, when it is Node), `child` (a Node process it
+    /// started, traced), `launcher` (npm's, npx's, pnpm's, yarn's or corepack's own process:
+    /// reported, not traced), `untraced` (a Node process made without an inspector, such as the
+    /// one `node --test` runs its files from: reported, not traced; `note` says why).
+    pub role: String,
+    /// The `worker` of this process's events (`child 1`, …); none for the program.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Milliseconds since the run started, when it reported.
+    pub ts: f64,
+    /// The exit code it passed to its `exit` listeners; none when it ended otherwise (a signal,
+    /// `process.reallyExit`) or was still running when the run ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// Why it was not traced, when it was not (a report that failed the check, the cap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// The options of a run that a re-run must repeat to be the same run.

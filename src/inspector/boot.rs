@@ -1,0 +1,331 @@
+//! The bootloader and its private channel: how every Node process of a traced command tree tells
+//! tracer where its inspector listens.
+//!
+//! tracer makes a folder only its user can enter (0700), writes `boot.js` and a FIFO there, and
+//! gives the command `NODE_OPTIONS="--\inspect-publish-uid=stderr" --require …/boot.js` and
+//! `TRACER_BOOT=…/channel`. In each Node process (whatever started it: a shell, npm, a test runner,
+//! `fork`, `spawn(process.execPath, …)`), the bootloader opens the inspector on 127.0.0.1 with a
+//! random port, writes one JSON line to the FIFO, and waits for tracer to release it. Nothing is
+//! read from a shared stderr: a program cannot hide a child, and a report is attached to only when
+//! the process it names holds that listening port and was started with this channel in its
+//! environment (`verify`), so no code under trace can make tracer connect to a port of its choice.
+
+use std::io::{self, Read};
+use std::net::SocketAddr;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+/// The bootloader, preloaded into every Node process of the tree.
+pub const BOOT_JS: &str = include_str!("boot.js");
+/// The environment variable naming the channel (the FIFO).
+pub const CHANNEL_ENV: &str = "TRACER_BOOT";
+/// The longest report line read; a longer one is skipped (the bootloader writes at most 4000
+/// bytes, so only a forged one can be longer).
+const MAX_LINE: usize = 8192;
+
+/// What one process said on the channel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    pub pid: u32,
+    pub ppid: u32,
+    /// `process.argv` (at most 16 items of 200 characters).
+    pub argv: Vec<String>,
+    pub says: Says,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Says {
+    /// Its inspector listens at this `ws://127.0.0.1:PORT/…` URL and it waits to be released.
+    Listening(String),
+    /// A package manager's own process (npm, npx, pnpm, yarn, corepack): not traced.
+    Launcher,
+    /// It is exiting with this code.
+    Exit(i32),
+    /// It could not open an inspector (why, as Node said): not traced, not waiting.
+    Untraced(String),
+}
+
+#[derive(Deserialize)]
+struct Line {
+    pid: u32,
+    #[serde(default)]
+    ppid: u32,
+    #[serde(default)]
+    argv: Vec<String>,
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    launcher: bool,
+    #[serde(default)]
+    exit: Option<i32>,
+    #[serde(default)]
+    untraced: Option<String>,
+}
+
+fn parse(line: &[u8]) -> Option<Report> {
+    let line: Line = serde_json::from_slice(line).ok()?;
+    let says = match (line.url, line.launcher, line.exit, line.untraced) {
+        (Some(url), ..) => Says::Listening(url),
+        (None, true, ..) => Says::Launcher,
+        (None, false, Some(code), _) => Says::Exit(code),
+        (None, false, None, Some(why)) => Says::Untraced(why),
+        _ => return None,
+    };
+    Some(Report {
+        pid: line.pid,
+        ppid: line.ppid,
+        argv: line.argv,
+        says,
+    })
+}
+
+/// The private folder, the bootloader in it and the channel. Dropping it removes the folder.
+pub struct Channel {
+    dir: tempfile::TempDir,
+    fifo: PathBuf,
+    boot: PathBuf,
+    stop: Arc<AtomicBool>,
+}
+
+impl Channel {
+    /// Makes the folder (0700, in the temporary directory), the bootloader and the FIFO.
+    pub fn create() -> io::Result<Channel> {
+        let dir = tempfile::Builder::new().prefix("tracer-boot-").tempdir()?;
+        std::fs::set_permissions(
+            dir.path(),
+            std::os::unix::fs::PermissionsExt::from_mode(0o700),
+        )?;
+        let boot = dir.path().join("boot.js");
+        std::fs::write(&boot, BOOT_JS.as_bytes())?;
+        let fifo = dir.path().join("channel");
+        let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes())
+            .map_err(|_| io::Error::other("the channel's path holds a NUL byte"))?;
+        // SAFETY: mkfifo with a valid NUL-terminated path; no memory is kept.
+        if unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Channel {
+            dir,
+            fifo,
+            boot,
+            stop: Arc::new(AtomicBool::new(false)),
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The environment the command gets: `TRACER_BOOT`, and `NODE_OPTIONS` with the bootloader
+    /// first and every `--inspect*`/`--debug*` flag of `user` removed.
+    pub fn env(&self, user: Option<&str>) -> Vec<(String, String)> {
+        // `--inspect-publish-uid=stderr`: the session's UUID is not served over HTTP
+        // (`/json/list`), so knowing the port is not enough to attach. Written with an escape
+        // (`"--\inspect…"`, which Node's parser of this variable reads as `--inspect…`) so that
+        // a tool looking for a debugger flag in NODE_OPTIONS (Node's own test runner: it then
+        // runs its files one at a time, with a warning) finds none.
+        let mut options = format!(
+            "\"--\\inspect-publish-uid=stderr\" --require {}",
+            crate::inspector::launch::quote_node_option(&self.boot.to_string_lossy())
+        );
+        let kept = user
+            .map(crate::inspector::launch::strip_inspect_options)
+            .unwrap_or_default();
+        if !kept.is_empty() {
+            options.push(' ');
+            options.push_str(&kept);
+        }
+        vec![
+            (
+                CHANNEL_ENV.to_owned(),
+                self.fifo.to_string_lossy().into_owned(),
+            ),
+            ("NODE_OPTIONS".to_owned(), options),
+        ]
+    }
+
+    /// Reads reports on a thread of its own and sends each to `reports`, until `close`.
+    pub fn listen(&self, reports: Sender<Report>) -> io::Result<std::thread::JoinHandle<()>> {
+        // Read and write: the FIFO then always has a writer, so a read never sees its end between
+        // two processes' reports, and a bootloader's non-blocking open always finds a reader.
+        let mut fifo = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .open(&self.fifo)?;
+        let stop = Arc::clone(&self.stop);
+        Ok(std::thread::spawn(move || {
+            let mut pending: Vec<u8> = Vec::new();
+            let mut buffer = [0u8; 8192];
+            let mut skipping = false;
+            loop {
+                let n = match fifo.read(&mut buffer) {
+                    Ok(n) => n,
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                        if stop.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        wait_readable(&fifo, Duration::from_millis(20));
+                        continue;
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(_) => return,
+                };
+                for &byte in &buffer[..n] {
+                    if byte == b'\n' {
+                        if !skipping
+                            && let Some(report) = parse(&pending)
+                            && reports.send(report).is_err()
+                        {
+                            return;
+                        }
+                        pending.clear();
+                        skipping = false;
+                    } else if pending.len() < MAX_LINE {
+                        pending.push(byte);
+                    } else {
+                        skipping = true;
+                    }
+                }
+            }
+        }))
+    }
+
+    /// Ends the reading thread (within 20 ms).
+    pub fn close(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// What checks a report against this channel.
+    pub fn verifier(&self) -> Verifier {
+        Verifier {
+            wanted: format!("{CHANNEL_ENV}={}", self.fifo.to_string_lossy()),
+        }
+    }
+}
+
+/// Checks that a report comes from a process of this run, about its own inspector.
+#[derive(Debug, Clone)]
+pub struct Verifier {
+    /// `TRACER_BOOT=…` as it is in the environment of every process the run started.
+    wanted: String,
+}
+
+impl Verifier {
+    /// Whether `pid` was started with this channel in its environment.
+    pub fn started_under(&self, pid: u32) -> bool {
+        std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|environ| {
+            environ
+                .split(|&b| b == 0)
+                .any(|entry| entry == self.wanted.as_bytes())
+        })
+    }
+
+    /// The address tracer may connect to for `url`, reported by `pid`: only a 127.0.0.1 URL whose
+    /// port `pid` itself listens on, in a process started under this channel.
+    pub fn verify(&self, pid: u32, url: &str) -> Result<SocketAddr, String> {
+        let address = crate::inspector::cdp::loopback_address(url).map_err(|e| format!("{e:#}"))?;
+        if !self.started_under(pid) {
+            return Err(format!(
+                "process {pid} was not started by this run (its environment does not name the channel)"
+            ));
+        }
+        if !crate::inspector::launch::process_listens_on(pid, address.port()) {
+            return Err(format!(
+                "process {pid} does not listen on 127.0.0.1:{}",
+                address.port()
+            ));
+        }
+        Ok(address)
+    }
+}
+
+impl Drop for Channel {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+fn wait_readable(file: &std::fs::File, limit: Duration) {
+    use std::os::fd::AsRawFd;
+    let mut poll = libc::pollfd {
+        fd: file.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one pollfd we own, a bounded timeout.
+    unsafe {
+        libc::poll(&mut poll, 1, limit.as_millis() as libc::c_int);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_are_read_as_the_bootloader_writes_them() {
+        let report = parse(
+            br#"{"pid":7,"ppid":3,"argv":["/usr/bin/node","/w/a.js"],"url":"ws://127.0.0.1:9/x"}"#,
+        )
+        .unwrap();
+        assert_eq!(report.pid, 7);
+        assert_eq!(report.ppid, 3);
+        assert_eq!(report.says, Says::Listening("ws://127.0.0.1:9/x".into()));
+        assert_eq!(
+            parse(br#"{"pid":8,"launcher":true}"#).unwrap().says,
+            Says::Launcher
+        );
+        assert_eq!(parse(br#"{"pid":8,"exit":3}"#).unwrap().says, Says::Exit(3));
+        assert!(parse(br#"{"pid":8}"#).is_none());
+        assert!(parse(b"not json").is_none());
+    }
+
+    #[test]
+    fn a_path_with_spaces_is_quoted_for_node_options() {
+        use crate::inspector::launch::quote_node_option;
+        assert_eq!(quote_node_option("/tmp/a/boot.js"), "/tmp/a/boot.js");
+        assert_eq!(
+            quote_node_option("/tmp/a b/boot.js"),
+            "\"/tmp/a b/boot.js\""
+        );
+        assert_eq!(quote_node_option("/tmp/a\"b"), "\"/tmp/a\\\"b\"");
+    }
+
+    #[test]
+    fn the_channel_carries_reports_and_refuses_a_process_it_did_not_start() {
+        let channel = Channel::create().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = channel.listen(tx).unwrap();
+        let env = channel.env(Some("--inspect=0.0.0.0:9229 --max-old-space-size=64"));
+        let options = &env.iter().find(|(k, _)| k == "NODE_OPTIONS").unwrap().1;
+        assert!(
+            options.starts_with("\"--\\inspect-publish-uid=stderr\" --require "),
+            "{options}"
+        );
+        assert!(!options.contains("--inspect"), "{options}");
+        assert!(options.ends_with(" --max-old-space-size=64"), "{options}");
+        assert!(!options.contains("0.0.0.0"));
+        let fifo = &env.iter().find(|(k, _)| k == CHANNEL_ENV).unwrap().1;
+        std::fs::write(fifo, b"{\"pid\":1,\"url\":\"ws://127.0.0.1:1/a\"}\n").unwrap();
+        let report = rx.recv_timeout(Duration::from_secs(5)).unwrap();
+        assert_eq!(report.pid, 1);
+        // pid 1 was not started with this channel in its environment.
+        let verifier = channel.verifier();
+        assert!(verifier.verify(1, "ws://127.0.0.1:1/a").is_err());
+        assert!(!verifier.started_under(std::process::id()));
+        assert!(
+            verifier
+                .verify(std::process::id(), "ws://10.0.0.1:1/a")
+                .is_err()
+        );
+        channel.close();
+        reader.join().unwrap();
+    }
+}

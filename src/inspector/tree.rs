@@ -1,0 +1,327 @@
+//! The traced process tree: every Node process that reports through the bootloader's channel gets
+//! a track; it is checked (`boot::Channel::verify`), attached, traced on a thread of its own and
+//! released; launchers are listed, not traced; and whatever of the tree is still running when the
+//! run ends is stopped, in the program's process group or out of it.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, Sender, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::inspector::boot::{Report, Says, Verifier};
+use crate::inspector::cdp::{Cdp, Incoming};
+use crate::inspector::driver::{Driver, Limits};
+use crate::trace::capture::Capture;
+use crate::trace::event::{Clock, Event, Kind};
+use crate::trace::mapper::Mapper;
+use crate::trace::redact::Redactor;
+use crate::trace::session::Process;
+
+/// How many processes besides the program are traced; later ones are released at once, untraced,
+/// and listed with a note.
+pub const MAX_TRACED: usize = 64;
+/// How many processes are listed in the session; later ones are traced all the same and counted.
+pub const MAX_LISTED: usize = 1000;
+
+/// What the tree needs to know to trace a process.
+pub struct TreeConfig {
+    /// The pid of the command tracer started: its report goes to the caller, which traces it.
+    pub root_pid: u32,
+    pub verifier: Verifier,
+    pub workspace: PathBuf,
+    pub events: SyncSender<Event>,
+    pub clock: Clock,
+    pub redactor: Redactor,
+    /// Enable the `Debugger` domain in each process (script events, a loader's source maps).
+    pub debugger: bool,
+}
+
+#[derive(Default)]
+struct Shared {
+    processes: Mutex<Vec<Process>>,
+    unlisted: AtomicUsize,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+    node_version: Mutex<Option<String>>,
+}
+
+/// The tree being traced. `start` it with the channel's reports; `processes` when it is over.
+pub struct Tree {
+    shared: Arc<Shared>,
+    dispatcher: Option<JoinHandle<()>>,
+}
+
+impl Tree {
+    /// Handles `reports` on a thread of its own until the channel closes. The program's own
+    /// report (pid `root_pid`), once checked, is sent to `root` for the caller to attach.
+    pub fn start(reports: Receiver<Report>, config: TreeConfig, root: Sender<String>) -> Tree {
+        let shared = Arc::new(Shared::default());
+        let dispatcher = {
+            let shared = Arc::clone(&shared);
+            std::thread::spawn(move || dispatch(reports, &config, &root, shared))
+        };
+        Tree {
+            shared,
+            dispatcher: Some(dispatcher),
+        }
+    }
+
+    /// `process.version` as the first traced process reported it.
+    pub fn node_version(&self) -> Option<String> {
+        lock(&self.shared.node_version).clone()
+    }
+
+    /// Whether any process besides the program was attached.
+    pub fn attached_any(&self) -> bool {
+        lock(&self.shared.processes)
+            .iter()
+            .any(|p| p.role == "child" && p.note.is_none())
+    }
+
+    /// Sends `signal` to every listed process that is still one this run started.
+    pub fn signal_all(&self, verifier: &Verifier, signal: i32) {
+        for process in lock(&self.shared.processes).iter() {
+            if verifier.started_under(process.pid)
+                && let Ok(pid) = i32::try_from(process.pid)
+            {
+                // SAFETY: kill(2) on a pid checked just above; no memory is touched.
+                unsafe {
+                    libc::kill(pid, signal);
+                }
+            }
+        }
+    }
+
+    /// Stops every listed process still running (SIGTERM, `grace`, SIGKILL): a child that left
+    /// the program's process group (`setsid`, `detached: true`) does not outlive the run either.
+    pub fn stop_leftovers(&self, verifier: &Verifier, grace: Duration) {
+        let alive = || {
+            lock(&self.shared.processes)
+                .iter()
+                .any(|p| verifier.started_under(p.pid) && !is_zombie(p.pid))
+        };
+        if !alive() {
+            return;
+        }
+        self.signal_all(verifier, libc::SIGTERM);
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline && alive() {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.signal_all(verifier, libc::SIGKILL);
+    }
+
+    /// Waits (at most `grace`) for the tracing threads, then hands over the tracks.
+    pub fn finish(mut self, grace: Duration) -> Vec<Process> {
+        let deadline = Instant::now() + grace;
+        if let Some(dispatcher) = self.dispatcher.take() {
+            wait_until_finished(dispatcher, deadline);
+        }
+        let threads = std::mem::take(&mut *lock(&self.shared.threads));
+        for thread in threads {
+            wait_until_finished(thread, deadline);
+        }
+        let mut processes = std::mem::take(&mut *lock(&self.shared.processes));
+        let unlisted = self.shared.unlisted.load(Ordering::Relaxed);
+        if unlisted > 0
+            && let Some(last) = processes.last_mut()
+        {
+            last.note = Some(format!(
+                "{unlisted} more processes reported after this one: traced, not listed (at most {MAX_LISTED} are)"
+            ));
+        }
+        processes
+    }
+}
+
+fn wait_until_finished(thread: JoinHandle<()>, deadline: Instant) {
+    while !thread.is_finished() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    if thread.is_finished() {
+        let _ = thread.join();
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn is_zombie(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+        stat.rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+    })
+}
+
+fn dispatch(
+    reports: Receiver<Report>,
+    config: &TreeConfig,
+    root: &Sender<String>,
+    shared: Arc<Shared>,
+) {
+    let mut traced = 0usize;
+    let mut labels: HashMap<u32, Option<String>> = HashMap::new();
+    for report in reports {
+        let argv: Vec<String> = report
+            .argv
+            .iter()
+            .map(|a| config.redactor.apply(a).into_owned())
+            .collect();
+        let mut process = Process {
+            pid: report.pid,
+            ppid: report.ppid,
+            argv: argv.clone(),
+            role: "child".into(),
+            label: None,
+            ts: config.clock.ms(),
+            exit_code: None,
+            note: None,
+        };
+        match report.says {
+            Says::Exit(code) => {
+                // Only a process that reported before, still one of this run's.
+                let Some(label) = labels.get(&report.pid) else {
+                    continue;
+                };
+                if let Some(listed) = lock(&shared.processes)
+                    .iter_mut()
+                    .find(|p| p.pid == report.pid)
+                {
+                    listed.exit_code = Some(code);
+                }
+                if label.is_some() {
+                    let mut event = Event::new(
+                        Kind::Context,
+                        config.clock.ms(),
+                        format!("process {} exiting with code {code}", report.pid),
+                    );
+                    event.worker.clone_from(label);
+                    event.exit_code = Some(code);
+                    let _ = config.events.send(event);
+                }
+                continue;
+            }
+            Says::Untraced(why) => {
+                if !config.verifier.started_under(report.pid) {
+                    continue;
+                }
+                process.role = "untraced".into();
+                process.note = Some(format!("its inspector could not be opened: {why}"));
+                labels.insert(report.pid, None);
+            }
+            Says::Launcher => {
+                if !config.verifier.started_under(report.pid) {
+                    continue;
+                }
+                process.role = "launcher".into();
+                let mut event = Event::new(
+                    Kind::Context,
+                    config.clock.ms(),
+                    format!("launcher {} (not traced): {}", report.pid, argv.join(" ")),
+                );
+                event.worker = Some(format!("launcher {}", report.pid));
+                let _ = config.events.send(event);
+                labels.insert(report.pid, None);
+            }
+            Says::Listening(url) => {
+                if let Err(why) = config.verifier.verify(report.pid, &url) {
+                    process.note = Some(format!("not attached: {why}"));
+                    let mut event = Event::new(
+                        Kind::Context,
+                        config.clock.ms(),
+                        "a report on the bootloader's channel was not attached to",
+                    );
+                    event.note = process.note.clone();
+                    let _ = config.events.send(event);
+                } else if report.pid == config.root_pid {
+                    process.role = "program".into();
+                    labels.insert(report.pid, None);
+                    let _ = root.send(url);
+                } else if traced >= MAX_TRACED {
+                    process.note = Some(format!(
+                        "released untraced: more than {MAX_TRACED} processes besides the program"
+                    ));
+                    labels.insert(report.pid, None);
+                    release_untraced(url);
+                } else {
+                    traced += 1;
+                    let label = format!("child {traced}");
+                    process.label = Some(label.clone());
+                    labels.insert(report.pid, Some(label.clone()));
+                    let mut event = Event::new(
+                        Kind::Context,
+                        config.clock.ms(),
+                        format!("process {} started: {}", report.pid, argv.join(" ")),
+                    );
+                    event.worker = Some(label.clone());
+                    let _ = config.events.send(event);
+                    let thread = trace_child(url, label, config, Arc::clone(&shared));
+                    lock(&shared.threads).push(thread);
+                }
+            }
+        }
+        let mut processes = lock(&shared.processes);
+        if processes.len() < MAX_LISTED {
+            processes.push(process);
+        } else {
+            shared.unlisted.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Attaches to one process of the tree and traces it until its end, its events tagged `label`.
+fn trace_child(
+    url: String,
+    label: String,
+    config: &TreeConfig,
+    shared: Arc<Shared>,
+) -> JoinHandle<()> {
+    let events = config.events.clone();
+    let workspace = config.workspace.clone();
+    let clock = config.clock;
+    let debugger = config.debugger;
+    std::thread::spawn(move || {
+        let Ok(mut cdp) = Cdp::connect(&url) else {
+            return;
+        };
+        let mut capture = Capture::new(Mapper::new(workspace), events, clock, Some(label))
+            .with_script_events(false);
+        let never = Limits {
+            deadline: None,
+            stop: None,
+        };
+        if let Ok(mut driver) = Driver::start(&mut cdp, debugger, true) {
+            let _ = driver.read_until(&mut cdp, &mut capture, &never);
+            let mut version = lock(&shared.node_version);
+            if version.is_none() {
+                version.clone_from(&driver.probed().node_version);
+            }
+        }
+        cdp.close();
+    })
+}
+
+/// Releases a process without tracing it: `Runtime.runIfWaitingForDebugger`, its answer, close.
+fn release_untraced(url: String) {
+    std::thread::spawn(move || {
+        let Ok(mut cdp) = Cdp::connect(&url) else {
+            return;
+        };
+        if let Ok(id) = cdp.send("Runtime.runIfWaitingForDebugger", json!({})) {
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while Instant::now() < deadline {
+                match cdp.read() {
+                    Ok(Incoming::Response { id: answered, .. }) if answered == id => break,
+                    Ok(Incoming::Closed) | Err(_) => break,
+                    _ => {}
+                }
+            }
+        }
+        cdp.close();
+    });
+}
