@@ -22,4 +22,5 @@ mod replay;
 mod run;
 mod schema;
 mod sessions;
+mod tree;
 mod verify;

@@ -179,9 +179,25 @@ fn dispatch(
             role: "child".into(),
             label: None,
             ts: config.clock.ms(),
-            exit_code: None,
+            exiting_with: None,
             note: None,
         };
+        if !matches!(report.says, Says::Exit(_)) && labels.contains_key(&report.pid) {
+            // One report per process: its bootloader's, which runs before any of its code. A
+            // second one can only come from the program itself.
+            let mut event = Event::new(
+                Kind::Context,
+                config.clock.ms(),
+                format!(
+                    "a second report for process {} on the bootloader's channel was ignored",
+                    report.pid
+                ),
+            );
+            event.note =
+                Some("only the first report of a process, its bootloader's, is attached to".into());
+            let _ = config.events.send(event);
+            continue;
+        }
         match report.says {
             Says::Exit(code) => {
                 // Only a process that reported before, still one of this run's.
@@ -192,7 +208,7 @@ fn dispatch(
                     .iter_mut()
                     .find(|p| p.pid == report.pid)
                 {
-                    listed.exit_code = Some(code);
+                    listed.exiting_with = Some(code);
                 }
                 if label.is_some() {
                     let mut event = Event::new(
@@ -201,7 +217,6 @@ fn dispatch(
                         format!("process {} exiting with code {code}", report.pid),
                     );
                     event.worker.clone_from(label);
-                    event.exit_code = Some(code);
                     let _ = config.events.send(event);
                 }
                 continue;
@@ -230,6 +245,7 @@ fn dispatch(
             }
             Says::Listening(url) => {
                 if let Err(why) = config.verifier.verify(report.pid, &url) {
+                    labels.insert(report.pid, None);
                     process.note = Some(format!("not attached: {why}"));
                     let mut event = Event::new(
                         Kind::Context,

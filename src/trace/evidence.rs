@@ -37,6 +37,7 @@ use crate::trace::event::{Event, Frame, Kind, Position};
 use crate::trace::mapper;
 use crate::trace::redact::Redactor;
 use crate::trace::session::{EVIDENCE_CONTEXT, Session};
+use crate::trace::test_report;
 use crate::trace::values::{cap, strip_ansi};
 
 /// Said with every evidence chain, whatever its confidence.
@@ -99,6 +100,25 @@ pub struct Failure {
     pub stderr_tail: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The first failing test a test runner reported, for an exit without an uncaught exception
+    /// (read from the runner's report: a claim, not the runtime's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test: Option<FailedTest>,
+    /// The processes of the traced tree, besides the program, whose exit began with a non-zero
+    /// code: `child 1 (pid 4242: node test/a.test.js) was exiting with code 1` (see the session's
+    /// `processes[].exitingWith`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_processes: Vec<String>,
+}
+
+/// A failing test as its runner reported it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FailedTest {
+    /// The test's name as printed (`add › adds two and two`).
+    pub name: String,
+    /// The first line of its failure's message.
+    pub message: String,
 }
 
 /// One event of the chain.
@@ -191,6 +211,8 @@ pub fn build(
         signal: None,
         stderr_tail: None,
         note: failure_event.note.clone(),
+        test: None,
+        failed_processes: failed_processes(session),
     };
     if failure.file.is_none() && failure_event.kind == Kind::Exception {
         // A worker's error reaches the main thread without a usable position; Node prints its
@@ -212,9 +234,38 @@ pub fn build(
         failure.exit_code = session.exit_code;
         failure.signal = session.signal.clone();
         failure.stderr_tail = Some(strip_ansi(&session.stderr_tail).into_owned());
-        // No exception: what the program printed explains its exit (a compiler's error line, a
-        // test runner's report); its first error with a position is the site.
-        if let Some(found) = printed_failure(events, failure_event.id, &session.cwd, is_own_code) {
+        // No exception: what the program printed explains its exit (a test runner's report of
+        // its first failing test; a compiler's error line); its first error with a position is
+        // the site.
+        let test = test_report::first_failed(
+            events,
+            failure_event.id,
+            Path::new(&session.cwd),
+            is_own_code,
+        );
+        let from_test = test.as_ref().and_then(|test| {
+            let frame = test.frame.clone()?;
+            let (frame, note) = mapper::Mapper::new(session.cwd.clone().into()).printed(&frame);
+            Some(Printed {
+                frame,
+                note,
+                text: format!("test `{}` failed: {}", test.name, test.message),
+                stream: match test.stream {
+                    crate::trace::event::Stream::Stderr => "stderr",
+                    crate::trace::event::Stream::Stdout => "stdout",
+                },
+                event_id: test.event_id,
+            })
+        });
+        if let Some(test) = test {
+            failure.test = Some(FailedTest {
+                name: cap(test.name, SOURCE_LINE_LIMIT).0,
+                message: cap(test.message, SOURCE_LINE_LIMIT).0,
+            });
+        }
+        if let Some(found) = from_test
+            .or_else(|| printed_failure(events, failure_event.id, &session.cwd, is_own_code))
+        {
             let text = strip_ansi(&found.text).into_owned();
             failure.message = format!(
                 "{}: {}",
@@ -443,6 +494,36 @@ fn printed_failure(
         },
         event_id: event.id,
     })
+}
+
+/// `child 1 (pid 4242: node test/a.test.js) was exiting with code 1`, for each process of the
+/// tree besides the program whose exit began with a non-zero code.
+fn failed_processes(session: &Session) -> Vec<String> {
+    session
+        .processes
+        .iter()
+        .filter(|p| p.role != "program" && p.exiting_with.is_some_and(|c| c != 0))
+        .map(|p| {
+            let argv: Vec<&str> = p
+                .argv
+                .iter()
+                .map(|a| {
+                    Path::new(a)
+                        .strip_prefix(&session.cwd)
+                        .ok()
+                        .and_then(Path::to_str)
+                        .unwrap_or_else(|| if p.argv[0] == *a { "node" } else { a })
+                })
+                .collect();
+            format!(
+                "{} (pid {}: {}) was exiting with code {}",
+                p.label.as_deref().unwrap_or(&p.role),
+                p.pid,
+                argv.join(" "),
+                p.exiting_with.unwrap_or_default()
+            )
+        })
+        .collect()
 }
 
 /// The run's workspace (its working directory for a session written before the option was kept).

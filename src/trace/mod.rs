@@ -8,4 +8,5 @@ pub mod mapper;
 pub mod redact;
 pub mod session;
 pub mod sourcemaps;
+pub mod test_report;
 pub mod values;

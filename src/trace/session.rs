@@ -109,10 +109,13 @@ pub struct Process {
     pub label: Option<String>,
     /// Milliseconds since the run started, when it reported.
     pub ts: f64,
-    /// The exit code it passed to its `exit` listeners; none when it ended otherwise (a signal,
-    /// `process.reallyExit`) or was still running when the run ended.
+    /// The code Node passed to its `exit` listeners as its exit began: what it was exiting with
+    /// then. A later listener can still change the code the process ends with (jest sets
+    /// `process.exitCode` in one), and tracer, which is not its parent, cannot wait for it; only
+    /// the program's own exit code (the session's `exitCode`) is the final one. None when it ended
+    /// otherwise (a signal, `process.reallyExit`) or was still running when the run ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exit_code: Option<i32>,
+    pub exiting_with: Option<i32>,
     /// Why it was not traced, when it was not (a report that failed the check, the cap).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,

@@ -1,0 +1,411 @@
+//! What a test runner printed about its first failing test: the test's name, the assertion's
+//! message and the assertion's site in the user's code, read from the report's text. Formats
+//! read: TAP (`node --test` when its output is not a terminal), `node --test`'s spec reporter,
+//! mocha's and jest's default reporters. A claim read from text, never the runtime's: the evidence
+//! says so.
+
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::trace::event::{Event, Frame, Kind, Stream};
+use crate::trace::mapper;
+use crate::trace::values::strip_ansi;
+
+/// The most lines of a failing test's block read for its message and site.
+const BLOCK_LINES: usize = 200;
+
+/// A failing test as its runner reported it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailedTest {
+    /// The test's name as printed (`add › adds two and two`).
+    pub name: String,
+    /// The first line of the failure's message (`AssertionError [ERR_ASSERTION]: …`).
+    pub message: String,
+    /// The assertion's site: the first frame of the failure's stack in the user's own code, else
+    /// the test's declaration (`location:` in TAP).
+    pub frame: Option<Frame>,
+    /// The output event of the heading line.
+    pub event_id: u64,
+    pub stream: Stream,
+}
+
+/// How a heading line names a failing test, by format.
+enum Heading {
+    /// `not ok 2 - adds two and two` (TAP; `# TODO`/`# SKIP` ones are no failure).
+    Tap(String),
+    /// `✖ adds two and two (1.3ms)` (node's spec reporter), `✕ …` (jest's listing).
+    Cross(String),
+    /// `  1) add` (mocha's failure list; the name goes on on the lines ending in `:`).
+    Numbered(String),
+    /// `  ● add › adds two and two` (jest).
+    Bullet(String),
+}
+
+impl Heading {
+    fn read(line: &str) -> Option<Heading> {
+        static TAP: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(
+                r"^\s*not ok \d+(?: - (?P<name>.*?))?\s*(?P<directive>#\s*(?i:todo|skip)\b.*)?$",
+            )
+            .expect("valid regex")
+        });
+        static CROSS: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(r"^\s*[✖✕×] (?P<name>.+?)(?: \([\d.]+ ?m?s\))?$").expect("valid regex")
+        });
+        static NUMBERED: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(r"^\s*\d+\) (?P<name>.+)$").expect("valid regex"));
+        static BULLET: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(r"^\s*● (?P<name>.+)$").expect("valid regex"));
+        if let Some(caps) = TAP.captures(line) {
+            if caps.name("directive").is_some() {
+                return None;
+            }
+            return Some(Heading::Tap(
+                caps.name("name").map_or("", |m| m.as_str()).to_owned(),
+            ));
+        }
+        if let Some(caps) = CROSS.captures(line) {
+            let name = caps["name"].to_owned();
+            // `✖ failing tests:`: the spec reporter's summary, not a test.
+            return (!name.ends_with(':')).then_some(Heading::Cross(name));
+        }
+        if let Some(caps) = BULLET.captures(line) {
+            return Some(Heading::Bullet(caps["name"].to_owned()));
+        }
+        NUMBERED
+            .captures(line)
+            .map(|caps| Heading::Numbered(caps["name"].to_owned()))
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            Heading::Tap(n) | Heading::Cross(n) | Heading::Numbered(n) | Heading::Bullet(n) => n,
+        }
+    }
+}
+
+/// The first failing test the program's output (before event `before`) reports with a message,
+/// with the assertion's site when a frame of the user's own code is printed with it.
+pub fn first_failed(
+    events: &[Event],
+    before: u64,
+    cwd: &Path,
+    is_own_code: &dyn Fn(&str) -> bool,
+) -> Option<FailedTest> {
+    let lines: Vec<(&Event, String)> = events
+        .iter()
+        .filter(|e| e.kind == Kind::Output && e.id < before)
+        .filter_map(|e| Some((e, strip_ansi(e.value.as_deref()?).into_owned())))
+        .collect();
+    for (at, (event, text)) in lines.iter().enumerate() {
+        let Some(heading) = Heading::read(text) else {
+            continue;
+        };
+        let block: Vec<&str> = lines[at + 1..]
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .take_while(|t| Heading::read(t).is_none())
+            .take(BLOCK_LINES)
+            .collect();
+        let mut name = heading.name().trim().to_owned();
+        let mut body = &block[..];
+        if let Heading::Numbered(_) = heading {
+            // mocha's failure list: `  1) add` then `       adds two and two:`, the name's last
+            // part ending in `:` (its progress listing, `    1) adds two and two`, has none).
+            let parts = block
+                .iter()
+                .take_while(|l| !l.trim().is_empty() && l.trim_end().ends_with(':'))
+                .count();
+            if parts == 0 && !name.ends_with(':') {
+                continue;
+            }
+            for part in &block[..parts] {
+                name.push_str(" › ");
+                name.push_str(part.trim());
+            }
+            name = name.trim_end_matches(':').to_owned();
+            body = &block[parts..];
+        }
+        let (message, frame) = match heading {
+            Heading::Tap(_) => read_tap_block(body, cwd, is_own_code),
+            _ => read_text_block(body, cwd, is_own_code),
+        };
+        let Some(message) = message else {
+            // A heading without a message is a listing line (`1) adds …`, `✕ adds …`): the
+            // report with the message comes later.
+            continue;
+        };
+        return Some(FailedTest {
+            name,
+            message,
+            frame,
+            event_id: event.id,
+            stream: event.stream.unwrap_or(Stream::Stdout),
+        });
+    }
+    None
+}
+
+/// A TAP failure's YAML block: `error:` (inline or `|-` with the message under it), `stack:` (its
+/// frames, `Fn (file:line:col)` without `at`), `location:` (where the test is declared).
+fn read_tap_block(
+    block: &[&str],
+    cwd: &Path,
+    is_own_code: &dyn Fn(&str) -> bool,
+) -> (Option<String>, Option<Frame>) {
+    let mut message = None;
+    let mut site = None;
+    let mut location = None;
+    let mut section = "";
+    for line in block {
+        let trimmed = line.trim();
+        if trimmed == "..." {
+            break;
+        }
+        if let Some((key, value)) = trimmed.split_once(':')
+            && !key.contains(' ')
+            && matches!(
+                key,
+                "error" | "stack" | "location" | "failureType" | "code" | "name"
+            )
+        {
+            let value = value.trim();
+            section = key;
+            match key {
+                "error" if !value.starts_with('|') && !value.is_empty() => {
+                    message = Some(unquote(value).to_owned());
+                }
+                "location" => {
+                    let at = unquote(value);
+                    location = mapper::printed_stack_frames(&format!("at {at}"), cwd)
+                        .into_iter()
+                        .next();
+                }
+                "failureType" if unquote(value) == "subtestsFailed" => {
+                    // A suite whose tests failed: its tests were reported before it.
+                    return (None, None);
+                }
+                _ => {}
+            }
+            continue;
+        }
+        match section {
+            "error" if message.is_none() && !trimmed.is_empty() => {
+                message = Some(trimmed.to_owned());
+            }
+            "stack" if site.is_none() => {
+                let frame_text = if trimmed.starts_with("at ") {
+                    trimmed.to_owned()
+                } else {
+                    format!("at {trimmed}")
+                };
+                site = mapper::printed_stack_frames(&frame_text, cwd)
+                    .into_iter()
+                    .find(|f| is_own_code(&f.file));
+            }
+            _ => {}
+        }
+    }
+    (message, site.or(location))
+}
+
+/// A failure's text under its heading: the message is its first line that is not blank, the site
+/// the first `at …` frame in the user's own code.
+fn read_text_block(
+    block: &[&str],
+    cwd: &Path,
+    is_own_code: &dyn Fn(&str) -> bool,
+) -> (Option<String>, Option<Frame>) {
+    let mut message = None;
+    let mut site = None;
+    for line in block {
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        let frames = mapper::printed_stack_frames(trimmed, cwd);
+        if let Some(frame) = frames.first() {
+            if is_own_code(&frame.file) {
+                site = Some(frame.clone());
+                break;
+            }
+            continue;
+        }
+        if message.is_none() && !trimmed.starts_with('>') && !trimmed.starts_with('|') {
+            message = Some(trimmed.to_owned());
+        }
+    }
+    (message, site)
+}
+
+fn unquote(value: &str) -> &str {
+    value
+        .strip_prefix('\'')
+        .and_then(|v| v.strip_suffix('\''))
+        .or_else(|| value.strip_prefix('"').and_then(|v| v.strip_suffix('"')))
+        .unwrap_or(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn output(lines: &[&str]) -> Vec<Event> {
+        lines
+            .iter()
+            .enumerate()
+            .map(|(i, line)| {
+                let mut event = Event::new(Kind::Output, i as f64, "stdout");
+                event.id = i as u64 + 1;
+                event.stream = Some(Stream::Stdout);
+                event.value = Some((*line).to_owned());
+                event
+            })
+            .collect()
+    }
+
+    fn workspace() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("test")).unwrap();
+        std::fs::write(dir.path().join("test/add.test.js"), "x\n".repeat(10)).unwrap();
+        dir
+    }
+
+    fn read(dir: &Path, lines: &[&str]) -> FailedTest {
+        let own = |f: &str| !f.contains("node_modules") && !f.starts_with("node:");
+        first_failed(&output(lines), u64::MAX, dir, &own).expect("a failing test")
+    }
+
+    #[test]
+    fn node_test_s_tap_report() {
+        let dir = workspace();
+        let file = dir.path().join("test/add.test.js");
+        let location = format!("  location: '{}:5:1'", file.display());
+        let stack = format!("    TestContext.<anonymous> ({}:5:41)", file.display());
+        let test = read(
+            dir.path(),
+            &[
+                "TAP version 13",
+                "# Subtest: adds two and two",
+                "not ok 2 - adds two and two",
+                "  ---",
+                &location,
+                "  failureType: 'testCodeFailure'",
+                "  error: |-",
+                "    Expected values to be strictly equal:",
+                "    5 !== 4",
+                "  stack: |-",
+                "    Test.runInAsyncScope (node:async_hooks:206:9)",
+                &stack,
+                "  ...",
+                "1..2",
+            ],
+        );
+        assert_eq!(test.name, "adds two and two");
+        assert_eq!(test.message, "Expected values to be strictly equal:");
+        let frame = test.frame.unwrap();
+        assert_eq!((frame.line, frame.column), (5, 41));
+        assert_eq!(test.event_id, 3);
+    }
+
+    #[test]
+    fn a_skipped_or_todo_test_and_a_failed_suite_are_no_failing_test() {
+        let dir = workspace();
+        let own = |_: &str| true;
+        let lines = [
+            "not ok 1 - later # TODO",
+            "not ok 2 - suite",
+            "  ---",
+            "  failureType: 'subtestsFailed'",
+            "  error: '1 subtest failed'",
+            "  ...",
+        ];
+        assert!(first_failed(&output(&lines), u64::MAX, dir.path(), &own).is_none());
+    }
+
+    #[test]
+    fn mocha_s_report() {
+        let dir = workspace();
+        let test = read(
+            dir.path(),
+            &[
+                "  add",
+                "    ✔ adds one and two",
+                "    1) adds two and two",
+                "",
+                "  1 passing (20ms)",
+                "  1 failing",
+                "",
+                "  1) add",
+                "       adds two and two:",
+                "",
+                "      AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:",
+                "",
+                "5 !== 4",
+                "      at Context.<anonymous> (test/add.test.js:6:12)",
+                "      at process.processImmediate (node:internal/timers:483:21)",
+            ],
+        );
+        assert_eq!(test.name, "add › adds two and two");
+        assert_eq!(
+            test.message,
+            "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:"
+        );
+        let frame = test.frame.unwrap();
+        assert!(frame.file.ends_with("test/add.test.js"), "{frame:?}");
+        assert_eq!((frame.line, frame.column), (6, 12));
+    }
+
+    #[test]
+    fn jest_s_report() {
+        let dir = workspace();
+        let test = read(
+            dir.path(),
+            &[
+                "FAIL test/add.test.js",
+                "  add",
+                "    ✓ adds one and two (1 ms)",
+                "    ✕ adds two and two (2 ms)",
+                "",
+                "  ● add › adds two and two",
+                "",
+                "    expect(received).toBe(expected) // Object.is equality",
+                "",
+                "    Expected: 4",
+                "    > 6 |     expect(add(2, 2)).toBe(4);",
+                "        |                       ^",
+                "      at Object.toBe (test/add.test.js:6:23)",
+            ],
+        );
+        assert_eq!(test.name, "add › adds two and two");
+        assert_eq!(
+            test.message,
+            "expect(received).toBe(expected) // Object.is equality"
+        );
+        assert_eq!(test.frame.unwrap().column, 23);
+    }
+
+    #[test]
+    fn node_test_s_spec_report() {
+        let dir = workspace();
+        let file = dir.path().join("test/add.test.js");
+        let frame = format!("      at TestContext.<anonymous> ({}:5:41)", file.display());
+        let test = read(
+            dir.path(),
+            &[
+                "✔ adds one and two (1.27ms)",
+                "✖ adds two and two (1.36315ms)",
+                "  AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:",
+                "  ",
+                "  5 !== 4",
+                &frame,
+                "✖ failing tests:",
+            ],
+        );
+        assert_eq!(test.name, "adds two and two");
+        assert!(test.message.starts_with("AssertionError"), "{test:?}");
+        assert_eq!(test.frame.unwrap().line, 5);
+    }
+}

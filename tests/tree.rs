@@ -1,0 +1,403 @@
+//! `tracer run -- COMMAND`: a command's whole Node process tree, through the bootloader (npm,
+//! `node --test`, shell shims, shebang flags, children started with `execArgv`, silent forks,
+//! detached children, a real test runner from npm), and what a program can do to the channel.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use tracer::trace::event::Kind;
+use tracer::trace::session::Status;
+
+use crate::support::{Tracer, alive, assert_nothing_left_running, of_kind};
+
+/// The example package whose tests fail (`examples/test-suite`), copied into a new workspace
+/// (without its `node_modules`).
+fn test_suite() -> Tracer {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/test-suite");
+    let mut tracer = Tracer::new();
+    for file in [
+        "package.json",
+        "lib/cart.js",
+        "test/cart.test.js",
+        "spec/cart.spec.js",
+    ] {
+        tracer = tracer.file(file, std::fs::read(example.join(file)).unwrap());
+    }
+    tracer
+}
+
+/// `npm` on PATH, else `None` (skipped, saying so).
+fn npm_or_skip(test: &str) -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join("npm"))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "SKIPPED {test}: needs npm on PATH");
+    }
+    found
+}
+
+/// What the same command prints and returns without tracer, in `dir`.
+fn plain(dir: &Path, program: &str, args: &[&str]) -> (i32, String) {
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("NODE_OPTIONS")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// A test report without its timings, which differ from run to run.
+fn without_durations(report: &str) -> String {
+    report
+        .lines()
+        .filter(|l| !l.contains("duration_ms") && !l.contains("passing (") && !l.contains("ms)"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn npm_test_running_node_test_is_traced_process_by_process_and_names_the_failing_test() {
+    if npm_or_skip("npm_test_running_node_test").is_none() {
+        return;
+    }
+    let tracer = test_suite();
+    let dir = tracer.workspace().to_owned();
+    let (plain_code, plain_stdout) = plain(&dir, "npm", &["test"]);
+    let out = tracer.args(["-q", "run", "--", "npm", "test"]).run();
+    // The command's own exit code, and its report as without tracer.
+    assert_eq!(plain_code, 1);
+    out.assert_code(1);
+    assert_eq!(
+        without_durations(&out.stdout()),
+        without_durations(&plain_stdout),
+        "{}",
+        out.dump()
+    );
+    assert!(!out.stdout().contains("Debugger"), "{}", out.stdout());
+    let session = out.session();
+    assert_eq!(session.status, Status::Failed);
+    assert_eq!(session.exit_code, Some(1));
+    // npm is a launcher; node --test's runner has no inspector; the test file's process is a
+    // track of its own.
+    let roles: Vec<(&str, Option<&str>)> = session
+        .processes
+        .iter()
+        .map(|p| (p.role.as_str(), p.label.as_deref()))
+        .collect();
+    assert!(roles.contains(&("launcher", None)), "{roles:?}");
+    assert!(roles.contains(&("untraced", None)), "{roles:?}");
+    let child = session
+        .processes
+        .iter()
+        .find(|p| p.label.as_deref() == Some("child 1"))
+        .unwrap_or_else(|| panic!("{:#?}", session.processes));
+    assert!(
+        child.argv.iter().any(|a| a.ends_with("test/cart.test.js")),
+        "{child:?}"
+    );
+    assert_eq!(child.exiting_with, Some(1));
+    let runner = session
+        .processes
+        .iter()
+        .find(|p| p.role == "untraced")
+        .unwrap();
+    assert_eq!(
+        child.ppid, runner.pid,
+        "the tree: the test file's parent is the runner"
+    );
+    // The failing test, its assertion's message and its site in the test file.
+    let evidence = out.evidence().expect("evidence for a failed run");
+    let test = evidence.failure.test.as_ref().expect("the failing test");
+    assert_eq!(test.name, "takes ten percent off with TEN");
+    assert!(test.message.contains("strictly equal"), "{test:?}");
+    assert!(
+        evidence
+            .failure
+            .file
+            .as_deref()
+            .is_some_and(|f| f.ends_with("test/cart.test.js")),
+        "{:?}",
+        evidence.failure
+    );
+    assert_eq!(
+        (evidence.failure.line, evidence.failure.column),
+        (Some(11), Some(10))
+    );
+    assert!(
+        evidence.failure.failed_processes[0].starts_with("child 1 (pid "),
+        "{:?}",
+        evidence.failure.failed_processes
+    );
+}
+
+#[test]
+fn node_with_its_own_flags_runs_as_a_command() {
+    let out = test_suite()
+        .args(["-q", "run", "--", "node", "--test", "test/"])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().unwrap();
+    assert_eq!(
+        evidence.failure.test.as_ref().map(|t| t.name.as_str()),
+        Some("takes ten percent off with TEN")
+    );
+    // A flag where the target goes says what to write instead.
+    let out = Tracer::new().args(["run", "--test", "x.js"]).run();
+    out.assert_code(2);
+    let out = Tracer::new().args(["run", "--", "--test", "x.js"]).run();
+    out.assert_code(2);
+    assert!(
+        out.stderr().contains("tracer run [OPTIONS] -- node --test"),
+        "{}",
+        out.stderr()
+    );
+}
+
+/// mocha from the npm registry, when `examples/test-suite`'s `node_modules` are there (`.ci/run`
+/// installs them; skipped, saying so, without).
+#[test]
+fn a_real_test_runner_from_npm_names_the_failing_test_and_its_assertion() {
+    let modules = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/test-suite/node_modules");
+    if !modules.join("mocha").is_dir() || npm_or_skip("a_real_test_runner").is_none() {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED a_real_test_runner_from_npm: needs {} (`npm ci` in examples/test-suite)",
+            modules.display()
+        );
+        return;
+    }
+    let tracer = test_suite();
+    std::os::unix::fs::symlink(&modules, tracer.workspace().join("node_modules")).unwrap();
+    let dir = tracer.workspace().to_owned();
+    let (plain_code, plain_stdout) = plain(&dir, "npm", &["run", "test:mocha"]);
+    let out = tracer
+        .args(["-q", "run", "--", "npm", "run", "test:mocha"])
+        .run();
+    assert_eq!(plain_code, 1);
+    out.assert_code(1);
+    assert_eq!(
+        without_durations(&out.stdout()),
+        without_durations(&plain_stdout)
+    );
+    let session = out.session();
+    // mocha's own process is traced: its console calls are its track's events.
+    let mocha = session
+        .processes
+        .iter()
+        .find(|p| p.role == "child" && p.argv.iter().any(|a| a.contains("mocha")))
+        .unwrap_or_else(|| panic!("{:#?}", session.processes));
+    let label = mocha.label.clone().expect("traced");
+    assert!(
+        of_kind(&session.events, Kind::Console)
+            .iter()
+            .any(|e| e.worker.as_deref() == Some(label.as_str())),
+        "{}",
+        out.dump()
+    );
+    let evidence = out.evidence().unwrap();
+    let test = evidence.failure.test.as_ref().expect("the failing test");
+    assert_eq!(test.name, "total › takes ten percent off with TEN");
+    assert!(test.message.starts_with("AssertionError"), "{test:?}");
+    assert!(
+        evidence
+            .failure
+            .file
+            .as_deref()
+            .is_some_and(|f| f.ends_with("spec/cart.spec.js")),
+        "{:?}",
+        evidence.failure
+    );
+    assert_eq!(evidence.failure.line, Some(11));
+}
+
+#[test]
+fn a_shell_script_shim_and_a_shebang_with_flags() {
+    let tracer = Tracer::new()
+        .file(
+            "node_modules/.bin/tool",
+            "#!/bin/sh\n# A .bin shim as pnpm writes them: a shell script that starts node.\nbasedir=$(dirname \"$0\")\nnode \"$basedir/../tool/cli.js\" \"$@\"\necho \"shim done $?\"\n",
+        )
+        .file(
+            "node_modules/tool/cli.js",
+            "console.log('cli', process.argv.slice(2).join(' '));\n",
+        )
+        .file(
+            "bang.js",
+            "#!/usr/bin/env -S node --max-old-space-size=64\n\
+             const mb = require('v8').getHeapStatistics().heap_size_limit / 1048576;\n\
+             console.log(mb < 200 ? 'small heap' : 'default heap');\n",
+        );
+    use std::os::unix::fs::PermissionsExt;
+    let shim = tracer.workspace().join("node_modules/.bin/tool");
+    std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = tracer
+        .args(["-q", "run", "--", "node_modules/.bin/tool", "a", "b"])
+        .run();
+    out.assert_code(0);
+    assert!(out.stdout().contains("cli a b"), "{}", out.dump());
+    assert!(out.stdout().contains("shim done 0"), "{}", out.dump());
+    let session = out.session();
+    assert!(
+        of_kind(&session.events, Kind::Console)
+            .iter()
+            .any(
+                |e| e.value.as_deref() == Some("cli a b") && e.worker.as_deref() == Some("child 1")
+            ),
+        "{}",
+        out.dump()
+    );
+    let out = out.tracer().args(["-q", "run", "bang.js"]).run();
+    out.assert_code(0);
+    assert_eq!(out.stdout().trim(), "small heap", "{}", out.dump());
+}
+
+#[test]
+fn children_started_with_exec_argv_and_silent_forks_are_traced_and_never_wait() {
+    let out = Tracer::new()
+        .file(
+            "kids.js",
+            "// A child started with the parent's execArgv, then a silent fork.\n\
+             const { spawn, fork } = require('node:child_process');\n\
+             if (process.argv[2] === 'child') {\n\
+               console.log('child', JSON.stringify(process.execArgv));\n\
+               process.exit(3);\n\
+             }\n\
+             console.log('parent', JSON.stringify(process.execArgv));\n\
+             spawn(process.execPath, [...process.execArgv, __filename, 'child'], { stdio: 'inherit' })\n\
+               .on('exit', (code) => {\n\
+                 console.log('spawned exited', code);\n\
+                 const silent = fork(__filename, ['child'], { silent: true });\n\
+                 let said = '';\n\
+                 silent.stdout.on('data', (d) => (said += d));\n\
+                 silent.on('exit', (code) => console.log('silent exited', code, said.trim()));\n\
+               });\n",
+        )
+        .args(["-q", "run", "--timeout", "60", "kids.js"])
+        .run();
+    out.assert_code(0);
+    let session = out.session();
+    // No --timeout: nothing waited for a debugger.
+    assert_eq!(session.status, Status::Exited, "{}", out.dump());
+    let stdout = out.stdout();
+    assert!(stdout.contains("parent []"), "{stdout}");
+    assert!(
+        stdout.contains("child []"),
+        "tracer's flags are in no execArgv: {stdout}"
+    );
+    assert!(stdout.contains("spawned exited 3"), "{stdout}");
+    assert!(stdout.contains("silent exited 3 child []"), "{stdout}");
+    let children: Vec<_> = session
+        .processes
+        .iter()
+        .filter(|p| p.role == "child")
+        .collect();
+    assert_eq!(children.len(), 2, "{:#?}", session.processes);
+    assert!(children.iter().all(|c| c.exiting_with == Some(3)));
+    for label in ["child 1", "child 2"] {
+        assert!(
+            of_kind(&session.events, Kind::Console)
+                .iter()
+                .any(|e| e.worker.as_deref() == Some(label)
+                    && e.value.as_deref() == Some("child []")),
+            "{label}: {}",
+            out.dump()
+        );
+    }
+}
+
+#[test]
+fn a_detached_child_does_not_outlive_the_run() {
+    let out = Tracer::new()
+        .file(
+            "detach.js",
+            "// Starts a detached Node child (its own session and process group) that would run\n\
+             // forever, and leaves without waiting for it.\n\
+             const { spawn } = require('node:child_process');\n\
+             if (process.argv[2] === 'child') {\n\
+               console.log('child up', process.pid);\n\
+               setInterval(() => {}, 1000);\n\
+             } else {\n\
+               const c = spawn(process.execPath, [__filename, 'child'], { detached: true, stdio: ['ignore', 'inherit', 'inherit'] });\n\
+               c.unref();\n\
+               setTimeout(() => console.log('parent done'), 500);\n\
+             }\n",
+        )
+        .args(["-q", "run", "--timeout", "60", "detach.js"])
+        .run();
+    out.assert_code(0);
+    let session = out.session();
+    let child = session
+        .processes
+        .iter()
+        .find(|p| p.role == "child")
+        .unwrap_or_else(|| panic!("{}", out.dump()));
+    assert!(out.stdout().contains("parent done"), "{}", out.dump());
+    assert_nothing_left_running(session.pid.unwrap(), &[child.pid]);
+    assert!(!alive(child.pid));
+}
+
+#[test]
+fn a_report_the_program_writes_itself_is_never_attached_to() {
+    let out = Tracer::new()
+        .file(
+            "forge.js",
+            "// Writes reports of its own on the bootloader's channel: a second one for itself, naming\n\
+             // a server it listens on; one for a pid that is not of this run (1); one for a port\n\
+             // nobody of this run holds.\n\
+             const fs = require('node:fs');\n\
+             const net = require('node:net');\n\
+             const server = net.createServer((s) => { console.log('tracer connected to the fake'); s.destroy(); });\n\
+             server.listen(0, '127.0.0.1', () => {\n\
+               const port = server.address().port;\n\
+               const say = (o) => fs.writeFileSync(process.env.TRACER_BOOT, JSON.stringify(o) + '\\n');\n\
+               say({ pid: process.pid, ppid: 1, argv: [], url: `ws://127.0.0.1:${port}/x` });\n\
+               say({ pid: 1, ppid: 0, argv: [], url: `ws://127.0.0.1:${port}/y` });\n\
+               say({ pid: process.pid + 100000, ppid: 0, argv: [], url: 'ws://127.0.0.1:9/z' });\n\
+               setTimeout(() => server.close(), 500);\n\
+             });\n",
+        )
+        .args(["-q", "run", "--timeout", "60", "forge.js"])
+        .run();
+    out.assert_code(0);
+    assert!(
+        !out.stdout().contains("tracer connected to the fake"),
+        "{}",
+        out.dump()
+    );
+    let session = out.session();
+    assert!(
+        session
+            .events
+            .iter()
+            .any(|e| e.detail.contains("second report for process")),
+        "{}",
+        out.dump()
+    );
+    let refused: Vec<_> = session
+        .processes
+        .iter()
+        .filter(|p| {
+            p.note
+                .as_deref()
+                .is_some_and(|n| n.starts_with("not attached"))
+        })
+        .collect();
+    assert_eq!(refused.len(), 2, "{:#?}", session.processes);
+}
+
+#[test]
+fn a_package_folder_runs_its_main() {
+    let out = test_suite().args(["-q", "run", "."]).run();
+    out.assert_code(0);
+    assert_eq!(out.stdout().trim(), "total 16.2", "{}", out.dump());
+    assert!(out.session().target.ends_with("lib/cart.js"));
+}
