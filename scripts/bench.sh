@@ -17,6 +17,9 @@
 #      accesses recorded, and the peak RSS of tracer and of the audited node (`/usr/bin/time -v`).
 #      The reference trace is the environment's own recording (so the audit is `matched`).
 #      BENCH_AUDIT_ONLY=1 runs this part alone.
+#   6. optional (BENCH_TREE=1): `tracer run -- npm test` on examples/test-suite (its `npm test` runs
+#      `node --test`: npm, a shell, the test runner and one test file's process) vs plain `npm test`
+#      in the same run: the ratio (target <= 1.3x). BENCH_TREE_ONLY=1 runs this part alone.
 # Needs hyperfine (apt-get install hyperfine) and a release build. Prints medians and ratios.
 # Part 3 needs jq, python3 and GNU time (apt-get install jq time), and TRACE_MB of space in TMPDIR.
 set -euo pipefail
@@ -33,6 +36,7 @@ done
 [ "$contract_only" = 1 ] && contract=1
 # BENCH_AUDIT_ONLY=1: part 5 alone (parts 1 to 3 skipped).
 if [ "${BENCH_AUDIT_ONLY:-0}" = 1 ]; then BENCH_AUDIT=1; contract=0; contract_only=1; fi
+if [ "${BENCH_TREE_ONLY:-0}" = 1 ]; then BENCH_TREE=1; contract=0; contract_only=1; fi
 if [ "$contract_only" != 1 ]; then
   command -v hyperfine >/dev/null || { echo "bench.sh needs hyperfine: apt-get install -y hyperfine" >&2; exit 2; }
 fi
@@ -169,5 +173,20 @@ EOF
     printf "audit of jsdom, %d accesses recorded:\n", n
     printf "  node final.js         %7.3f s\n  tracer audit          %7.3f s   (%.2fx; target <= 1.5x)\n", p, a, a / p
     printf "  peak RSS: node alone %d MB; tracer audit (tracer + its children, the largest) %d MB\n", nr / 1024, tr / 1024
+  }'
+fi
+if [ "${BENCH_TREE:-0}" = 1 ]; then
+  command -v npm >/dev/null || { echo "BENCH_TREE needs npm" >&2; exit 2; }
+  command -v hyperfine >/dev/null || { echo "bench.sh needs hyperfine: apt-get install -y hyperfine" >&2; exit 2; }
+  suite=$out/suite
+  mkdir -p "$suite"
+  cp -r examples/test-suite/package.json examples/test-suite/lib examples/test-suite/test "$suite/"
+  # The suite fails on purpose (exit 1): -i keeps hyperfine going.
+  hyperfine -N -i --warmup 2 --runs "$(( runs / 2 > 5 ? runs / 2 : 5 ))" --export-json "$out/tree.json" \
+    --output=null \
+    "npm --prefix $suite test" \
+    "$tracer -q run --out $out/t --cwd $suite --workspace $suite -- npm --prefix $suite test" >&2
+  awk -v p="$(median 0 "$out/tree.json")" -v t="$(median 1 "$out/tree.json")" 'BEGIN {
+    printf "npm test (node --test, 4 processes):\n  npm test              %7.3f s\n  tracer run -- npm test %6.3f s   (%.2fx; target <= 1.3x)\n", p, t, t / p
   }'
 fi

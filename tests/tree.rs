@@ -401,3 +401,35 @@ fn a_package_folder_runs_its_main() {
     assert_eq!(out.stdout().trim(), "total 16.2", "{}", out.dump());
     assert!(out.session().target.ends_with("lib/cart.js"));
 }
+
+#[test]
+fn a_detached_child_does_not_outlive_a_killed_tracer() {
+    let mut running = Tracer::new()
+        .file(
+            "detach.js",
+            "// A detached Node child (its own session and process group) that runs forever, and a\n\
+             // parent that runs forever too.\n\
+             const { spawn } = require('node:child_process');\n\
+             if (process.argv[2] === 'child') {\n\
+               console.log('child up', process.pid);\n\
+               setInterval(() => {}, 1000);\n\
+             } else {\n\
+               spawn(process.execPath, [__filename, 'child'], { detached: true, stdio: ['ignore', 'inherit', 'inherit'] });\n\
+               console.log('parent up', process.pid);\n\
+               setInterval(() => {}, 1000);\n\
+             }\n",
+        )
+        .args(["-q", "run", "--timeout", "60", "detach.js"])
+        .spawn();
+    let parent: u32 = running.wait_for_stdout_line("parent up").trim()["parent up ".len()..]
+        .parse()
+        .unwrap();
+    let child: u32 = running.wait_for_stdout_line("child up").trim()["child up ".len()..]
+        .parse()
+        .unwrap();
+    running.signal(libc::SIGKILL);
+    let killed = running.wait();
+    assert_eq!(killed.code_or_signal(), Err(libc::SIGKILL));
+    // The watchdog kills the program's group and the child that left it.
+    assert_nothing_left_running(parent, &[parent, child]);
+}

@@ -553,7 +553,7 @@ fn trace(
     let pgid = child.id();
     result.pid = Some(pgid);
     // Kills the group if the tracer itself is killed; says goodbye when this function returns.
-    let _watchdog = launch::Watchdog::start(pgid).ok();
+    let _watchdog = launch::Watchdog::start(pgid, Some(verifier.marker())).ok();
     if let Some(stdin) = child.stdin.take() {
         forward_stdin(stdin);
     }

@@ -218,6 +218,11 @@ pub struct Verifier {
 }
 
 impl Verifier {
+    /// `TRACER_BOOT=…` as it is in the environment of every process of the run.
+    pub fn marker(&self) -> &[u8] {
+        self.wanted.as_bytes()
+    }
+
     /// Whether `pid` was started with this channel in its environment.
     pub fn started_under(&self, pid: u32) -> bool {
         std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|environ| {

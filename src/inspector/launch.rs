@@ -473,15 +473,19 @@ pub fn wait_for(
 }
 
 /// A forked guardian that outlives the tracer: if the tracer dies without saying goodbye (SIGKILL,
-/// a crash), it kills the program's whole process group, so descendants do not outlive the run
-/// either. `PR_SET_PDEATHSIG` alone reaches only the direct child.
+/// a crash), it kills the program's whole process group, and every process whose environment holds
+/// `marker` (the bootloader's `TRACER_BOOT=…`: a child that left the group with `setsid` or
+/// `detached: true`), so descendants do not outlive the run either. `PR_SET_PDEATHSIG` alone
+/// reaches only the direct child.
 pub struct Watchdog {
     goodbye: Option<std::os::fd::OwnedFd>,
 }
 
 impl Watchdog {
-    /// Forks the guardian for the process group `pgid`.
-    pub fn start(pgid: u32) -> io::Result<Watchdog> {
+    /// Forks the guardian for the process group `pgid` (and the processes marked `marker`).
+    pub fn start(pgid: u32, marker: Option<&[u8]>) -> io::Result<Watchdog> {
+        // Prepared before the fork: the guardian allocates nothing.
+        let marker: Vec<u8> = marker.map(<[u8]>::to_vec).unwrap_or_default();
         use std::os::fd::FromRawFd;
         let mut fds = [0 as libc::c_int; 2];
         // SAFETY: pipe2 fills two descriptors we then own.
@@ -514,6 +518,9 @@ impl Watchdog {
                 };
                 if n <= 0 {
                     libc::kill(-(pgid as libc::pid_t), libc::SIGKILL);
+                    if !marker.is_empty() {
+                        kill_marked(&marker);
+                    }
                 }
                 libc::_exit(0);
             }
@@ -523,6 +530,91 @@ impl Watchdog {
         Ok(Watchdog {
             goodbye: Some(unsafe { std::os::fd::OwnedFd::from_raw_fd(write_end) }),
         })
+    }
+}
+
+/// SIGKILLs every process whose `/proc/PID/environ` holds `marker` as one of its entries. Only
+/// system calls and stack buffers: it runs in a forked child of a multi-threaded process.
+///
+/// # Safety
+/// Async-signal-safe: no allocation, no lock.
+unsafe fn kill_marked(marker: &[u8]) {
+    // SAFETY: open/getdents64/read/close/kill on buffers of this frame.
+    unsafe {
+        let proc_dir = libc::open(
+            c"/proc".as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        );
+        if proc_dir < 0 {
+            return;
+        }
+        let me = libc::getpid();
+        let mut entries = [0u8; 8192];
+        let mut environ = [0u8; 32768];
+        loop {
+            let n = libc::syscall(
+                libc::SYS_getdents64,
+                proc_dir,
+                entries.as_mut_ptr(),
+                entries.len(),
+            );
+            if n <= 0 {
+                break;
+            }
+            let mut offset = 0usize;
+            while offset < n as usize {
+                // struct linux_dirent64 { u64 d_ino; i64 d_off; u16 d_reclen; u8 d_type; char d_name[]; }
+                let record = &entries[offset..];
+                let length = u16::from_ne_bytes([record[16], record[17]]) as usize;
+                if length == 0 {
+                    break;
+                }
+                let name = &record[19..length.min(record.len())];
+                let name = &name[..name.iter().position(|&b| b == 0).unwrap_or(name.len())];
+                offset += length;
+                let mut pid: libc::pid_t = 0;
+                if name.is_empty() || !name.iter().all(u8::is_ascii_digit) || name.len() > 9 {
+                    continue;
+                }
+                for &digit in name {
+                    pid = pid * 10 + libc::pid_t::from(digit - b'0');
+                }
+                if pid == me {
+                    continue;
+                }
+                // "/proc/" + pid + "/environ" + NUL, on the stack.
+                let mut path = [0u8; 32];
+                let mut at = 0;
+                for &b in b"/proc/".iter().chain(name).chain(b"/environ") {
+                    path[at] = b;
+                    at += 1;
+                }
+                let fd = libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
+                if fd < 0 {
+                    continue;
+                }
+                let mut filled = 0usize;
+                while filled < environ.len() {
+                    let got = libc::read(
+                        fd,
+                        environ[filled..].as_mut_ptr().cast(),
+                        environ.len() - filled,
+                    );
+                    if got <= 0 {
+                        break;
+                    }
+                    filled += got as usize;
+                }
+                libc::close(fd);
+                if environ[..filled]
+                    .split(|&b| b == 0)
+                    .any(|entry| entry == marker)
+                {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+            }
+        }
+        libc::close(proc_dir);
     }
 }
 
