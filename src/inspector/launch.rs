@@ -584,10 +584,8 @@ unsafe fn kill_marked(marker: &[u8]) {
                 }
                 // "/proc/" + pid + "/environ" + NUL, on the stack.
                 let mut path = [0u8; 32];
-                let mut at = 0;
-                for &b in b"/proc/".iter().chain(name).chain(b"/environ") {
+                for (at, &b) in b"/proc/".iter().chain(name).chain(b"/environ").enumerate() {
                     path[at] = b;
-                    at += 1;
                 }
                 let fd = libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
                 if fd < 0 {
