@@ -389,16 +389,6 @@ fn group_members(pgid: u32) -> std::io::Result<Vec<std::path::PathBuf>> {
     Ok(members)
 }
 
-/// Whether a process of group `pgid` holds the socket listening on 127.0.0.1:`port` (see
-/// `process_listens_on`).
-pub fn group_listens_on(pgid: u32, port: u16) -> bool {
-    let Ok(members) = group_members(pgid) else {
-        return false;
-    };
-    let inodes = listening_inodes(port);
-    members.iter().any(|process| holds_any(process, &inodes))
-}
-
 /// Whether process `pid` holds the socket listening on 127.0.0.1:`port`: the listening socket's
 /// inode in `/proc/net/tcp`, among the process's open descriptors. An inspector URL is attached to
 /// only when this holds: the tool, which runs outside the no-send guard, must never connect
