@@ -775,8 +775,8 @@ fn wait_for_root(
             Err(RecvTimeoutError::Timeout) => {}
         }
         if let Ok(Some(status)) = child.try_wait() {
-            // Its report may still be on the way.
-            if let Ok(url) = urls.recv_timeout(Duration::from_millis(100)) {
+            // A Node program that reported waits to be released: it cannot have exited since.
+            if let Ok(url) = urls.try_recv() {
                 return Ok(RootWait::Listening(url));
             }
             if attach_deadline.is_some() {

@@ -165,6 +165,9 @@ impl Channel {
             let mut buffer = [0u8; 8192];
             let mut skipping = false;
             loop {
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
                 let n = match fifo.read(&mut buffer) {
                     Ok(n) => n,
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
@@ -197,9 +200,16 @@ impl Channel {
         }))
     }
 
-    /// Ends the reading thread (within 20 ms).
+    /// Ends the reading thread: the flag, then an empty line that wakes it.
     pub fn close(&self) {
         self.stop.store(true, Ordering::Relaxed);
+        if let Ok(mut fifo) = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .open(&self.fifo)
+        {
+            let _ = std::io::Write::write_all(&mut fifo, b"\n");
+        }
     }
 
     /// What checks a report against this channel.
