@@ -132,9 +132,36 @@ fn npm_test_running_node_test_is_traced_process_by_process_and_names_the_failing
         (Some(11), Some(10))
     );
     assert!(
-        evidence.failure.failed_processes[0].starts_with("child 1 (pid "),
+        evidence.failure.failed_processes[0]
+            == format!(
+                "{} child 1: node test/cart.test.js · exiting with 1",
+                child.pid
+            ),
         "{:?}",
         evidence.failure.failed_processes
+    );
+    // Replay lists the tree; the Chrome trace gives the test file's process its own track.
+    let replay = out.tracer().args(["replay", "latest"]).run();
+    let shown = replay.stdout();
+    assert!(shown.contains("processes"), "{shown}");
+    assert!(
+        shown.contains(&format!("{} child 1: node test/cart.test.js", child.pid)),
+        "{shown}"
+    );
+    let export = out
+        .tracer()
+        .args(["export", "latest", "--format", "chrome-trace"])
+        .run();
+    let trace: serde_json::Value = serde_json::from_str(&export.stdout()).unwrap();
+    let events = trace["traceEvents"].as_array().unwrap();
+    assert!(
+        events.iter().any(|e| e["name"] == "process_name"
+            && e["pid"] == u64::from(child.pid)
+            && e["args"]["name"]
+                .as_str()
+                .unwrap()
+                .starts_with("child 1: node")),
+        "{events:#?}"
     );
 }
 

@@ -141,6 +141,16 @@ impl<'a> Timeline<'a> {
             ));
         }
         writeln!(out, "  {counts}")?;
+        let tree = session.process_tree();
+        if !tree.is_empty() {
+            writeln!(
+                out,
+                "  processes (events of each are tagged with its label):"
+            )?;
+            for line in tree {
+                writeln!(out, "    {line}")?;
+            }
+        }
         writeln!(
             out,
             "  {}",

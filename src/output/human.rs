@@ -148,6 +148,9 @@ fn write_summary(
             ))
         )?;
     }
+    for process in &failure.failed_processes {
+        writeln!(out, "  {} {process}", s.dim.style("process:"))?;
+    }
     if let Some(tail) = failure
         .stderr_tail
         .as_deref()

@@ -105,7 +105,7 @@ pub struct Failure {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test: Option<FailedTest>,
     /// The processes of the traced tree, besides the program, whose exit began with a non-zero
-    /// code: `child 1 (pid 4242: node test/a.test.js) was exiting with code 1` (see the session's
+    /// code: `4242 child 1: node test/a.test.js · exiting with 1` (see the session's
     /// `processes[].exitingWith`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed_processes: Vec<String>,
@@ -496,33 +496,14 @@ fn printed_failure(
     })
 }
 
-/// `child 1 (pid 4242: node test/a.test.js) was exiting with code 1`, for each process of the
-/// tree besides the program whose exit began with a non-zero code.
+/// `4242 child 1: node test/a.test.js · exiting with 1`, for each process of the tree besides
+/// the program whose exit began with a non-zero code.
 fn failed_processes(session: &Session) -> Vec<String> {
     session
         .processes
         .iter()
         .filter(|p| p.role != "program" && p.exiting_with.is_some_and(|c| c != 0))
-        .map(|p| {
-            let argv: Vec<&str> = p
-                .argv
-                .iter()
-                .map(|a| {
-                    Path::new(a)
-                        .strip_prefix(&session.cwd)
-                        .ok()
-                        .and_then(Path::to_str)
-                        .unwrap_or_else(|| if p.argv[0] == *a { "node" } else { a })
-                })
-                .collect();
-            format!(
-                "{} (pid {}: {}) was exiting with code {}",
-                p.label.as_deref().unwrap_or(&p.role),
-                p.pid,
-                argv.join(" "),
-                p.exiting_with.unwrap_or_default()
-            )
-        })
+        .map(|p| p.describe(&session.cwd))
         .collect()
 }
 

@@ -90,6 +90,43 @@ pub struct Session {
     pub events: Vec<Event>,
 }
 
+impl Process {
+    /// `4242 child 1: node test/a.test.js · exiting with 1`, paths shown relative to `cwd`.
+    pub fn describe(&self, cwd: &str) -> String {
+        let argv: Vec<&str> = self
+            .argv
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                if i == 0 {
+                    return std::path::Path::new(a)
+                        .file_name()
+                        .and_then(|n| n.to_str())
+                        .unwrap_or(a);
+                }
+                std::path::Path::new(a)
+                    .strip_prefix(cwd)
+                    .ok()
+                    .and_then(|p| p.to_str())
+                    .unwrap_or(a)
+            })
+            .collect();
+        let mut text = format!(
+            "{} {}: {}",
+            self.pid,
+            self.label.as_deref().unwrap_or(&self.role),
+            argv.join(" ")
+        );
+        if let Some(code) = self.exiting_with {
+            text.push_str(&format!(" · exiting with {code}"));
+        }
+        if let Some(note) = &self.note {
+            text.push_str(&format!(" · {note}"));
+        }
+        text
+    }
+}
+
 /// One process of the traced tree.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -140,6 +177,43 @@ pub struct RunOptions {
 }
 
 impl Session {
+    /// The process tree as indented lines, parents before their children (`4242 child 1: node
+    /// test/a.test.js · exiting with 1`); empty when no process besides the program reported.
+    pub fn process_tree(&self) -> Vec<String> {
+        if self.processes.iter().all(|p| p.role == "program") {
+            return Vec::new();
+        }
+        let listed: std::collections::HashSet<u32> = self.processes.iter().map(|p| p.pid).collect();
+        let mut lines = Vec::new();
+        let mut stack: Vec<(&Process, usize)> = self
+            .processes
+            .iter()
+            .filter(|p| !listed.contains(&p.ppid) || p.ppid == p.pid)
+            .rev()
+            .map(|p| (p, 0))
+            .collect();
+        let mut seen = std::collections::HashSet::new();
+        while let Some((process, depth)) = stack.pop() {
+            if !seen.insert(process.pid) {
+                continue;
+            }
+            lines.push(format!(
+                "{}{}",
+                "  ".repeat(depth),
+                process.describe(&self.cwd)
+            ));
+            for child in self
+                .processes
+                .iter()
+                .filter(|c| c.ppid == process.pid && c.pid != process.pid)
+                .rev()
+            {
+                stack.push((child, depth + 1));
+            }
+        }
+        lines
+    }
+
     /// Whether the run failed in a way `last-failed` looks for: the program's own exit says so (a
     /// non-zero code, or a signal). An uncaught error in a worker or a forked child that the
     /// program handled or outlived is an event, not the verdict; only when the exit code is
