@@ -329,6 +329,8 @@ fn children_started_with_exec_argv_and_silent_forks_are_traced_and_never_wait() 
         .collect();
     assert_eq!(children.len(), 2, "{:#?}", session.processes);
     assert!(children.iter().all(|c| c.exiting_with == Some(3)));
+    let pids: Vec<u32> = session.processes.iter().map(|p| p.pid).collect();
+    assert_nothing_left_running(session.pid.unwrap(), &pids);
     for label in ["child 1", "child 2"] {
         assert!(
             of_kind(&session.events, Kind::Console)
