@@ -163,6 +163,10 @@ fn npm_test_running_node_test_is_traced_process_by_process_and_names_the_failing
                 .starts_with("child 1: node")),
         "{events:#?}"
     );
+    // `tracer verify` runs the same command again: the same failure.
+    let verify = out.tracer().args(["verify", "latest"]).run();
+    verify.assert_code(1);
+    assert!(verify.stderr().contains("same"), "{}", verify.dump());
 }
 
 #[test]

@@ -92,7 +92,7 @@ fn plan(args: &RunArgs) -> Result<Plan> {
     let cwd = cwd_arg.canonicalize().map_err(|e| {
         TracerError::usage(format!("--cwd {} cannot be used: {e}", cwd_arg.display()))
     })?;
-    let target = resolve_target(&args.target)?;
+    let target = resolve_target(&args.target, &workspace)?;
     if let Target::Script { file, .. } = &target
         && !file.starts_with(&workspace)
     {
@@ -132,8 +132,10 @@ fn plan(args: &RunArgs) -> Result<Plan> {
 }
 
 /// `TARGET`: a JavaScript file; a package folder (its `main`); an executable file whose `#!` line
-/// does not name Node (a shell script, a `.bin` shim); else a command on `PATH` (`npm`, `node`).
-fn resolve_target(given: &Path) -> Result<Target> {
+/// does not name Node (a shell script, a `.bin` shim), or that lies outside the workspace
+/// (`/usr/bin/npm`, as `tracer verify` gives it again: run as it is, its Node traced all the same);
+/// else a command on `PATH` (`npm`, `node`).
+fn resolve_target(given: &Path, workspace: &Path) -> Result<Target> {
     if let Ok(path) = given.canonicalize() {
         if path.is_dir() {
             return package_main(&path, given).map(|file| Target::Script {
@@ -143,6 +145,9 @@ fn resolve_target(given: &Path) -> Result<Target> {
         }
         if path.is_file() {
             return Ok(match shebang(&path) {
+                Shebang::Node(_) if !path.starts_with(workspace) && is_executable(&path) => {
+                    Target::Command(path)
+                }
                 Shebang::Node(node_flags) => Target::Script {
                     file: path,
                     node_flags,
