@@ -445,6 +445,11 @@ pub struct RecordArgs {
     #[arg(long, value_name = "FILE")]
     pub api_file: Option<PathBuf>,
 
+    /// Do not watch this API (an interface, a namespace, a member or a global: `Element`,
+    /// `CSS`, `Element.prototype.focus`, `window.setTimeout`). Repeatable.
+    #[arg(long = "api-exclude", value_name = "NAME")]
+    pub api_excludes: Vec<String>,
+
     /// Stop after this many seconds whatever happens (exit code 124; the trace is kept).
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     pub timeout: f64,

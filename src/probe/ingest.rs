@@ -56,6 +56,10 @@ pub struct Install {
     pub wrapped: u64,
     /// Entries of the API list that failed to install.
     pub failed: u64,
+    /// The names the user asked for (`--api`, `--api-exclude`) that name nothing in this realm.
+    pub missing: Vec<String>,
+    /// How long the installation took in the realm, in milliseconds.
+    pub ms: Option<f64>,
 }
 
 /// What one binding message carried.
@@ -182,6 +186,11 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
                     realm,
                     wrapped: count("wrapped"),
                     failed: count("failed"),
+                    missing: record
+                        .get("missing")
+                        .and_then(|v| serde_json::from_str(v).ok())
+                        .unwrap_or_default(),
+                    ms: record.get("ms").and_then(|v| v.parse::<f64>().ok()),
                 });
             }
             _ => {}
