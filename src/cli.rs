@@ -450,6 +450,11 @@ pub struct RecordArgs {
     #[arg(long = "api-exclude", value_name = "NAME")]
     pub api_excludes: Vec<String>,
 
+    /// Watch only the curated list and the `--api` names, not everything each realm's global
+    /// reaches (less start-up per realm; see the README's Speed section).
+    #[arg(long)]
+    pub no_walk: bool,
+
     /// Stop after this many seconds whatever happens (exit code 124; the trace is kept).
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     pub timeout: f64,

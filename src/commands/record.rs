@@ -59,7 +59,7 @@ pub fn record(args: RecordArgs, global: &GlobalArgs, styles: &Styles) -> Result<
         apis: probe::api_list(&extra),
         exclude: args.api_excludes.clone(),
         asked,
-        walk: true,
+        walk: !args.no_walk,
     };
     // Holds the blank page of --script until the recording ends.
     let scratch = tempfile::Builder::new()

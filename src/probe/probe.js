@@ -57,7 +57,7 @@ const sources = new WeakMapC();
 const globalPaths = new WeakMapC();
 const M = tracerReflect(g, {
   sourceOf: function (f) {
-    return apply(wmGet, sources, [f]);
+    return sourceText(f);
   },
   pathOf: function (f) {
     const original = apply(wmGet, originals, [f]);
@@ -558,6 +558,8 @@ function generation(cell, d) {
     onPrototype: cell.onPrototype,
     facts: null,
     volatile: false,
+    sampled: 0,
+    lastProto: undefined,
     tags: null,
     hook: isNative ? HOOKS[cell.api] || null : null,
     after: isNative ? AFTER[cell.api] || null : null,
@@ -607,9 +609,10 @@ function complete(record, prop, receiver, args, result, threw, error, measureRes
     } else {
       record.exception = null;
       if (record.accessType !== "set") record.returnValue = M.encode(result);
-      if (measureResult === true ||
-          (measureResult === "objects" && result !== null &&
-           (typeof result === "object" || typeof result === "function"))) {
+      if ((measureResult === true ||
+           (measureResult === "objects" && result !== null &&
+            (typeof result === "object" || typeof result === "function"))) &&
+          sampleValue(prop, result)) {
         M.measureValue(result, record);
       }
     }
@@ -623,6 +626,31 @@ function complete(record, prop, receiver, args, result, threw, error, measureRes
     busy--;
   }
   finish(record);
+}
+
+// Whether this access measures the structure of its value (brand, constructor name, instanceof,
+// prototype chain, the own-key lists): the first VALUE_SAMPLES accesses of a definition do, and
+// any whose value has another prototype (or type) than the last one measured; the others leave
+// those fields absent, not sampled. Enumerating the own keys of some host objects is costly (an
+// element's `style` has some 750 names), and a loop reads the same kind of value again and again.
+const VALUE_SAMPLES = 10;
+function sampleValue(prop, value) {
+  let kind;
+  if (value !== null && (typeof value === "object" || typeof value === "function")) {
+    try {
+      kind = getProto(value);
+    } catch (_) {
+      kind = null;
+    }
+  } else {
+    kind = typeof value;
+  }
+  if (prop.sampled < VALUE_SAMPLES || kind !== prop.lastProto) {
+    prop.sampled++;
+    prop.lastProto = kind;
+    return true;
+  }
+  return false;
 }
 
 // A thrown error's stack without the probe's frames. Chromium keeps `stack` as an own accessor
@@ -684,14 +712,10 @@ function restack(error, above) {
   return false;
 }
 
+// Makes `wrapper` read as `original`: its source text is taken from the original the first time
+// it is asked for (most of the thousands of wrappers never are: install stays cheap).
 function disguise(wrapper, original) {
-  let source;
-  try {
-    source = apply(fnToString, original, []);
-  } catch (_) {
-    source = "function () { [native code] }";
-  }
-  apply(wmSet, sources, [wrapper, source]);
+  apply(wmSet, sourceFrom, [wrapper, original]);
   // A function of another realm (a jsdom or happy-dom interface: the environment's own module
   // code made it) reads its source through that realm's Function.prototype.toString.
   let proto = null;
@@ -708,6 +732,22 @@ function disguise(wrapper, original) {
     if (!known) foreignFunctionProtos[foreignFunctionProtos.length] = proto;
   }
   return wrapper;
+}
+const sourceFrom = new WeakMapC(); // a wrapper -> the function whose source it shows
+// The source text a wrapper shows, or undefined for a function that is not one.
+function sourceText(f) {
+  const known = apply(wmGet, sources, [f]);
+  if (known !== undefined) return known;
+  const original = apply(wmGet, sourceFrom, [f]);
+  if (original === undefined) return undefined;
+  let source;
+  try {
+    source = apply(fnToString, original, []);
+  } catch (_) {
+    source = "function () { [native code] }";
+  }
+  apply(wmSet, sources, [f, source]);
+  return source;
 }
 const functionProto = Function.prototype;
 // Other realms' Function.prototype among the wrapped functions' prototypes (see `disguise`).
@@ -1922,7 +1962,7 @@ function patchToString(functionPrototype) {
   const original = d.value;
   const proxy = new ProxyC(original, handlerOf({
     apply: function (target, thisArg, args) {
-      const known = apply(wmGet, sources, [thisArg]);
+      const known = sourceText(thisArg);
       if (typeof known === "string") return known;
       return apply(target, thisArg, args);
     },
@@ -2112,7 +2152,8 @@ if (WALK) {
     } catch (_) {
       d = undefined;
     }
-    if (d === undefined || !isObject(d.value)) continue;
+    // `globalThis` is the global itself, whose members are the host's.
+    if (d === undefined || !isObject(d.value) || d.value === g) continue;
     noteLanguage(d.value);
     const pd = typeof d.value === "function" ? gopd(d.value, "prototype") : undefined;
     if (pd !== undefined && isObject(pd.value)) noteLanguage(pd.value);
