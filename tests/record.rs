@@ -1221,9 +1221,15 @@ fn an_api_name_no_realm_has_is_a_usage_error_naming_it() {
     else {
         return;
     };
-    let (dir, recorded, _) = record_fixture_with(
-        &browser,
-        "wide/page.html",
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        Path::new(FIXTURES).join("wide/page.html"),
+        dir.path().join("page.html"),
+    )
+    .unwrap();
+    let recorded = record_with(
+        dir.path(),
+        &browser.to_string_lossy(),
         &[
             "--timeout",
             "60",
@@ -1233,6 +1239,7 @@ fn an_api_name_no_realm_has_is_a_usage_error_naming_it() {
             "Element.prototype.getBoundingClientRect",
             "--api-exclude",
             "Navigator.prototype.noSuchMember",
+            "page.html",
         ],
     );
     let stderr = String::from_utf8_lossy(&recorded.stderr);
