@@ -201,7 +201,7 @@ pub const BATCH_MS: u64 = 10;
 /// `ownUrl`, `stackLimit`, `batchRecords`, `batchMs`). Without `batch`, every record leaves on
 /// its own.
 pub fn source(apis: &[String], batch: bool) -> String {
-    source_with(apis, batch, false, &[], None)
+    source_with(apis, batch, false, &[], None, false)
 }
 
 /// The probe as `tracer record` installs it: [`source`] for a [`Watch`].
@@ -220,13 +220,15 @@ pub fn record_source(watch: &Watch, batch: bool) -> String {
 /// `nested: 1` (the audit's filter of the environment's own accesses reads it); and `read_only`:
 /// entries of `apis` watched only for being read (Node's own globals in a Node realm); and
 /// `known_members`: where an environment holds members a browser cannot show the probe (see
-/// `knownMember` in probe.js), only these names are watched.
+/// `knownMember` in probe.js), only these names are watched; and `walk`: after the list, every
+/// interface and namespace the realm's global reaches (with `known_members`, only those names).
 pub fn source_with(
     apis: &[String],
     batch: bool,
     mark_nested: bool,
     read_only: &[String],
     known_members: Option<&[String]>,
+    walk: bool,
 ) -> String {
     script(config(
         apis,
@@ -234,7 +236,7 @@ pub fn source_with(
         mark_nested,
         read_only,
         known_members,
-        json!({}),
+        json!({"walk": walk}),
     ))
 }
 

@@ -1061,6 +1061,7 @@ let wrapped = 0;
 // descriptor (as for a data property the page defines, see `adopt`).
 function wrapMember(holder, name, iface, api, onPrototype, data, readOnly) {
   if (name === "constructor" || cellAt(holder, name) !== null || excluded(iface, api)) return;
+  if (walking && !knownMember(name)) return;
   const d = realOf(holder, name);
   if (d === undefined || !d.configurable) return;
   if (WALK && (apply(wmHas, languageFns, [d.value]) || apply(wmHas, languageFns, [d.get]))) return;
@@ -1093,6 +1094,7 @@ function isConstructorLike(f) {
 // Wraps a constructor held as property `name` of `holder` (construct and call).
 function wrapConstructor(holder, name, path) {
   if (cellAt(holder, name) !== null || excluded(path, path)) return null;
+  if (walking && !knownMember(name)) return null;
   const d = realOf(holder, name);
   if (d === undefined || isAccessor(d) || typeof d.value !== "function" || !d.configurable) return null;
   const C = d.value;
@@ -2118,6 +2120,9 @@ function patchDescriptors() {
 // read through a getter: the walk looks at descriptors only.
 const WALK = config.walk === true;
 let walkingNamespaces = false;
+// While the walk runs: an environment under audit (`config.knownMembers`) has only the member
+// names of the reference trace wrapped by it (see `knownMember`).
+let walking = false;
 const LANGUAGE = O.create(null);
 const LANGUAGE_NAMES = ["Object", "Function", "Array", "Number", "parseFloat", "parseInt",
   "Infinity", "NaN", "undefined", "Boolean", "String", "Symbol", "Promise", "RegExp", "Error",
@@ -2277,7 +2282,14 @@ for (let i = 0; i < apis.length; i++) {
     failed++;
   }
 }
-if (WALK) walkGlobal();
+if (WALK) {
+  walking = true;
+  try {
+    walkGlobal();
+  } finally {
+    walking = false;
+  }
+}
 for (let i = 0; i < excludeList.length; i++) {
   if (includes(ASKED, excludeList[i]) && resolve(excludeList[i]) === null) missing[missing.length] = excludeList[i];
 }
