@@ -436,8 +436,10 @@ pub struct RecordArgs {
     #[arg(long, value_name = "PATH", env = "TRACER_CHROMIUM")]
     pub browser: Option<PathBuf>,
 
-    /// Also watch this API: an interface (`Element`), a namespace (`Math`), or one member
-    /// (`Element.prototype.getBoundingClientRect`, `window.open`). Repeatable.
+    /// Also watch this API, beyond everything each realm's global reaches (watched by default): a
+    /// data property (`window.name`), a member the walk leaves out (`console`,
+    /// `Array.prototype.push`), an interface, a namespace or a member. A name no realm of the page
+    /// has is a usage error (exit 2). Repeatable.
     #[arg(long = "api", value_name = "NAME")]
     pub apis: Vec<String>,
 

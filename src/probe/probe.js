@@ -1064,7 +1064,7 @@ function wrapMember(holder, name, iface, api, onPrototype, data, readOnly) {
   if (walking && !knownMember(name)) return;
   const d = realOf(holder, name);
   if (d === undefined || !d.configurable) return;
-  if (WALK && (apply(wmHas, languageFns, [d.value]) || apply(wmHas, languageFns, [d.get]))) return;
+  if (walking && (apply(wmHas, languageFns, [d.value]) || apply(wmHas, languageFns, [d.get]))) return;
   let mode;
   if (isAccessor(d) || (readOnly && data)) {
     mode = "get";
