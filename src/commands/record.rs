@@ -120,10 +120,21 @@ pub fn record(args: RecordArgs, global: &GlobalArgs, styles: &Styles) -> Result<
         // A trace without what was asked for would be taken for the one asked for.
         let _ = std::fs::remove_file(&trace_path);
         let realms = realm_list(&report.realms);
-        let names: Vec<String> = unknown.iter().map(|n| format!("`{n}`")).collect();
+        let names: Vec<String> = unknown
+            .iter()
+            .map(|n| {
+                let flag = if extra.contains(n) {
+                    "--api"
+                } else {
+                    "--api-exclude"
+                };
+                format!("{flag} `{n}`")
+            })
+            .collect();
         return Err(TracerError::usage(format!(
-            "{} names nothing in any realm of this page ({realms}): not an interface, a namespace or a member there (a typo, or an API this Chromium lacks); no trace was kept",
-            names.join(", ")
+            "{} {} nothing in any realm of this page ({realms}): not an interface, a namespace or a member there (a typo, or an API this Chromium lacks); no trace was kept",
+            names.join(", "),
+            if names.len() == 1 { "names" } else { "name" }
         ))
         .into());
     }
