@@ -198,6 +198,8 @@ if [ "${BENCH_TREE:-0}" = 1 ]; then
     "$tracer -q run --out $out/t --cwd $suite --workspace $suite -- npm --prefix $suite test" >&2
   awk -v p="$(median 0 "$out/tree.json")" -v t="$(median 1 "$out/tree.json")" 'BEGIN {
     printf "npm test (node --test, 4 processes):\n  npm test              %7.3f s\n  tracer run -- npm test %6.3f s   (%.2fx; target <= 1.3x)\n", p, t, t / p
+  }'
+fi
 
 if [ "${BENCH_WIDE:-0}" = 1 ]; then
   browser=${TRACER_CHROMIUM:-$(command -v chromium || command -v google-chrome || true)}
