@@ -1197,10 +1197,12 @@ fn the_default_watch_reaches_every_interface_and_namespace() {
             "Math",
             "--api-exclude",
             "window.setTimeout",
+            "--api-exclude",
+            "document.getElementById",
         ],
     );
     check(&trimmed, "tracer record --api-exclude");
-    for api in ["Math.tan", "setTimeout"] {
+    for api in ["Math.tan", "setTimeout", "document.getElementById"] {
         assert!(
             !without_math.iter().any(|a| a["api"] == api),
             "{api} recorded though excluded"

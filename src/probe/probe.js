@@ -2190,6 +2190,28 @@ for (let i = 0; i < excludeList.length; i++) {
     EXCLUDE["$" + apply(strSlice, name, [parts[0].length + 1])] = true;
   }
 }
+// A member named through a singleton or a receiver (`document.cookie`, `navigator.userAgent`) is
+// excluded where it is held (`Document.prototype.cookie`).
+for (let i = 0; i < excludeList.length; i++) {
+  let found = null;
+  try {
+    found = resolve(excludeList[i]);
+  } catch (_) {
+    found = null;
+  }
+  if (found === null || found.holder === g) continue;
+  const cd = gopd(found.holder, "constructor");
+  const C = cd !== undefined ? cd.value : undefined;
+  const nd = typeof C === "function" ? gopd(C, "name") : undefined;
+  if (nd !== undefined && typeof nd.value === "string" && nd.value !== "") {
+    const pd = gopd(C, "prototype");
+    if (pd !== undefined && pd.value === found.holder) EXCLUDE["$" + nd.value + ".prototype." + found.name] = true;
+  }
+  const holderName = typeof found.holder === "function" ? gopd(found.holder, "name") : undefined;
+  if (holderName !== undefined && typeof holderName.value === "string") {
+    EXCLUDE["$" + holderName.value + "." + found.name] = true;
+  }
+}
 function excluded(iface, api) {
   return anyExcluded && (EXCLUDE["$" + iface] === true || EXCLUDE["$" + api] === true);
 }
