@@ -212,7 +212,8 @@ pub fn record_source(watch: &Watch, batch: bool) -> String {
         false,
         &[],
         None,
-        json!({"walk": watch.walk, "exclude": watch.exclude, "asked": watch.asked}),
+        json!({"walk": watch.walk, "exclude": watch.exclude, "asked": watch.asked,
+               "realmToken": realm_token()}),
     ))
 }
 
@@ -238,6 +239,25 @@ pub fn source_with(
         known_members,
         json!({"walk": walk}),
     ))
+}
+
+/// A token the probes of one recording share (see `foreignSource` in probe.js), unguessable by the
+/// page: a digest of the time, the process id and a fresh heap address.
+fn realm_token() -> String {
+    use sha2::Digest;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let heap = Box::new(0u8);
+    let seed = format!(
+        "{nanos}:{}:{:p}",
+        std::process::id(),
+        std::ptr::addr_of!(*heap)
+    );
+    format!(
+        "tracer-realm-{}",
+        hex::encode(&sha2::Sha256::digest(seed.as_bytes())[..16])
+    )
 }
 
 /// The probe's configuration object; `more` adds fields.
