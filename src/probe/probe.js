@@ -240,15 +240,30 @@ function textOf(message) {
   message.e = undefined;
   let slot = slots[message.api];
   if (slot === undefined) {
-    slot = { n: nextSlot++, body: null, last: null };
+    slot = { n: nextSlot++, body: null, last: null, stack: null };
     slots[message.api] = slot;
   }
   const head = '"slot":' + slot.n + ',"ls":' + ls + ',"e":' + e;
-  if (slot.last !== null && jsonPlain() && sameJson(message, slot.last, 0)) {
+  const plain = jsonPlain();
+  if (slot.last !== null && plain && sameJson(message, slot.last, 0)) {
     return '{"k":"same",' + head + "}";
   }
+  // A stack equal to the slot's last one travels as `stackSame: 1` (a loop reads from one place:
+  // its 8 frames are most of a record's bytes, which the binding, the browser and tracer each
+  // carry); the recorder fills it back in from the slot's last stack.
+  const stack = message.stack;
+  const stackSame = plain && stack !== undefined && slot.stack !== null && sameJson(stack, slot.stack, 0);
+  if (stackSame) {
+    message.stack = undefined;
+    message.stackSame = 1;
+  }
   const body = jsonOf(message);
-  // `last` is a record whose text is `body`.
+  if (stackSame) {
+    message.stack = stack;
+    message.stackSame = undefined;
+  }
+  if (stack !== undefined) slot.stack = stack;
+  // `last` is a record whose text is `body`, but for a stack sent as `stackSame`.
   slot.last = message;
   if (slot.body === body) return '{"k":"same",' + head + "}";
   slot.body = body;
@@ -337,6 +352,8 @@ function begin(prop, accessType) {
     phase: phase,
     api: prop.api,
     accessType: accessType,
+    // Set only while its text is made (see `textOf`); present here so that records keep one shape.
+    stackSame: undefined,
   };
   // Made while another recorded call is still running (an environment's implementation using
   // its own APIs, or a page callback the call invoked): the audit's filter needs to know.
