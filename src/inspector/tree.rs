@@ -302,8 +302,23 @@ fn trace_child(
     let clock = config.clock;
     let debugger = config.debugger;
     std::thread::spawn(move || {
-        let Ok(mut cdp) = Cdp::connect(&url) else {
-            return;
+        let mut cdp = match Cdp::connect(&url) {
+            Ok(cdp) => cdp,
+            Err(e) => {
+                // Never silent: the process waits for a debugger until the run ends (then it is
+                // stopped with the rest of the tree).
+                let mut event = Event::new(
+                    Kind::Context,
+                    clock.ms(),
+                    "could not attach to a process of the tree",
+                );
+                event.worker = Some(label);
+                event.note = Some(format!(
+                    "{e:#}; it waits for a debugger until the run ends, when it is stopped"
+                ));
+                let _ = events.send(event);
+                return;
+            }
         };
         let mut capture = Capture::new(Mapper::new(workspace), events, clock, Some(label))
             .with_script_events(false);
