@@ -466,3 +466,30 @@ fn a_detached_child_does_not_outlive_a_killed_tracer() {
     // The watchdog kills the program's group and the child that left it.
     assert_nothing_left_running(parent, &[parent, child]);
 }
+
+#[test]
+fn a_token_in_a_child_s_arguments_is_redacted_in_the_process_list() {
+    let token = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+    let out = Tracer::new()
+        .file(
+            "token.js",
+            "// Starts a child with a token among its arguments.\n\
+             const { spawnSync } = require('node:child_process');\n\
+             if (process.argv[2] !== 'child') spawnSync(process.execPath, [__filename, 'child', process.argv[2]], { stdio: 'inherit' });\n",
+        )
+        .args(["-q", "run", "token.js", token])
+        .run();
+    out.assert_code(0);
+    let session = out.session();
+    let child = session
+        .processes
+        .iter()
+        .find(|p| p.role == "child")
+        .unwrap_or_else(|| panic!("{}", out.dump()));
+    assert!(
+        child.argv.iter().any(|a| a.contains("[REDACTED:")),
+        "{child:?}"
+    );
+    let written = std::fs::read_to_string(out.session_dir().join("session.json")).unwrap();
+    assert!(!written.contains(token), "the token is in session.json");
+}

@@ -376,6 +376,7 @@ pub fn execute(
         events: &events,
         clock,
         stdout_gone: Arc::clone(&stdout_gone),
+        redactor: &redactor,
     };
     let outcome = trace(&plan, args, extras, &id, feed, &stop);
     crate::timings::mark("traced");
@@ -502,6 +503,8 @@ struct Feed<'a> {
     events: &'a SyncSender<Event>,
     clock: Clock,
     stdout_gone: Arc<AtomicBool>,
+    /// What the tree's process list (its `argv`) goes through, as every stored value does.
+    redactor: &'a Redactor,
 }
 
 /// Spawns, attaches, drives and stops the program. On error the partial result comes back too, so
@@ -518,6 +521,7 @@ fn trace(
         events,
         clock,
         stdout_gone,
+        redactor,
     } = feed;
     let mut result = RunResult::default();
     let channel = match Channel::create() {
@@ -606,8 +610,7 @@ fn trace(
             workspace: plan.workspace.clone(),
             events: events.clone(),
             clock,
-            redactor: Redactor::new(!args.no_default_redact, &args.redact)
-                .unwrap_or_else(|_| Redactor::new(true, &[]).expect("the default redactor")),
+            redactor: redactor.clone(),
             debugger: args.scripts || loader,
         },
         root_tx,
