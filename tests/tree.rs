@@ -93,6 +93,15 @@ fn npm_test_running_node_test_is_traced_process_by_process_and_names_the_failing
         .map(|p| (p.role.as_str(), p.label.as_deref()))
         .collect();
     assert!(roles.contains(&("launcher", None)), "{roles:?}");
+    // npm runs the script through a shell: listed between npm and the runner, not traced.
+    assert!(
+        session
+            .processes
+            .iter()
+            .any(|p| p.role == "launcher" && p.argv.first().is_some_and(|a| a.ends_with("sh"))),
+        "{:#?}",
+        session.processes
+    );
     assert!(roles.contains(&("untraced", None)), "{roles:?}");
     let child = session
         .processes
