@@ -5,6 +5,7 @@
 //! Data flows one way: raw_trace -> contract -> (audit file) -> check.
 
 pub mod audit_format;
+pub mod build;
 pub mod check;
 pub mod contract;
 pub mod hash;

@@ -1,0 +1,287 @@
+//! Reading a capture into the contract builder, for `tracer contract build`: in one pass over its
+//! shards in global `seq` order, or, for a single file, in parts on several threads joined in
+//! order, which gives the same builder (and so the same contract bytes) as the one pass. It owns
+//! how the work is split, the cap on distinct items, and the fall-back to the one pass whenever a
+//! part meets anything but clean input, so that a refusal always names its file and line exactly
+//! as the one pass does. It parses nothing itself (the reader does) and decides nothing about
+//! items (the builder does).
+//!
+//! Threads and memory, for a single file: the file is hashed on one thread while `jobs` threads
+//! each read one part at a time (a bounded window of parts ahead of the join), each part into a
+//! builder of its own; the caller's thread joins the parts in file order. Memory follows the
+//! distinct items of the parts in flight, not the file's size.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, mpsc};
+
+use anyhow::Result;
+
+use crate::conformance::contract::Builder;
+use crate::conformance::hash;
+use crate::conformance::raw_trace::{self, Capture, Part, Summary, TraceFile};
+use crate::error::TracerError;
+
+/// The most distinct items a contract is built with unless `--max-items` says otherwise: at
+/// [`ITEM_BYTES`] each, about 150 MB.
+pub const DEFAULT_MAX_ITEMS: usize = 100_000;
+
+/// What one distinct item costs while the contract is built and written, measured (see the
+/// README's Speed section): its accumulator, its key, its share of the output.
+pub const ITEM_BYTES: usize = 1536;
+
+/// How a capture is read.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// Threads that read a single file's parts; 1 reads it in one pass.
+    pub jobs: usize,
+    /// Refuse a capture with more distinct items than this.
+    pub max_items: usize,
+    /// No part is smaller than this (a small file is read in one pass).
+    pub min_part_bytes: u64,
+}
+
+impl Options {
+    pub fn new(jobs: usize, max_items: usize) -> Options {
+        Options {
+            jobs,
+            max_items,
+            min_part_bytes: 8 << 20,
+        }
+    }
+}
+
+/// How many parts each thread gets: more evens out their speeds, fewer means fewer joins.
+const PARTS_PER_JOB: u64 = 4;
+
+/// Reads the capture at `paths` into a builder. `check` is given the header's `baselineId` and
+/// the files' names (in merge order) before any event counts, and may refuse the capture.
+pub fn read(
+    paths: &[PathBuf],
+    case_dir: &Path,
+    options: Options,
+    check: &dyn Fn(Option<&str>, &[String]) -> Result<()>,
+) -> Result<(Builder, Summary)> {
+    if options.jobs > 1
+        && let [path] = paths
+        && let Some(built) = in_parts(path, case_dir, options, check)
+    {
+        return Ok(built);
+    }
+    one_pass(paths, case_dir, options, check)
+}
+
+/// The whole capture in `seq` order on the caller's thread (the reader parses ahead on its own).
+fn one_pass(
+    paths: &[PathBuf],
+    case_dir: &Path,
+    options: Options,
+    check: &dyn Fn(Option<&str>, &[String]) -> Result<()>,
+) -> Result<(Builder, Summary)> {
+    let mut capture = Capture::open(paths, case_dir)?;
+    let names = capture.file_names();
+    check(capture.baseline_id(), &names)?;
+    let mut builder = Builder::new();
+    while let Some(event) = capture.next_event()? {
+        builder.add(&event, &names);
+        if builder.item_count() > options.max_items {
+            let file = names.get(event.file).map_or("", String::as_str);
+            return Err(too_many_items(file, event.line, options.max_items));
+        }
+    }
+    let summary = capture.finish()?;
+    Ok((builder, summary))
+}
+
+/// The refusal of a capture with more than `max` distinct items, at the line of the first one
+/// past the cap.
+fn too_many_items(file: &str, line: u64, max: usize) -> anyhow::Error {
+    TracerError::usage(format!(
+        "{file}:{line}: item {} is new here, and the cap is {max} distinct items \
+         (api, accessType, realm, receiver, phase): the contract would hold more than {max} items, \
+         about {} KB of memory each while it is built; raise the cap with --max-items N \
+         (about {} MB per 100 000 items), or record a shorter trace",
+        max + 1,
+        ITEM_BYTES / 1024,
+        ITEM_BYTES * 100_000 / (1 << 20),
+    ))
+    .into()
+}
+
+/// One part, read.
+struct PartDone {
+    builder: Builder,
+    first_seq: Option<u64>,
+    last_seq: Option<u64>,
+    lines: u64,
+    events: u64,
+}
+
+/// A single file in parts on `options.jobs` threads, or `None` when the one pass must do it: the
+/// file is small, or something is wrong with it (the one pass then refuses it, naming the line).
+fn in_parts(
+    path: &Path,
+    case_dir: &Path,
+    options: Options,
+    check: &dyn Fn(Option<&str>, &[String]) -> Result<()>,
+) -> Option<(Builder, Summary)> {
+    let display = raw_trace::display_path(path, case_dir);
+    let names = vec![display.clone()];
+    let header = raw_trace::read_header(path, display.clone()).ok()?;
+    check(header.baseline_id.as_deref(), &names).ok()?;
+    let size = std::fs::metadata(path).ok()?.len();
+    let jobs = options.jobs as u64;
+    let count = (size / options.min_part_bytes.max(1)).min(jobs * PARTS_PER_JOB);
+    if count < 2 {
+        return None;
+    }
+    let parts = raw_trace::split(path, count as usize).ok()?;
+    // How many parts may be read ahead of the join (each holds a builder until it is joined).
+    let ahead = options.jobs + 1;
+
+    let stop = AtomicBool::new(false);
+    let next = AtomicUsize::new(0);
+    // How many parts are joined, and a signal for the threads waiting to read further ahead.
+    let joined = (Mutex::new(0usize), Condvar::new());
+    let (sender, receiver) = mpsc::channel::<(usize, Option<PartDone>)>();
+
+    std::thread::scope(|scope| {
+        let hashing = std::thread::Builder::new()
+            .name("trace-hash".into())
+            .spawn_scoped(scope, || hash::of_file(path))
+            .ok()?;
+        for _ in 0..options.jobs {
+            let sender = sender.clone();
+            let (parts, stop, next, joined) = (&parts, &stop, &next, &joined);
+            let (display, names) = (&display, &names);
+            let spawned = std::thread::Builder::new()
+                .name("trace-part".into())
+                .spawn_scoped(scope, move || {
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        if k >= parts.len() {
+                            return;
+                        }
+                        // Wait until the part is within the window ahead of the join.
+                        let (count, signal) = joined;
+                        let mut done = count.lock().unwrap_or_else(|e| e.into_inner());
+                        while k >= *done + ahead && !stop.load(Ordering::Relaxed) {
+                            done = signal.wait(done).unwrap_or_else(|e| e.into_inner());
+                        }
+                        drop(done);
+                        if stop.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        let part = read_part(path, display, parts[k].clone(), names, options, stop);
+                        if sender.send((k, part)).is_err() {
+                            return;
+                        }
+                    }
+                });
+            if spawned.is_err() {
+                stop.store(true, Ordering::Relaxed);
+            }
+        }
+        drop(sender);
+
+        let joined_all = join_parts(&receiver, parts.len(), &names, options, &stop, &joined);
+        // On a failure, release the threads waiting for the window; they stop at their next line.
+        stop.store(joined_all.is_none(), Ordering::Relaxed);
+        joined.1.notify_all();
+        drop(receiver);
+        let digest = hashing.join().ok()?.ok()?;
+        let (builder, lines, events) = joined_all?;
+        let summary = Summary {
+            baseline_id: header.baseline_id.clone(),
+            files: vec![TraceFile {
+                path: path.to_owned(),
+                display: display.clone(),
+                sha256: digest.clone(),
+                // The header, then each part's lines.
+                lines: 1 + lines,
+            }],
+            trace_source_hash: digest,
+            events,
+        };
+        check(summary.baseline_id.as_deref(), &names).ok()?;
+        Some((builder, summary))
+    })
+}
+
+/// Joins the parts in file order as they arrive: the builder, the lines and the events, or
+/// `None` at the first part that failed, a `seq` that does not increase from one part to the
+/// next, or an item past the cap.
+fn join_parts(
+    receiver: &mpsc::Receiver<(usize, Option<PartDone>)>,
+    count: usize,
+    names: &[String],
+    options: Options,
+    stop: &AtomicBool,
+    joined: &(Mutex<usize>, Condvar),
+) -> Option<(Builder, u64, u64)> {
+    let mut builder = Builder::new();
+    let mut waiting: BTreeMap<usize, PartDone> = BTreeMap::new();
+    let (mut next, mut lines, mut events, mut last_seq) = (0, 0, 0, None);
+    while next < count {
+        let (k, part) = receiver.recv().ok()?;
+        waiting.insert(k, part?);
+        while let Some(part) = waiting.remove(&next) {
+            if let (Some(last), Some(first)) = (last_seq, part.first_seq)
+                && first <= last
+            {
+                return None;
+            }
+            last_seq = part.last_seq.or(last_seq);
+            builder.absorb(part.builder, names);
+            if builder.item_count() > options.max_items || stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            lines += part.lines;
+            events += part.events;
+            next += 1;
+            let (done, signal) = joined;
+            *done.lock().unwrap_or_else(|e| e.into_inner()) = next;
+            signal.notify_all();
+        }
+    }
+    Some((builder, lines, events))
+}
+
+/// One part into a builder of its own; `None` at anything but clean input, at a part past the cap
+/// on items, or when told to stop.
+fn read_part(
+    path: &Path,
+    display: &str,
+    range: Range<u64>,
+    names: &[String],
+    options: Options,
+    stop: &AtomicBool,
+) -> Option<PartDone> {
+    let mut part = Part::open(path, display.to_owned(), range).ok()?;
+    let mut builder = Builder::part();
+    let (mut first_seq, mut last_seq, mut events) = (None, None, 0u64);
+    while let Some(event) = part.next_event().ok()? {
+        first_seq.get_or_insert(event.seq);
+        last_seq = Some(event.seq);
+        events += 1;
+        builder.add(&event, names);
+        part.recycle(event);
+        if events % 1024 == 0
+            && (stop.load(Ordering::Relaxed) || builder.item_count() > options.max_items)
+        {
+            return None;
+        }
+    }
+    if builder.item_count() > options.max_items {
+        return None;
+    }
+    Some(PartDone {
+        builder,
+        first_seq,
+        last_seq,
+        lines: part.lines(),
+        events,
+    })
+}
