@@ -54,7 +54,7 @@ impl Options {
 }
 
 /// How many parts each thread gets: more evens out their speeds, fewer means fewer joins.
-const PARTS_PER_JOB: u64 = 4;
+const PARTS_PER_JOB: u64 = 2;
 
 /// Reads the capture at `paths` into a builder. `check` is given the header's `baselineId` and
 /// the files' names (in merge order) before any event counts, and may refuse the capture.

@@ -94,6 +94,14 @@ impl Fields {
         } = spare;
         entries.clear();
         escaped_names.clear();
+        if scan::object(&line, &mut entries) {
+            return Ok(Fields {
+                line,
+                entries,
+                escaped_names,
+            });
+        }
+        entries.clear();
         {
             let mut de = serde_json::Deserializer::from_str(&line);
             let visitor = FieldsVisitor {
@@ -223,6 +231,149 @@ impl Event {
     /// A field's JSON text exactly as written.
     pub fn raw_field(&self, name: &str) -> Option<&str> {
         self.fields.get(name)
+    }
+}
+
+/// A one-pass reading of the common line: names without escapes, strings without escapes,
+/// numbers without exponents, little nesting. It says yes only to lines that serde_json reads
+/// and [`values_parse_like_json`] accepts, giving the same (name, value) places; on anything else
+/// it says no, and the line is read by serde_json, which decides (and names what is wrong).
+mod scan {
+    use std::ops::Range;
+
+    use super::Name;
+
+    /// Nesting past this is left to serde_json (which allows up to [`super::MAX_DEPTH`]).
+    const DEPTH: usize = 64;
+
+    /// The fields of `line` into `entries`, or `false` (then `entries` holds garbage).
+    pub(super) fn object(line: &str, entries: &mut Vec<(Name, Range<usize>)>) -> bool {
+        let b = line.as_bytes();
+        let mut i = space(b, 0);
+        if b.get(i) != Some(&b'{') {
+            return false;
+        }
+        i = space(b, i + 1);
+        if b.get(i) == Some(&b'}') {
+            return space(b, i + 1) == b.len();
+        }
+        loop {
+            let Some((name, after)) = name(b, i) else {
+                return false;
+            };
+            i = after;
+            let start = i;
+            let Some(end) = value(b, i, 1) else {
+                return false;
+            };
+            entries.push((Name::InLine(name), start..end));
+            i = space(b, end);
+            match b.get(i) {
+                Some(b',') => i = space(b, i + 1),
+                Some(b'}') => return space(b, i + 1) == b.len(),
+                _ => return false,
+            }
+        }
+    }
+
+    /// JSON whitespace from `i` on; the index after it.
+    fn space(b: &[u8], mut i: usize) -> usize {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(i) {
+            i += 1;
+        }
+        i
+    }
+
+    /// A name at `i` (its quote), then `:`: the name's text and the index of the value.
+    fn name(b: &[u8], i: usize) -> Option<(Range<usize>, usize)> {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let end = string_end(b, i + 1)?;
+        let colon = space(b, end + 1);
+        (b.get(colon) == Some(&b':')).then(|| (i + 1..end, space(b, colon + 1)))
+    }
+
+    /// The index of the closing quote of a string whose text starts at `i`; `None` for an
+    /// escape or a control character (left to serde_json).
+    fn string_end(b: &[u8], i: usize) -> Option<usize> {
+        let at = i + memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
+        let controls = b[i..at].iter().fold(false, |any, &c| any | (c < 0x20));
+        (b[at] == b'"' && !controls).then_some(at)
+    }
+
+    /// The end (exclusive) of the value at `i`, at nesting `depth` (the line's object is 1).
+    fn value(b: &[u8], i: usize, depth: usize) -> Option<usize> {
+        match *b.get(i)? {
+            b'"' => string_end(b, i + 1).map(|at| at + 1),
+            b'{' => {
+                if depth >= DEPTH {
+                    return None;
+                }
+                let mut i = space(b, i + 1);
+                if b.get(i) == Some(&b'}') {
+                    return Some(i + 1);
+                }
+                loop {
+                    let (_, after) = name(b, i)?;
+                    i = space(b, value(b, after, depth + 1)?);
+                    match *b.get(i)? {
+                        b',' => i = space(b, i + 1),
+                        b'}' => return Some(i + 1),
+                        _ => return None,
+                    }
+                }
+            }
+            b'[' => {
+                if depth >= DEPTH {
+                    return None;
+                }
+                let mut i = space(b, i + 1);
+                if b.get(i) == Some(&b']') {
+                    return Some(i + 1);
+                }
+                loop {
+                    i = space(b, value(b, i, depth + 1)?);
+                    match *b.get(i)? {
+                        b',' => i = space(b, i + 1),
+                        b']' => return Some(i + 1),
+                        _ => return None,
+                    }
+                }
+            }
+            b't' => b[i..].starts_with(b"true").then_some(i + 4),
+            b'f' => b[i..].starts_with(b"false").then_some(i + 5),
+            b'n' => b[i..].starts_with(b"null").then_some(i + 4),
+            b'-' | b'0'..=b'9' => number(b, i),
+            _ => None,
+        }
+    }
+
+    /// A number without exponent of at most 300 characters (any other is left to serde_json).
+    fn number(b: &[u8], start: usize) -> Option<usize> {
+        let digits = |mut i: usize| {
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            i
+        };
+        let mut i = start + usize::from(b[start] == b'-');
+        match b.get(i)? {
+            b'0' => i += 1,
+            b'1'..=b'9' => i = digits(i + 1),
+            _ => return None,
+        }
+        if b.get(i) == Some(&b'.') {
+            let after = digits(i + 1);
+            if after == i + 1 {
+                return None;
+            }
+            i = after;
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) || i - start > 300 {
+            return None;
+        }
+        Some(i)
     }
 }
 
