@@ -74,13 +74,13 @@ pub fn build(args: ContractBuildArgs, global: &GlobalArgs, styles: &Styles) -> R
         .baseline_id
         .clone()
         .or_else(|| given.map(str::to_owned));
-    let contract = builder.finish(&summary, baseline_id, policy.as_ref().zip(policy_entry));
+    let (contract, json) =
+        builder.finish_with_json(&summary, baseline_id, policy.as_ref().zip(policy_entry));
 
     let notes = case_dir.join("notes");
     std::fs::create_dir_all(&notes).with_context(|| format!("creating {}", notes.display()))?;
     let json_path = case_dir.join(contract::JSON_PATH);
-    write_atomic(&json_path, &contract::to_json_bytes(&contract))
-        .with_context(|| format!("writing {}", json_path.display()))?;
+    write_atomic(&json_path, &json).with_context(|| format!("writing {}", json_path.display()))?;
     let md_path = case_dir.join(contract::MD_PATH);
     if args.markdown {
         write_atomic(&md_path, contract::to_markdown(&contract).as_bytes())

@@ -53,16 +53,19 @@ impl Options {
     }
 }
 
+/// A check of the capture's header `baselineId` and its files' names (in merge order), made
+/// before any event counts; it may refuse the capture.
+pub type Check<'a> = dyn Fn(Option<&str>, &[String]) -> Result<()> + 'a;
+
 /// How many parts each thread gets: more evens out their speeds, fewer means fewer joins.
 const PARTS_PER_JOB: u64 = 2;
 
-/// Reads the capture at `paths` into a builder. `check` is given the header's `baselineId` and
-/// the files' names (in merge order) before any event counts, and may refuse the capture.
+/// Reads the capture at `paths` into a builder, after `check`.
 pub fn read(
     paths: &[PathBuf],
     case_dir: &Path,
     options: Options,
-    check: &dyn Fn(Option<&str>, &[String]) -> Result<()>,
+    check: &Check<'_>,
 ) -> Result<(Builder, Summary)> {
     if options.jobs > 1
         && let [path] = paths
@@ -78,7 +81,7 @@ fn one_pass(
     paths: &[PathBuf],
     case_dir: &Path,
     options: Options,
-    check: &dyn Fn(Option<&str>, &[String]) -> Result<()>,
+    check: &Check<'_>,
 ) -> Result<(Builder, Summary)> {
     let mut capture = Capture::open(paths, case_dir)?;
     let names = capture.file_names();
@@ -125,7 +128,7 @@ fn in_parts(
     path: &Path,
     case_dir: &Path,
     options: Options,
-    check: &dyn Fn(Option<&str>, &[String]) -> Result<()>,
+    check: &Check<'_>,
 ) -> Option<(Builder, Summary)> {
     let display = raw_trace::display_path(path, case_dir);
     let names = vec![display.clone()];
@@ -249,8 +252,9 @@ fn join_parts(
     Some((builder, lines, events))
 }
 
-/// One part into a builder of its own; `None` at anything but clean input, at a part past the cap
-/// on items, or when told to stop.
+/// One part into a builder of its own; `None` at anything but clean input, at a part with more
+/// than its share of the cap on items (the parts in flight together stay within the cap's
+/// memory; the one pass then decides, counting exactly), or when told to stop.
 fn read_part(
     path: &Path,
     display: &str,
@@ -261,6 +265,7 @@ fn read_part(
 ) -> Option<PartDone> {
     let mut part = Part::open(path, display.to_owned(), range).ok()?;
     let mut builder = Builder::part();
+    let share = options.max_items / (options.jobs + 2);
     let (mut first_seq, mut last_seq, mut events) = (None, None, 0u64);
     while let Some(event) = part.next_event().ok()? {
         first_seq.get_or_insert(event.seq);
@@ -268,13 +273,11 @@ fn read_part(
         events += 1;
         builder.add(&event, names);
         part.recycle(event);
-        if events % 1024 == 0
-            && (stop.load(Ordering::Relaxed) || builder.item_count() > options.max_items)
-        {
+        if events % 1024 == 0 && (stop.load(Ordering::Relaxed) || builder.item_count() > share) {
             return None;
         }
     }
-    if builder.item_count() > options.max_items {
+    if builder.item_count() > share {
         return None;
     }
     Some(PartDone {
@@ -284,4 +287,176 @@ fn read_part(
         lines: part.lines(),
         events,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conformance::contract::{self, Contract};
+    use crate::error::exit_code_of;
+
+    const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/conformance");
+
+    /// Lines a reader must take apart with care, for every part to see: escapes in names and
+    /// values, exponents, duplicated names, `$object` returns of one object and of several, tags,
+    /// state events, blank lines and CRLF endings.
+    const TRICKY: [&str; 8] = [
+        r#"{"type":"access","seq":@,"api":"a.b","accessType":"get","realm":"main","receiver":"R","phase":"init","returnValue":"x\"y\u00e9","\u006fwner":"A.prototype"}"#,
+        r#"{"type":"access","seq":@,"api":"a.b","accessType":"get","realm":"main","receiver":"R","phase":"init","returnValue":1.5e3,"owner":"A.prototype","owner":"B.prototype"}"#,
+        r#"{"type":"access","seq":@,"api":"a.b","accessType":"get","realm":"main","receiver":"R","phase":"init","returnValue": { "b" : [1, 2.25, -0, true], "a" : null } }"#,
+        r#"{"type":"access","seq":@,"api":"n.plugins","accessType":"get","realm":"main","realmId":"main#0","receiver":"Navigator","phase":"init","returnValue":{"$object":"PluginArray","id":"o1"},"tags":["fingerprint"]}"#,
+        r#"{"type":"access","seq":@,"api":"n.mimeTypes","accessType":"get","realm":"main","realmId":"main#0","receiver":"Navigator","phase":"init","returnValue":{"$object":"MimeTypeArray","id":"o@"}}"#,
+        r#"{"type":"access","seq":@,"api":"Worker.prototype.postMessage","accessType":"call","realm":"worker","receiver":"Worker","phase":"init","args":["m"],"state":{"family":"worker","object":"w#1","event":"postMessage"}}"#,
+        r#"{"type":"access","seq":@,"api":"fetch","accessType":"call","realm":"main","receiver":"Window","phase":"init","args":["/x?@"],"exception":null,"returnValue":{"$object":"Promise","id":"p@"}}"#,
+        "",
+    ];
+
+    /// A trace of `rounds` copies of the fixtures' access lines and [`TRICKY`], `seq` renumbered.
+    fn trace(rounds: usize) -> String {
+        let mut bodies = Vec::new();
+        for name in ["basic.ndjson", "requests.ndjson"] {
+            let text = std::fs::read_to_string(Path::new(FIXTURES).join(name)).unwrap();
+            for line in text.lines().skip(1) {
+                let value: serde_json::Value = serde_json::from_str(line).unwrap();
+                let old = format!(r#""seq":{}"#, value["seq"]);
+                bodies.push(line.replacen(&old, r#""seq":@"#, 1));
+            }
+        }
+        bodies.extend(TRICKY.iter().map(|l| (*l).to_owned()));
+        let mut out = String::from(
+            "\u{FEFF}{\"type\":\"header\",\"schema\":\"tracer-trace/v1\",\"baselineId\":\"b1\"}\r\n",
+        );
+        let mut seq = 0;
+        for round in 0..rounds {
+            for (i, body) in bodies.iter().enumerate() {
+                seq += 1;
+                out.push_str(&body.replace('@', &seq.to_string()));
+                out.push_str(if (round + i) % 3 == 0 { "\r\n" } else { "\n" });
+            }
+        }
+        out
+    }
+
+    fn options(jobs: usize) -> Options {
+        Options {
+            jobs,
+            max_items: DEFAULT_MAX_ITEMS,
+            min_part_bytes: 1,
+        }
+    }
+
+    fn no_check(_: Option<&str>, _: &[String]) -> Result<()> {
+        Ok(())
+    }
+
+    fn contract_of((builder, summary): (Builder, Summary)) -> (Contract, Vec<u8>) {
+        let baseline = summary.baseline_id.clone();
+        builder.finish_with_json(&summary, baseline, None)
+    }
+
+    #[test]
+    fn a_trace_read_in_parts_gives_the_bytes_of_the_one_pass() {
+        let dir = tempfile::tempdir().unwrap();
+        for rounds in [1, 7, 40] {
+            let path = dir.path().join("t.ndjson");
+            std::fs::write(&path, trace(rounds)).unwrap();
+            let paths = [path.clone()];
+            let (one, one_json) =
+                contract_of(one_pass(&paths, dir.path(), options(1), &no_check).unwrap());
+            for jobs in [2, 3] {
+                let parts = in_parts(&path, dir.path(), options(jobs), &no_check)
+                    .expect("read in parts, not by the one pass");
+                let (joined, joined_json) = contract_of(parts);
+                assert_eq!(
+                    String::from_utf8(joined_json).unwrap(),
+                    String::from_utf8(one_json.clone()).unwrap(),
+                    "{rounds} rounds, {jobs} jobs"
+                );
+                assert_eq!(contract::to_markdown(&joined), contract::to_markdown(&one));
+            }
+            assert!(!one.timelines.is_empty() && !one.requests.is_empty());
+            assert_eq!(one_json, contract::to_json_bytes(&one), "finish_with_json");
+        }
+    }
+
+    #[test]
+    fn bad_input_read_in_parts_is_refused_as_the_one_pass_refuses_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = trace(10);
+        let lines: Vec<&str> = good.split_inclusive('\n').collect();
+        let cut = lines.len() * 2 / 3;
+        let broken = [
+            ("malformed", lines[cut].replacen(':', "", 1)),
+            (
+                "seq back",
+                lines[cut].replacen(r#""seq":"#, r#""seq":1"#, 1),
+            ),
+            ("not an object", "[1]\n".to_owned()),
+            (
+                "deep",
+                format!("{{\"x\":{}1{}}}\n", "[".repeat(130), "]".repeat(130)),
+            ),
+            (
+                "huge number",
+                lines[cut].replacen(r#""realm":"#, r#""n":1e999,"realm":"#, 1),
+            ),
+        ];
+        for (what, line) in broken {
+            let mut text: Vec<&str> = lines.clone();
+            text[cut] = &line;
+            let path = dir.path().join("t.ndjson");
+            std::fs::write(&path, text.concat()).unwrap();
+            let paths = [path];
+            let one = one_pass(&paths, dir.path(), options(1), &no_check)
+                .err()
+                .unwrap_or_else(|| panic!("{what}: accepted"));
+            let parts = read(&paths, dir.path(), options(2), &no_check)
+                .err()
+                .unwrap_or_else(|| panic!("{what}: accepted in parts"));
+            assert_eq!(format!("{parts:#}"), format!("{one:#}"), "{what}");
+            assert_eq!(exit_code_of(&parts), crate::exit::USAGE, "{what}");
+            assert!(format!("{one:#}").contains("t.ndjson:"), "{what}: {one:#}");
+        }
+    }
+
+    #[test]
+    fn items_past_the_cap_are_refused_naming_the_line_and_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.ndjson");
+        let mut text = String::from(
+            "{\"type\":\"header\",\"schema\":\"tracer-trace/v1\",\"baselineId\":\"b1\"}\n",
+        );
+        for seq in 1..=2000 {
+            // 1000 distinct items, each twice.
+            text.push_str(&format!(
+                "{{\"type\":\"access\",\"seq\":{seq},\"api\":\"a.m{}\",\"accessType\":\"get\",\"realm\":\"main\",\"receiver\":\"R\",\"phase\":\"init\"}}\n",
+                seq % 1000
+            ));
+        }
+        std::fs::write(&path, text).unwrap();
+        let paths = [path];
+        for jobs in [1, 2] {
+            let capped = Options {
+                max_items: 999,
+                ..options(jobs)
+            };
+            let err = read(&paths, dir.path(), capped, &no_check).err().unwrap();
+            let message = format!("{err:#}");
+            assert_eq!(exit_code_of(&err), crate::exit::USAGE);
+            // Item 1000 (`a.m0`, seq 1000) first appears on line 1001.
+            assert!(
+                message.starts_with(
+                    "t.ndjson:1001: item 1000 is new here, and the cap is 999 distinct items"
+                ),
+                "{message}"
+            );
+            assert!(message.contains("--max-items"), "{message}");
+            let exact = Options {
+                max_items: 1000,
+                ..options(jobs)
+            };
+            let (builder, _) = read(&paths, dir.path(), exact, &no_check).unwrap();
+            assert_eq!(builder.item_count(), 1000);
+        }
+    }
 }

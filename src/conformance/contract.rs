@@ -10,8 +10,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 
-use serde::{Deserialize, Serialize};
 use rustc_hash::{FxHashMap, FxHashSet};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::conformance::hash::{self, Hasher};
@@ -318,7 +318,11 @@ impl DimAcc {
 
     fn has_canonical(&self, text: &str) -> bool {
         if self.values.len() <= FEW_VALUES {
-            self.values.iter().any(|(c, _)| &**c == text)
+            // The first byte tells most values apart without a call to compare them whole.
+            let first = text.as_bytes().first();
+            self.values
+                .iter()
+                .any(|(c, _)| c.as_bytes().first() == first && &**c == text)
         } else {
             self.canonical.contains(text)
         }
@@ -548,7 +552,11 @@ impl Builder {
                 // A part's builder leaves the id and the sample to the join.
                 let part = self.deferred.is_some();
                 let (id, stack_sample, stack_text) = if part {
-                    (String::new(), Vec::new(), event.raw_field("stack").map(Box::from))
+                    (
+                        String::new(),
+                        Vec::new(),
+                        event.raw_field("stack").map(Box::from),
+                    )
                 } else {
                     let id = hash::item_id(
                         &event.api,
@@ -738,6 +746,46 @@ impl Builder {
         baseline_id: Option<String>,
         policy: Option<(&Policy, PolicyEntry)>,
     ) -> Contract {
+        let mut contract = self.finish_unhashed(summary, baseline_id, policy);
+        contract.contract_hash = compute_hash(&contract);
+        contract
+    }
+
+    /// [`Builder::finish`] and [`to_json_bytes`] of it at once, the same contract and bytes: the
+    /// hash is computed on a thread of its own while the bytes are written without it, then put in
+    /// its place (`contractHash` is the second key, after `baselineId`).
+    pub fn finish_with_json(
+        self,
+        summary: &Summary,
+        baseline_id: Option<String>,
+        policy: Option<(&Policy, PolicyEntry)>,
+    ) -> (Contract, Vec<u8>) {
+        let mut contract = self.finish_unhashed(summary, baseline_id, policy);
+        let (digest, bytes) = std::thread::scope(|scope| {
+            let hashing = scope.spawn(|| compute_hash(&contract));
+            let bytes = to_json_bytes(&contract);
+            let digest = hashing.join().unwrap_or_else(|_| compute_hash(&contract));
+            (digest, bytes)
+        });
+        // `{`, then the `baselineId` line: the hash goes after them.
+        let at = memchr::memchr_iter(b'\n', &bytes)
+            .nth(1)
+            .map_or(bytes.len(), |i| i + 1);
+        let line = format!("  \"contractHash\": \"{digest}\",\n");
+        let mut out = Vec::with_capacity(bytes.len() + line.len());
+        out.extend_from_slice(&bytes[..at]);
+        out.extend_from_slice(line.as_bytes());
+        out.extend_from_slice(&bytes[at..]);
+        contract.contract_hash = digest;
+        (contract, out)
+    }
+
+    fn finish_unhashed(
+        self,
+        summary: &Summary,
+        baseline_id: Option<String>,
+        policy: Option<(&Policy, PolicyEntry)>,
+    ) -> Contract {
         let items = self
             .items
             .into_iter()
@@ -798,7 +846,7 @@ impl Builder {
                 self.global_source.unwrap_or_default(),
             ));
         }
-        let mut contract = Contract {
+        Contract {
             version: VERSION.to_owned(),
             baseline_id,
             trace_source_hash: summary.trace_source_hash.clone(),
@@ -817,9 +865,7 @@ impl Builder {
             items,
             timelines,
             requests: self.requests.finish(),
-        };
-        contract.contract_hash = compute_hash(&contract);
-        contract
+        }
     }
 }
 

@@ -477,12 +477,13 @@ struct Shard {
     path: PathBuf,
     display: String,
     reader: BufReader<std::io::Take<File>>,
-    buf: Vec<u8>,
     line: u64,
     last_seq: Option<u64>,
     done: bool,
     /// A used event's buffers, for the next line (see [`Part::recycle`]).
     spare: Spare,
+    /// The length of the last line read, newline included.
+    last_len: usize,
 }
 
 /// The buffers of a used event: its line, its fields' places, its key strings.
@@ -522,49 +523,50 @@ impl Shard {
             path: path.to_owned(),
             display,
             reader: BufReader::with_capacity(256 * 1024, file.take(u64::MAX)),
-            buf: Vec::with_capacity(4096),
             line: 0,
             last_seq: None,
             done: false,
             spare: Spare::default(),
+            last_len: 0,
         })
     }
 
     /// The next physical line as text, without its line ending; `None` at the end of the file.
     /// The flag says whether the line ended with a newline.
     fn next_line(&mut self) -> Result<Option<(String, bool)>> {
-        self.buf.clear();
+        // Read into a used line's buffer, so the text is not copied again.
+        let mut bytes = std::mem::take(&mut self.spare.fields.line).into_bytes();
+        bytes.clear();
+        // No used buffer (the events went elsewhere): one allocation the size of the last line.
+        bytes.reserve(self.last_len);
         let n = self
             .reader
-            .read_until(b'\n', &mut self.buf)
+            .read_until(b'\n', &mut bytes)
             .with_context(|| format!("reading trace {}", self.display))?;
         if n == 0 {
             return Ok(None);
         }
         self.line += 1;
-        let terminated = self.buf.last() == Some(&b'\n');
-        let mut bytes: &[u8] = &self.buf;
+        self.last_len = n;
+        let terminated = bytes.last() == Some(&b'\n');
         if terminated {
-            bytes = &bytes[..bytes.len() - 1];
+            bytes.pop();
         }
         if bytes.last() == Some(&b'\r') {
-            bytes = &bytes[..bytes.len() - 1];
+            bytes.pop();
         }
         if self.line == 1 && bytes.starts_with(b"\xEF\xBB\xBF") {
-            bytes = &bytes[3..];
+            bytes.drain(..3);
         }
-        let text = std::str::from_utf8(bytes).map_err(|e| {
-            bad(format!(
+        match String::from_utf8(bytes) {
+            Ok(line) => Ok(Some((line, terminated))),
+            Err(e) => Err(bad(format!(
                 "{}:{}: not UTF-8 (invalid byte at column {}); a tracer-trace/v1 file is UTF-8 text: re-export the trace",
                 self.display,
                 self.line,
-                e.valid_up_to() + 1
-            ))
-        })?;
-        let mut line = std::mem::take(&mut self.spare.fields.line);
-        line.clear();
-        line.push_str(text);
-        Ok(Some((line, terminated)))
+                e.utf8_error().valid_up_to() + 1
+            ))),
+        }
     }
 
     /// Keeps the buffers of a used event for the next line.
