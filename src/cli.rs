@@ -232,7 +232,7 @@ pub struct ContractBuildArgs {
     pub jobs: Option<std::num::NonZeroUsize>,
 
     /// Refuse a trace with more distinct items (api, accessType, realm, receiver, phase) than
-    /// this: each takes about 1.5 KB of memory while the contract is built.
+    /// this: each takes up to about 6 KB of memory while the contract is built.
     #[arg(long, value_name = "N", default_value_t = crate::conformance::build::DEFAULT_MAX_ITEMS)]
     pub max_items: usize,
 }

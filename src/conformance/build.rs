@@ -25,12 +25,17 @@ use crate::conformance::raw_trace::{self, Capture, Part, Summary, TraceFile};
 use crate::error::TracerError;
 
 /// The most distinct items a contract is built with unless `--max-items` says otherwise: at
-/// [`ITEM_BYTES`] each, about 150 MB.
-pub const DEFAULT_MAX_ITEMS: usize = 100_000;
+/// [`ITEM_BYTES`] each, about 180 MB, the budget `contract build` keeps to. A trace with more is
+/// refused at the line of the first item past the cap, before its memory is spent (10^6 items took
+/// 5.7 GB in 25 s before there was a cap).
+pub const DEFAULT_MAX_ITEMS: usize = 30_000;
 
-/// What one distinct item costs while the contract is built and written, measured (see the
-/// README's Speed section): its accumulator, its key, its share of the output.
-pub const ITEM_BYTES: usize = 1536;
+/// What one distinct item costs at the peak of a build, measured on `scripts/gen-trace.py`'s
+/// items (four dimensions with up to four values, a three-frame stack sample; the README's Speed
+/// section has the figures): about 5.4 KB read in one pass, 6.8 KB in parts, most of it the
+/// item's JSON values as trees (a stack frame is a map of its own) and its share of the written
+/// contract.
+pub const ITEM_BYTES: usize = 6 * 1024;
 
 /// How a capture is read.
 #[derive(Debug, Clone, Copy)]
@@ -104,7 +109,7 @@ fn too_many_items(file: &str, line: u64, max: usize) -> anyhow::Error {
     TracerError::usage(format!(
         "{file}:{line}: item {} is new here, and the cap is {max} distinct items \
          (api, accessType, realm, receiver, phase): the contract would hold more than {max} items, \
-         about {} KB of memory each while it is built; raise the cap with --max-items N \
+         up to about {} KB of memory each while it is built; raise the cap with --max-items N \
          (about {} MB per 100 000 items), or record a shorter trace",
         max + 1,
         ITEM_BYTES / 1024,

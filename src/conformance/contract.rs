@@ -772,12 +772,11 @@ impl Builder {
             .nth(1)
             .map_or(bytes.len(), |i| i + 1);
         let line = format!("  \"contractHash\": \"{digest}\",\n");
-        let mut out = Vec::with_capacity(bytes.len() + line.len());
-        out.extend_from_slice(&bytes[..at]);
-        out.extend_from_slice(line.as_bytes());
-        out.extend_from_slice(&bytes[at..]);
+        let mut bytes = bytes;
+        // In place (no second copy of the whole text).
+        bytes.splice(at..at, line.into_bytes());
         contract.contract_hash = digest;
-        (contract, out)
+        (contract, bytes)
     }
 
     fn finish_unhashed(
