@@ -470,7 +470,7 @@ fn more_items_than_the_cap_exits_2_naming_the_count_the_cap_and_the_line() {
         assert_eq!(run.code, 2, "{}", run.stderr);
         assert!(
             run.stderr.contains(
-                "trace/current.ndjson:5: item 3 is new here, and the cap is 2 distinct items" // (the fixture has 7)
+                "trace/current.ndjson:5: item 3 is new here, and the cap is 2 distinct items"
             ) && run.stderr.contains("--max-items N"),
             "{}",
             run.stderr

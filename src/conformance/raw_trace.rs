@@ -1487,4 +1487,103 @@ mod tests {
         })
         .unwrap();
     }
+
+    /// The places serde_json gives a line's fields (the reading the scanner must match).
+    fn serde_places(line: &str) -> Option<Vec<(Range<usize>, Range<usize>)>> {
+        let mut entries = Vec::new();
+        let mut escaped_names = Vec::new();
+        let mut de = serde_json::Deserializer::from_str(line);
+        let visitor = FieldsVisitor {
+            base: line.as_ptr() as usize,
+            entries: &mut entries,
+            escaped_names: &mut escaped_names,
+        };
+        serde::Deserializer::deserialize_map(&mut de, visitor)
+            .and_then(|()| de.end())
+            .ok()?;
+        if !values_parse_like_json(line) || !escaped_names.is_empty() {
+            return None;
+        }
+        Some(
+            entries
+                .into_iter()
+                .map(|(name, value)| match name {
+                    Name::InLine(name) => (name, value),
+                    Name::Unescaped(_) => unreachable!("no escaped names"),
+                })
+                .collect(),
+        )
+    }
+
+    /// Where the scanner says yes, serde_json reads the same places and accepts the values.
+    fn scanner_agrees(line: &str) -> Result<(), proptest::test_runner::TestCaseError> {
+        let mut entries = Vec::new();
+        if scan::object(line, &mut entries) {
+            let scanned: Vec<_> = entries
+                .into_iter()
+                .map(|(name, value)| match name {
+                    Name::InLine(name) => (name, value),
+                    Name::Unescaped(_) => unreachable!("the scanner never unescapes"),
+                })
+                .collect();
+            proptest::prop_assert_eq!(Some(scanned), serde_places(line), "{}", line);
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn the_scanner_reads_only_what_serde_json_reads_and_as_it_does() {
+        use proptest::prelude::*;
+        for line in [
+            r#"{}"#,
+            r#" { "a" : 1 , "b":[ ] ,"c":{ } } "#,
+            r#"{"a":-0.5,"b":0,"c":-0,"d":[true,false,null],"e":"é"}"#,
+            r#"{"a":01}"#,
+            r#"{"a":1.}"#,
+            r#"{"a":1e5}"#,
+            r#"{"a":"x\y"}"#,
+            "{\"a\":\"tab\there\"}",
+            r#"{"a":[1,]}"#,
+            r#"{"a":1,}"#,
+            r#"{"a":1}x"#,
+            r#"{"a" 1}"#,
+            r#"{"a":tru}"#,
+            r#"{"a":"é","é":[{"x":[[]]}]}"#,
+            "{\"a\":1}\u{0}",
+        ] {
+            scanner_agrees(line).unwrap();
+        }
+        // Lines of JSON-ish tokens, mostly broken, and lines of valid JSON.
+        let token = prop::sample::select(vec![
+            "{", "}", "[", "]", ":", ",", " ", "\"", "\"a\"", "\"b\"", "\\", "\\n", "\\u00", "0",
+            "1", "-", ".", "5", "e", "E", "+", "true", "false", "null", "nul", "x", "\t", "\u{1}",
+            "é",
+        ]);
+        let tokens = prop::collection::vec(token, 0..24).prop_map(|t| format!("{{{}", t.concat()));
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::from),
+            any::<i64>().prop_map(serde_json::Value::from),
+            any::<f64>().prop_map(serde_json::Value::from),
+            "[ -~é\\\"\n]{0,8}".prop_map(serde_json::Value::from),
+        ];
+        let value = leaf.prop_recursive(4, 32, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::from),
+                prop::collection::btree_map("[a-c\"]{0,3}", inner, 0..4)
+                    .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+            ]
+        });
+        let objects = prop::collection::vec(("[a-d\\\\]{0,3}", value), 0..6).prop_map(|fields| {
+            let body: Vec<String> = fields
+                .iter()
+                .map(|(k, v)| format!("{}:{}", serde_json::Value::from(k.as_str()), v))
+                .collect();
+            format!("{{{}}}", body.join(","))
+        });
+        let mut runner = proptest::test_runner::TestRunner::default();
+        runner
+            .run(&prop_oneof![tokens, objects], |line| scanner_agrees(&line))
+            .unwrap();
+    }
 }
