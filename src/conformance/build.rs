@@ -258,8 +258,8 @@ fn join_parts(
 }
 
 /// One part into a builder of its own; `None` at anything but clean input, at a part with more
-/// than its share of the cap on items (the parts in flight together stay within the cap's
-/// memory; the one pass then decides, counting exactly), or when told to stop.
+/// items than the cap (then the whole trace has more: the one pass refuses it at the exact line,
+/// having spent at most the cap's memory again), or when told to stop.
 fn read_part(
     path: &Path,
     display: &str,
@@ -270,7 +270,6 @@ fn read_part(
 ) -> Option<PartDone> {
     let mut part = Part::open(path, display.to_owned(), range).ok()?;
     let mut builder = Builder::part();
-    let share = options.max_items / (options.jobs + 2);
     let (mut first_seq, mut last_seq, mut events) = (None, None, 0u64);
     while let Some(event) = part.next_event().ok()? {
         first_seq.get_or_insert(event.seq);
@@ -278,11 +277,13 @@ fn read_part(
         events += 1;
         builder.add(&event, names);
         part.recycle(event);
-        if events % 1024 == 0 && (stop.load(Ordering::Relaxed) || builder.item_count() > share) {
+        if events % 1024 == 0
+            && (stop.load(Ordering::Relaxed) || builder.item_count() > options.max_items)
+        {
             return None;
         }
     }
-    if builder.item_count() > share {
+    if builder.item_count() > options.max_items {
         return None;
     }
     Some(PartDone {
