@@ -14,7 +14,9 @@
 //! Threads and memory: each shard is read and parsed on a thread of its own, at most
 //! `BATCHES_AHEAD` batches of `BATCH` events ahead of the caller, and the files' bytes are hashed
 //! on one more, so memory stays bounded whatever the size of the files. A line is kept as its text
-//! and the places of its fields ([`Fields`]); a field's value is parsed only when asked for.
+//! and the places of its fields ([`Fields`]), found by a one-pass scanner for plain lines and by
+//! serde_json for the rest; a field's value is parsed only when asked for. [`split`] and [`Part`]
+//! let a caller read one file's parts on several threads (`conformance::build` does).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
