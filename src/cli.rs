@@ -225,6 +225,16 @@ pub struct ContractBuildArgs {
     /// Also write case/notes/trace-runtime-contract.md.
     #[arg(long)]
     pub markdown: bool,
+
+    /// Threads that read a single trace file, in parts joined in order (default: the number of
+    /// cores; 1 reads it in one pass). The contract is the same bytes either way.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<std::num::NonZeroUsize>,
+
+    /// Refuse a trace with more distinct items (api, accessType, realm, receiver, phase) than
+    /// this: each takes up to about 6 KB of memory while the contract is built.
+    #[arg(long, value_name = "N", default_value_t = crate::conformance::build::DEFAULT_MAX_ITEMS)]
+    pub max_items: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

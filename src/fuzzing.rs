@@ -219,6 +219,35 @@ pub fn raw_trace(bytes: &[u8], dir: &Path) {
         }
     }
     let _ = raw_trace::read_header(&paths[0], "shard-0.ndjson".to_owned());
+    if let [path] = paths.as_slice() {
+        in_parts_as_one_pass(path, dir);
+    }
+}
+
+/// A single trace file read in parts (every few bytes a part, three threads) gives the contract
+/// bytes of the one pass, or the same refusal.
+fn in_parts_as_one_pass(path: &Path, dir: &Path) {
+    use crate::conformance::build;
+    let read = |jobs| {
+        let options = build::Options {
+            jobs,
+            max_items: usize::MAX,
+            min_part_bytes: 1,
+        };
+        build::read(&[path.to_owned()], dir, options, &|_, _| Ok(())).map(|(builder, summary)| {
+            let baseline = summary.baseline_id.clone();
+            builder.finish_with_json(&summary, baseline, None).1
+        })
+    };
+    match (read(1), read(3)) {
+        (Ok(one), Ok(parts)) => assert!(one == parts, "the parts' contract differs"),
+        (Err(one), Err(parts)) => assert_eq!(format!("{parts:#}"), format!("{one:#}")),
+        (one, parts) => panic!(
+            "one pass {:?}, in parts {:?}",
+            one.map(|_| ()),
+            parts.map(|_| ())
+        ),
+    }
 }
 
 /// A conformance case folder in a temporary directory, for fuzzing one of its files at a time.

@@ -18,6 +18,7 @@ pub mod output;
 pub mod pacing;
 pub mod probe;
 pub mod record;
+pub mod timings;
 pub mod trace;
 
 use std::ffi::OsString;
@@ -31,6 +32,7 @@ use crate::output::human::Styles;
 
 /// Parses `args` and runs the command; returns the process exit code.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    timings::start();
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(err) => {

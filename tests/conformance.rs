@@ -419,6 +419,68 @@ fn discovery_with_no_trace_is_a_usage_error() {
 }
 
 #[test]
+fn a_large_trace_read_on_two_cores_gives_the_bytes_of_the_one_pass() {
+    // ~17 MB (past the 8 MB a part must have, so `--jobs 2` reads it in parts): the basic
+    // capture's lines again and again, `seq` renumbered, with items that differ per round.
+    let case = Case::new();
+    let text = std::fs::read_to_string(Path::new(FIXTURES).join("basic.ndjson")).unwrap();
+    let mut lines = text.lines();
+    let mut trace = format!("{}\n", lines.next().unwrap());
+    let bodies: Vec<Value> = lines.map(|l| serde_json::from_str(l).unwrap()).collect();
+    let mut seq = 0u64;
+    let mut round = 0u64;
+    while trace.len() < 17 << 20 {
+        for body in &bodies {
+            seq += 1;
+            let mut line = body.clone();
+            line["seq"] = seq.into();
+            if round % 3 == 0 {
+                line["returnValue"] = json!({"round": round % 50, "s": "a\"b"});
+            }
+            if body["api"] == "navigator.userAgent" {
+                line["api"] = format!("navigator.userAgent{}", round % 400).into();
+            }
+            trace.push_str(&line.to_string());
+            trace.push('\n');
+        }
+        round += 1;
+    }
+    std::fs::create_dir_all(case.path("trace")).unwrap();
+    std::fs::write(case.path("trace/current.ndjson"), trace).unwrap();
+    let mut built = Vec::new();
+    for jobs in ["1", "2"] {
+        let run = case.build(&["--jobs", jobs, "--markdown"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let md = std::fs::read(case.path("notes/trace-runtime-contract.md")).unwrap();
+        built.push((case.contract_bytes(), md));
+    }
+    assert!(built[0] == built[1], "--jobs 1 and --jobs 2 differ");
+    let contract = case.contract();
+    // The basic capture's 7 items, its `navigator.userAgent` getter as 400 of its own.
+    assert_eq!(contract["items"].as_array().unwrap().len(), 400 + 6);
+    assert!(!contract["timelines"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn more_items_than_the_cap_exits_2_naming_the_count_the_cap_and_the_line() {
+    let case = Case::new();
+    case.fixture("basic.ndjson", "trace/current.ndjson");
+    for jobs in ["1", "2"] {
+        let run = case.build(&["--max-items", "2", "--jobs", jobs]);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(
+            run.stderr.contains(
+                "trace/current.ndjson:5: item 3 is new here, and the cap is 2 distinct items"
+            ) && run.stderr.contains("--max-items N"),
+            "{}",
+            run.stderr
+        );
+        assert!(!case.path("notes/trace-runtime-contract.json").exists());
+    }
+    assert_eq!(case.build(&["--max-items", "7"]).code, 0);
+}
+
+#[test]
 fn baseline_id_mismatch_exits_2_and_writes_nothing() {
     let case = Case::new();
     case.fixture("basic.ndjson", "trace/current.ndjson");

@@ -93,6 +93,15 @@ fn npm_test_running_node_test_is_traced_process_by_process_and_names_the_failing
         .map(|p| (p.role.as_str(), p.label.as_deref()))
         .collect();
     assert!(roles.contains(&("launcher", None)), "{roles:?}");
+    // npm runs the script through a shell: listed between npm and the runner, not traced.
+    assert!(
+        session
+            .processes
+            .iter()
+            .any(|p| p.role == "launcher" && p.argv.first().is_some_and(|a| a.ends_with("sh"))),
+        "{:#?}",
+        session.processes
+    );
     assert!(roles.contains(&("untraced", None)), "{roles:?}");
     let child = session
         .processes
@@ -465,4 +474,31 @@ fn a_detached_child_does_not_outlive_a_killed_tracer() {
     assert_eq!(killed.code_or_signal(), Err(libc::SIGKILL));
     // The watchdog kills the program's group and the child that left it.
     assert_nothing_left_running(parent, &[parent, child]);
+}
+
+#[test]
+fn a_token_in_a_child_s_arguments_is_redacted_in_the_process_list() {
+    let token = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+    let out = Tracer::new()
+        .file(
+            "token.js",
+            "// Starts a child with a token among its arguments.\n\
+             const { spawnSync } = require('node:child_process');\n\
+             if (process.argv[2] !== 'child') spawnSync(process.execPath, [__filename, 'child', process.argv[2]], { stdio: 'inherit' });\n",
+        )
+        .args(["-q", "run", "token.js", token])
+        .run();
+    out.assert_code(0);
+    let session = out.session();
+    let child = session
+        .processes
+        .iter()
+        .find(|p| p.role == "child")
+        .unwrap_or_else(|| panic!("{}", out.dump()));
+    assert!(
+        child.argv.iter().any(|a| a.contains("[REDACTED:")),
+        "{child:?}"
+    );
+    let written = std::fs::read_to_string(out.session_dir().join("session.json")).unwrap();
+    assert!(!written.contains(token), "the token is in session.json");
 }

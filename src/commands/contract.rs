@@ -1,5 +1,5 @@
-//! `tracer contract build`: choose the trace files (given, or discovered as one capture), stream
-//! them into the contract builder, and write `case/notes/trace-runtime-contract.json` (and `.md`)
+//! `tracer contract build`: choose the trace files (given, or discovered as one capture), read
+//! them into the contract builder (`conformance::build`, on every core for a single file), and write `case/notes/trace-runtime-contract.json` (and `.md`)
 //! atomically. Nothing is written when the input is refused.
 
 use std::io::Write;
@@ -8,10 +8,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use crate::cli::{ContractBuildArgs, GlobalArgs};
-use crate::conformance::contract::{self, Builder, PolicyEntry};
+use crate::conformance::build;
+use crate::conformance::contract::{self, PolicyEntry};
 use crate::conformance::hash;
 use crate::conformance::policy::{self, Policy};
-use crate::conformance::raw_trace::{self, Capture};
+use crate::conformance::raw_trace;
 use crate::error::TracerError;
 use crate::exit;
 use crate::output::human::Styles;
@@ -51,32 +52,35 @@ pub fn build(args: ContractBuildArgs, global: &GlobalArgs, styles: &Styles) -> R
         None => None,
     };
 
-    let mut capture = Capture::open(&paths, &case_dir)?;
-    let baseline_id = match (capture.baseline_id(), args.baseline_id.as_deref()) {
-        (Some(header), Some(given)) if header != given => {
-            return Err(TracerError::usage(format!(
+    let given = args.baseline_id.as_deref();
+    let check_baseline = |header: Option<&str>, names: &[String]| -> Result<()> {
+        match (header, given) {
+            (Some(header), Some(given)) if header != given => Err(TracerError::usage(format!(
                 "--baseline-id {given} does not match the trace's baselineId {header} ({}): \
                  pick the trace recorded against {given}, or drop --baseline-id",
-                capture.file_names().join(", ")
+                names.join(", ")
             ))
-            .into());
+            .into()),
+            _ => Ok(()),
         }
-        (Some(header), _) => Some(header.to_owned()),
-        (None, given) => given.map(str::to_owned),
     };
-    let names = capture.file_names();
-    let mut builder = Builder::new();
-    while let Some(event) = capture.next_event()? {
-        builder.add(&event, &names);
-    }
-    let summary = capture.finish()?;
-    let contract = builder.finish(&summary, baseline_id, policy.as_ref().zip(policy_entry));
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, usize::from),
+        usize::from,
+    );
+    let options = build::Options::new(jobs, args.max_items);
+    let (builder, summary) = build::read(&paths, &case_dir, options, &check_baseline)?;
+    let baseline_id = summary
+        .baseline_id
+        .clone()
+        .or_else(|| given.map(str::to_owned));
+    let (contract, json) =
+        builder.finish_with_json(&summary, baseline_id, policy.as_ref().zip(policy_entry));
 
     let notes = case_dir.join("notes");
     std::fs::create_dir_all(&notes).with_context(|| format!("creating {}", notes.display()))?;
     let json_path = case_dir.join(contract::JSON_PATH);
-    write_atomic(&json_path, &contract::to_json_bytes(&contract))
-        .with_context(|| format!("writing {}", json_path.display()))?;
+    write_atomic(&json_path, &json).with_context(|| format!("writing {}", json_path.display()))?;
     let md_path = case_dir.join(contract::MD_PATH);
     if args.markdown {
         write_atomic(&md_path, contract::to_markdown(&contract).as_bytes())

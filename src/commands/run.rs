@@ -271,7 +271,10 @@ pub struct Extras {
 }
 
 pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
-    let traced = execute(&args, &Extras::default(), global, styles, None)?;
+    let traced = execute(&args, &Extras::default(), global, styles, None);
+    crate::timings::mark("summary printed");
+    crate::timings::print();
+    let traced = traced?;
     if let Some(format) = annotations::wanted(args.annotations) {
         annotations::print(format, traced.evidence.as_ref(), args.ndjson);
     }
@@ -304,6 +307,7 @@ pub fn execute(
         return Err(TracerError::usage("--timeout must be a positive number of seconds").into());
     }
     let redactor = Redactor::new(!args.no_default_redact, &args.redact)?;
+    crate::timings::mark("planned");
     let store = Store::new(&args.store.out);
     let id = store.create()?;
     let stop = Arc::new(AtomicUsize::new(0));
@@ -350,6 +354,7 @@ pub fn execute(
         events: Vec::new(),
     };
     store.write_json(&id, "session.json", &session)?;
+    crate::timings::mark("session started on disk");
 
     let clock = Clock::start();
     let (events, stream) = mpsc::sync_channel::<Event>(STREAM_BOUND);
@@ -371,8 +376,10 @@ pub fn execute(
         events: &events,
         clock,
         stdout_gone: Arc::clone(&stdout_gone),
+        redactor: &redactor,
     };
     let outcome = trace(&plan, args, extras, &id, feed, &stop);
+    crate::timings::mark("traced");
     let (mut run, error) = match outcome {
         Ok(run) => (run, None),
         Err(failed) => {
@@ -444,7 +451,9 @@ pub fn execute(
     store.write_json(&id, "session.json", &session)?;
     store.write_json(&id, "evidence.json", &evidence)?;
     store.finish(&id)?;
+    crate::timings::mark("session and evidence written");
     store.retain(args.keep.max(1));
+    crate::timings::mark("retention done");
 
     if !global.quiet {
         human::summary(styles, &session, evidence.as_ref(), &store.dir(&id));
@@ -494,6 +503,8 @@ struct Feed<'a> {
     events: &'a SyncSender<Event>,
     clock: Clock,
     stdout_gone: Arc<AtomicBool>,
+    /// What the tree's process list (its `argv`) goes through, as every stored value does.
+    redactor: &'a Redactor,
 }
 
 /// Spawns, attaches, drives and stops the program. On error the partial result comes back too, so
@@ -510,6 +521,7 @@ fn trace(
         events,
         clock,
         stdout_gone,
+        redactor,
     } = feed;
     let mut result = RunResult::default();
     let channel = match Channel::create() {
@@ -525,6 +537,7 @@ fn trace(
             )));
         }
     };
+    crate::timings::mark("bootloader's channel made");
     let verifier = channel.verifier();
     let user_options = std::env::var("NODE_OPTIONS").ok();
     let mut env = channel.env(user_options.as_deref());
@@ -554,6 +567,7 @@ fn trace(
         Ok(spawned) => spawned,
         Err(e) => return Err(Box::new((result, e.into()))),
     };
+    crate::timings::mark("spawned");
     result.guard = guard;
     let pgid = child.id();
     result.pid = Some(pgid);
@@ -596,8 +610,7 @@ fn trace(
             workspace: plan.workspace.clone(),
             events: events.clone(),
             clock,
-            redactor: Redactor::new(!args.no_default_redact, &args.redact)
-                .unwrap_or_else(|_| Redactor::new(true, &[]).expect("the default redactor")),
+            redactor: redactor.clone(),
             debugger: args.scripts || loader,
         },
         root_tx,
@@ -649,6 +662,7 @@ fn trace(
             return Err(Box::new((result, e)));
         }
     };
+    crate::timings::mark("program reported");
     let url = match ended {
         RootWait::Listening(url) => url,
         RootWait::Ended(ending) => {
@@ -685,6 +699,7 @@ fn trace(
         }
     };
     result.attached = true;
+    crate::timings::mark("attached");
 
     let mut capture = Capture::new(
         Mapper::new(plan.workspace.clone()),
@@ -729,6 +744,7 @@ fn trace(
         Ok((ending, driver.probed().clone()))
     });
     result.node_probe = node_probe;
+    crate::timings::mark("program finished");
     cdp.close();
     let outcome = match read {
         Ok((ending, probed)) => {
@@ -742,9 +758,11 @@ fn trace(
             Some(e)
         }
     };
+    crate::timings::mark("program exited, group stopped, pipes drained");
     channel.close();
     let _ = reader.join();
     result.processes = tree.finish(DRAIN_GRACE);
+    crate::timings::mark("tree finished");
     match outcome {
         None => Ok(result),
         Some(e) => Err(Box::new((result, e))),

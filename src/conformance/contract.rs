@@ -7,15 +7,16 @@
 //! their first event with the global one last, and JSON objects have sorted keys, so the same
 //! trace always gives the same bytes.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::conformance::hash::{self, Hasher};
 use crate::conformance::policy::Policy;
-use crate::conformance::raw_trace::{Event, Summary};
+use crate::conformance::raw_trace::{Event, State, Summary};
 use crate::conformance::requests::{Request, RequestBuilder};
 
 pub const VERSION: &str = "trace-runtime-contract/v3";
@@ -271,16 +272,165 @@ impl TimelineBuilder {
 
 struct ItemAcc {
     item: Item,
-    /// Per dimension: the canonical JSON of every value kept, and (the fast path) every JSON
-    /// text already seen, so a value written the same way again is not parsed again.
-    seen: Vec<HashSet<String>>,
-    seen_text: Vec<HashSet<Box<str>>>,
-    values: Vec<Vec<Value>>,
+    /// The dimensions the item's lines had, in the order they were first seen.
+    dims: Vec<DimAcc>,
     tags: BTreeSet<String>,
     navs: BTreeSet<u64>,
     /// The objects its reads returned: the first (realm instance and `$object` id), whether every
     /// later one was that same object, and how many reads returned an object (see `identity`).
     objects: Option<(String, bool, u64)>,
+    /// In a part's builder, the first line's `stack` as written: the id and the stack sample are
+    /// made only once the item is joined as new (see [`Builder::absorb`]).
+    stack_text: Option<Box<str>>,
+}
+
+/// How many distinct values of a dimension are compared one by one before a hash set is built.
+const FEW_VALUES: usize = 8;
+
+/// One dimension of one item: its distinct values in first-seen order, each with its canonical
+/// JSON (which decides whether two values are the same), and the JSON texts already seen that are
+/// not canonical, so that a value written the same way again is not parsed again. Memory: the
+/// values, plus the sets only once a dimension has many values or non-canonical texts.
+///
+/// In a part's builder (`raw`), nothing is parsed: `values` holds the distinct texts as written,
+/// first seen first, with `Value::Null` beside them, and the joined builder parses those it has
+/// not seen (see [`ItemAcc::absorb`]).
+struct DimAcc {
+    d: usize,
+    raw: bool,
+    values: Vec<(Box<str>, Value)>,
+    /// The texts of `values`, once there are more than [`FEW_VALUES`].
+    canonical: FxHashSet<Box<str>>,
+    /// Texts seen that differ from their canonical form.
+    texts: FxHashSet<Box<str>>,
+}
+
+impl DimAcc {
+    fn new(d: usize, raw: bool) -> DimAcc {
+        DimAcc {
+            d,
+            raw,
+            values: Vec::new(),
+            canonical: FxHashSet::default(),
+            texts: FxHashSet::default(),
+        }
+    }
+
+    fn has_canonical(&self, text: &str) -> bool {
+        if self.values.len() <= FEW_VALUES {
+            // The first byte tells most values apart without a call to compare them whole.
+            let first = text.as_bytes().first();
+            self.values
+                .iter()
+                .any(|(c, _)| c.as_bytes().first() == first && &**c == text)
+        } else {
+            self.canonical.contains(text)
+        }
+    }
+
+    /// Keeps `value` (with its canonical text) unless an equal value is already kept.
+    fn keep(&mut self, canonical: Box<str>, value: Value) {
+        if self.has_canonical(&canonical) {
+            return;
+        }
+        if self.values.len() == FEW_VALUES {
+            self.canonical = self.values.iter().map(|(c, _)| c.clone()).collect();
+        }
+        if self.values.len() >= FEW_VALUES {
+            self.canonical.insert(canonical.clone());
+        }
+        self.values.push((canonical, value));
+    }
+
+    /// One line's JSON text for this dimension.
+    fn add(&mut self, text: &str) {
+        if self.has_canonical(text) || self.texts.contains(text) {
+            return;
+        }
+        if self.raw {
+            self.keep(text.into(), Value::Null);
+            return;
+        }
+        let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+        let canonical = hash::canonical_json(&value);
+        if canonical != text {
+            self.texts.insert(text.into());
+        }
+        self.keep(canonical.into_boxed_str(), value);
+    }
+
+    /// Joins the same dimension from the part that follows.
+    fn absorb(&mut self, later: DimAcc) {
+        if later.raw {
+            for (text, _) in later.values {
+                self.add(&text);
+            }
+        } else {
+            for (canonical, value) in later.values {
+                self.keep(canonical, value);
+            }
+            self.texts.extend(later.texts);
+        }
+    }
+}
+
+impl ItemAcc {
+    /// Joins the same item's accumulator from the part of the trace that follows.
+    fn absorb(&mut self, later: ItemAcc) {
+        self.item.count += later.item.count;
+        self.item.last_seq = later.item.last_seq;
+        if self.item.family.is_none() {
+            self.item.family = later.item.family;
+        }
+        self.tags.extend(later.tags);
+        self.navs.extend(later.navs);
+        self.objects = match (self.objects.take(), later.objects) {
+            (None, theirs) => theirs,
+            (mine, None) => mine,
+            (Some((first, same, reads)), Some((their_first, their_same, their_reads))) => {
+                let same = same && their_same && first == their_first;
+                Some((first, same, reads + their_reads))
+            }
+        };
+        for dim in later.dims {
+            match self.dims.iter_mut().find(|mine| mine.d == dim.d) {
+                Some(mine) => mine.absorb(dim),
+                None => {
+                    let mut mine = DimAcc::new(dim.d, false);
+                    mine.absorb(dim);
+                    self.dims.push(mine);
+                }
+            }
+        }
+    }
+
+    /// A part's item, joined as new: its id and stack sample made, its values parsed.
+    fn adopt(mut self) -> ItemAcc {
+        let it = &mut self.item;
+        if it.id.is_empty() {
+            it.id = hash::item_id(&it.api, &it.access_type, &it.realm, &it.receiver, &it.phase);
+        }
+        if let Some(text) = self.stack_text.take() {
+            it.stack_sample = stack_sample(serde_json::from_str(&text).ok());
+        }
+        if self.dims.iter().any(|dim| dim.raw) {
+            let dims = std::mem::take(&mut self.dims);
+            for dim in dims {
+                let mut mine = DimAcc::new(dim.d, false);
+                mine.absorb(dim);
+                self.dims.push(mine);
+            }
+        }
+        self
+    }
+}
+
+/// The first [`STACK_SAMPLE`] frames of a line's `stack`.
+fn stack_sample(stack: Option<Value>) -> Vec<Value> {
+    match stack {
+        Some(Value::Array(frames)) => frames.into_iter().take(STACK_SAMPLE).collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// The additive dimension `identity`: whether the reads of an item that returned an object, two
@@ -296,11 +446,28 @@ struct TimelineAcc {
     builder: TimelineBuilder,
 }
 
+/// What a part's builder (see [`Builder::part`]) keeps in line order instead of applying it:
+/// the timelines and the requests are sequences, built only once the parts are joined in order.
+enum Deferred {
+    /// A state event of the part's item at this index.
+    State {
+        item: usize,
+        state: State,
+        file: usize,
+    },
+    /// An event the requests are made of.
+    Request(Box<Event>),
+}
+
 /// The streaming builder: memory grows with the distinct items, values and timeline events.
+///
+/// A trace can also be built in consecutive parts, each by a builder of its own made with
+/// [`Builder::part`] (on as many threads), then joined in order with [`Builder::absorb`]: the
+/// result is the one adding every event to one builder gives, byte for byte.
 pub struct Builder {
     items: Vec<ItemAcc>,
     /// The five key fields joined by NUL -> the item's index.
-    index: HashMap<String, usize>,
+    index: FxHashMap<Box<str>, usize>,
     /// Scratch space for the joined key of the current event (no allocation per event).
     key: String,
     timelines: Vec<TimelineAcc>,
@@ -308,6 +475,8 @@ pub struct Builder {
     global: TimelineBuilder,
     global_source: Option<String>,
     requests: RequestBuilder,
+    /// `Some` in a part's builder: the sequences, kept for [`Builder::absorb`].
+    deferred: Option<Vec<Deferred>>,
 }
 
 /// How many stack frames an item keeps as its sample.
@@ -319,49 +488,84 @@ impl Default for Builder {
     }
 }
 
+/// The key of an item: its five key fields, each followed by NUL, into `key`.
+fn write_key(key: &mut String, parts: [&str; 5]) {
+    key.clear();
+    for part in parts {
+        key.push_str(part);
+        key.push('\0');
+    }
+}
+
 impl Builder {
     pub fn new() -> Self {
         Builder {
             items: Vec::new(),
-            index: HashMap::new(),
+            index: FxHashMap::default(),
             key: String::new(),
             timelines: Vec::new(),
             timeline_index: HashMap::new(),
             global: TimelineBuilder::default(),
             global_source: None,
             requests: RequestBuilder::default(),
+            deferred: None,
         }
+    }
+
+    /// A builder for one part of a trace, to be joined to the parts before it with
+    /// [`Builder::absorb`]; [`Builder::finish`] only on the joined one.
+    pub fn part() -> Self {
+        Builder {
+            deferred: Some(Vec::new()),
+            ..Builder::new()
+        }
+    }
+
+    /// How many distinct items so far.
+    pub fn item_count(&self) -> usize {
+        self.items.len()
     }
 
     /// Adds one event; events must come in global `seq` order (the reader guarantees it).
     pub fn add(&mut self, event: &Event, file_names: &[String]) {
-        self.requests.add(event);
-        self.key.clear();
-        for part in [
-            &event.api,
-            &event.access_type,
-            &event.realm,
-            &event.receiver,
-            &event.phase,
-        ] {
-            self.key.push_str(part);
-            self.key.push('\0');
+        match &mut self.deferred {
+            Some(deferred) => {
+                if RequestBuilder::wants(event) {
+                    deferred.push(Deferred::Request(Box::new(event.clone())));
+                }
+            }
+            None => self.requests.add(event),
         }
+        write_key(
+            &mut self.key,
+            [
+                &event.api,
+                &event.access_type,
+                &event.realm,
+                &event.receiver,
+                &event.phase,
+            ],
+        );
         let index = match self.index.get(self.key.as_str()) {
             Some(&i) => i,
             None => {
-                let id = hash::item_id(
-                    &event.api,
-                    &event.access_type,
-                    &event.realm,
-                    &event.receiver,
-                    &event.phase,
-                );
-                let stack_sample = match event.field("stack") {
-                    Some(Value::Array(frames)) => {
-                        frames.iter().take(STACK_SAMPLE).cloned().collect()
-                    }
-                    _ => Vec::new(),
+                // A part's builder leaves the id and the sample to the join.
+                let part = self.deferred.is_some();
+                let (id, stack_sample, stack_text) = if part {
+                    (
+                        String::new(),
+                        Vec::new(),
+                        event.raw_field("stack").map(Box::from),
+                    )
+                } else {
+                    let id = hash::item_id(
+                        &event.api,
+                        &event.access_type,
+                        &event.realm,
+                        &event.receiver,
+                        &event.phase,
+                    );
+                    (id, stack_sample(event.field("stack")), None)
                 };
                 let (api, access_type, realm, receiver, phase) = (
                     event.api.clone(),
@@ -390,14 +594,14 @@ impl Builder {
                         pending: Vec::new(),
                         stack_sample,
                     },
-                    seen: vec![HashSet::new(); DIMENSIONS.len()],
-                    seen_text: vec![HashSet::new(); DIMENSIONS.len()],
-                    values: vec![Vec::new(); DIMENSIONS.len()],
+                    dims: Vec::new(),
                     tags: BTreeSet::new(),
                     navs: BTreeSet::new(),
                     objects: None,
+                    stack_text,
                 });
-                self.index.insert(self.key.clone(), self.items.len() - 1);
+                self.index
+                    .insert(self.key.as_str().into(), self.items.len() - 1);
                 self.items.len() - 1
             }
         };
@@ -423,14 +627,15 @@ impl Builder {
                 continue;
             }
             done |= 1 << d;
-            if acc.seen_text[d].contains(text) {
-                continue;
-            }
-            acc.seen_text[d].insert(text.into());
-            let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
-            if acc.seen[d].insert(hash::canonical_json(&value)) {
-                acc.values[d].push(value);
-            }
+            let dim = match acc.dims.iter().position(|dim| dim.d == d) {
+                Some(at) => &mut acc.dims[at],
+                None => {
+                    acc.dims.push(DimAcc::new(d, self.deferred.is_some()));
+                    let last = acc.dims.len() - 1;
+                    &mut acc.dims[last]
+                }
+            };
+            dim.add(text);
         }
         if let Some(text) = event.raw_field("returnValue")
             && text.contains("\"$object\"")
@@ -451,30 +656,130 @@ impl Builder {
             if acc.item.family.is_none() {
                 acc.item.family = Some(state.family.clone());
             }
-            let source = file_names.get(event.file).cloned().unwrap_or_default();
-            let id = acc.item.id.clone();
-            let tkey = (state.family.clone(), state.object.clone());
-            let t = match self.timeline_index.get(&tkey) {
-                Some(&t) => t,
+            match &mut self.deferred {
+                Some(deferred) => deferred.push(Deferred::State {
+                    item: index,
+                    state: state.clone(),
+                    file: event.file,
+                }),
+                None => self.push_state(index, state, event.file, file_names),
+            }
+        }
+    }
+
+    /// A state event of the item at `index`, onto its object's timeline and the global one.
+    fn push_state(&mut self, index: usize, state: &State, file: usize, file_names: &[String]) {
+        let source = file_names.get(file).cloned().unwrap_or_default();
+        let id = &self.items[index].item.id;
+        let tkey = (state.family.clone(), state.object.clone());
+        let t = match self.timeline_index.get(&tkey) {
+            Some(&t) => t,
+            None => {
+                self.timelines.push(TimelineAcc {
+                    family: state.family.clone(),
+                    object: state.object.clone(),
+                    source: source.clone(),
+                    builder: TimelineBuilder::default(),
+                });
+                self.timeline_index.insert(tkey, self.timelines.len() - 1);
+                self.timelines.len() - 1
+            }
+        };
+        self.timelines[t].builder.push(id, &state.event);
+        self.global.push(id, &state.event);
+        self.global_source.get_or_insert(source);
+    }
+
+    /// Joins `later`, the builder of the part of the trace that follows every event added to
+    /// this one (see [`Builder::part`]): items, values and sequences come out as if `later`'s
+    /// events had been added here.
+    pub fn absorb(&mut self, later: Builder, file_names: &[String]) {
+        let mut moved = Vec::with_capacity(later.items.len());
+        for acc in later.items {
+            let it = &acc.item;
+            write_key(
+                &mut self.key,
+                [&it.api, &it.access_type, &it.realm, &it.receiver, &it.phase],
+            );
+            let index = match self.index.get(self.key.as_str()) {
+                Some(&i) => {
+                    self.items[i].absorb(acc);
+                    i
+                }
                 None => {
-                    self.timelines.push(TimelineAcc {
-                        family: state.family.clone(),
-                        object: state.object.clone(),
-                        source: source.clone(),
-                        builder: TimelineBuilder::default(),
-                    });
-                    self.timeline_index.insert(tkey, self.timelines.len() - 1);
-                    self.timelines.len() - 1
+                    self.index
+                        .insert(self.key.as_str().into(), self.items.len());
+                    // Joined into a part's builder, an item stays as the part had it.
+                    let acc = if self.deferred.is_some() {
+                        acc
+                    } else {
+                        acc.adopt()
+                    };
+                    self.items.push(acc);
+                    self.items.len() - 1
                 }
             };
-            self.timelines[t].builder.push(&id, &state.event);
-            self.global.push(&id, &state.event);
-            self.global_source.get_or_insert(source);
+            moved.push(index);
+        }
+        for deferred in later.deferred.unwrap_or_default() {
+            match deferred {
+                Deferred::Request(event) => match &mut self.deferred {
+                    Some(mine) => mine.push(Deferred::Request(event)),
+                    None => self.requests.add(&event),
+                },
+                Deferred::State { item, state, file } => match &mut self.deferred {
+                    Some(mine) => mine.push(Deferred::State {
+                        item: moved[item],
+                        state,
+                        file,
+                    }),
+                    None => self.push_state(moved[item], &state, file, file_names),
+                },
+            }
         }
     }
 
     /// The finished contract, with its `contractHash`.
     pub fn finish(
+        self,
+        summary: &Summary,
+        baseline_id: Option<String>,
+        policy: Option<(&Policy, PolicyEntry)>,
+    ) -> Contract {
+        let mut contract = self.finish_unhashed(summary, baseline_id, policy);
+        contract.contract_hash = compute_hash(&contract);
+        contract
+    }
+
+    /// [`Builder::finish`] and [`to_json_bytes`] of it at once, the same contract and bytes: the
+    /// hash is computed on a thread of its own while the bytes are written without it, then put in
+    /// its place (`contractHash` is the second key, after `baselineId`).
+    pub fn finish_with_json(
+        self,
+        summary: &Summary,
+        baseline_id: Option<String>,
+        policy: Option<(&Policy, PolicyEntry)>,
+    ) -> (Contract, Vec<u8>) {
+        let mut contract = self.finish_unhashed(summary, baseline_id, policy);
+        let (digest, bytes) = std::thread::scope(|scope| {
+            let hashing = scope.spawn(|| compute_hash(&contract));
+            let bytes = to_json_bytes(&contract);
+            let digest = hashing.join().unwrap_or_else(|_| compute_hash(&contract));
+            (digest, bytes)
+        });
+        // `{`, then the `baselineId` line: the hash goes after them.
+        let at = memchr::memchr_iter(b'\n', &bytes)
+            .nth(1)
+            .map_or(bytes.len(), |i| i + 1);
+        let line = format!("  \"contractHash\": \"{digest}\",\n");
+        let mut bytes = bytes;
+        // In place (no second copy of the whole text).
+        bytes.splice(at..at, line.into_bytes());
+        contract.contract_hash = digest;
+        (contract, bytes)
+    }
+
+    fn finish_unhashed(
         self,
         summary: &Summary,
         baseline_id: Option<String>,
@@ -490,10 +795,9 @@ impl Builder {
                 if item.family.is_none() {
                     item.family = family_of_api(&item.api).map(str::to_owned);
                 }
-                for (d, values) in acc.values.into_iter().enumerate() {
-                    if !values.is_empty() {
-                        item.expected.insert(DIMENSIONS[d].to_owned(), values);
-                    }
+                for dim in acc.dims {
+                    let values = dim.values.into_iter().map(|(_, value)| value).collect();
+                    item.expected.insert(DIMENSIONS[dim.d].to_owned(), values);
                 }
                 if let Some((_, same, reads)) = acc.objects
                     && reads >= 2
@@ -541,7 +845,7 @@ impl Builder {
                 self.global_source.unwrap_or_default(),
             ));
         }
-        let mut contract = Contract {
+        Contract {
             version: VERSION.to_owned(),
             baseline_id,
             trace_source_hash: summary.trace_source_hash.clone(),
@@ -560,9 +864,7 @@ impl Builder {
             items,
             timelines,
             requests: self.requests.finish(),
-        };
-        contract.contract_hash = compute_hash(&contract);
-        contract
+        }
     }
 }
 

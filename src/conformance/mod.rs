@@ -2,9 +2,11 @@
 //! audit file format, the policy file and the check. Nothing here runs a runtime or opens a
 //! connection; `tracer audit` runs the entry (`commands::audit`), and `observed` turns the trace
 //! the probe recorded in the environment into the audit's observations and timeline.
-//! Data flows one way: raw_trace -> contract -> (audit file) -> check.
+//! Data flows one way: raw_trace -> contract -> (audit file) -> check; `build` feeds the reader's
+//! events (or its parts', on several threads) to the contract builder.
 
 pub mod audit_format;
+pub mod build;
 pub mod check;
 pub mod contract;
 pub mod hash;

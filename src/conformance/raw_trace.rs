@@ -14,12 +14,14 @@
 //! Threads and memory: each shard is read and parsed on a thread of its own, at most
 //! `BATCHES_AHEAD` batches of `BATCH` events ahead of the caller, and the files' bytes are hashed
 //! on one more, so memory stays bounded whatever the size of the files. A line is kept as its text
-//! and the places of its fields ([`Fields`]); a field's value is parsed only when asked for.
+//! and the places of its fields ([`Fields`]), found by a one-pass scanner for plain lines and by
+//! serde_json for the rest; a field's value is parsed only when asked for. [`split`] and [`Part`]
+//! let a caller read one file's parts on several threads (`conformance::build` does).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
@@ -30,14 +32,6 @@ use serde_json::value::RawValue;
 
 use crate::conformance::hash;
 use crate::error::TracerError;
-
-/// The fields every access line is keyed by, taken out of [`Event::fields`].
-fn is_key_field(name: &str) -> bool {
-    matches!(
-        name,
-        "type" | "seq" | "api" | "accessType" | "realm" | "receiver" | "phase"
-    )
-}
 
 /// The only raw-trace schema this reader accepts.
 pub const SCHEMA: &str = "tracer-trace/v1";
@@ -93,40 +87,42 @@ enum Name {
 
 impl Fields {
     /// Parses one line that must be a JSON object; gives the line back when it is not one.
-    fn parse(line: String) -> Result<Fields, String> {
-        let mut escaped_names = Vec::new();
-        let entries = {
+    /// `spare` lends its buffers (a used line's, see [`Shard::recycle`]).
+    fn parse(line: String, spare: Fields) -> Result<Fields, String> {
+        let Fields {
+            mut entries,
+            mut escaped_names,
+            ..
+        } = spare;
+        entries.clear();
+        escaped_names.clear();
+        if scan::object(&line, &mut entries) {
+            return Ok(Fields {
+                line,
+                entries,
+                escaped_names,
+            });
+        }
+        entries.clear();
+        {
             let mut de = serde_json::Deserializer::from_str(&line);
-            let borrowed = match serde::Deserializer::deserialize_map(&mut de, FieldsVisitor)
-                .and_then(|fields| de.end().map(|()| fields))
-            {
-                Ok(fields) => fields,
-                Err(_) => return Err(line),
+            let visitor = FieldsVisitor {
+                base: line.as_ptr() as usize,
+                entries: &mut entries,
+                escaped_names: &mut escaped_names,
             };
-            // The values are only skipped here: what a full parse would refuse in them (nesting
-            // past serde_json's limit, a number beyond f64) must refuse the line all the same.
-            if !values_parse_like_json(&line) {
+            if serde::Deserializer::deserialize_map(&mut de, visitor)
+                .and_then(|()| de.end())
+                .is_err()
+            {
                 return Err(line);
             }
-            let base = line.as_ptr() as usize;
-            let range_of = |text: &str| {
-                let start = text.as_ptr() as usize - base;
-                start..start + text.len()
-            };
-            borrowed
-                .into_iter()
-                .map(|(name, value)| {
-                    let name = match name {
-                        Cow::Borrowed(text) => Name::InLine(range_of(text)),
-                        Cow::Owned(text) => {
-                            escaped_names.push(text);
-                            Name::Unescaped(escaped_names.len() - 1)
-                        }
-                    };
-                    (name, range_of(value.get()))
-                })
-                .collect()
-        };
+        }
+        // The values are only skipped here: what a full parse would refuse in them (nesting
+        // past serde_json's limit, a number beyond f64) must refuse the line all the same.
+        if !values_parse_like_json(&line) {
+            return Err(line);
+        }
         Ok(Fields {
             line,
             entries,
@@ -150,18 +146,6 @@ impl Fields {
             .map(|(_, value)| &self.line[value.clone()])
     }
 
-    /// Removes every key field (see [`is_key_field`]).
-    fn remove_key_fields(&mut self) {
-        let (line, escaped) = (&self.line, &self.escaped_names);
-        self.entries.retain(|(name, _)| {
-            let name = match name {
-                Name::InLine(range) => &line[range.clone()],
-                Name::Unescaped(i) => escaped[*i].as_str(),
-            };
-            !is_key_field(name)
-        });
-    }
-
     /// The names of the fields, in line order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.entries.iter().map(|(name, _)| self.name(name))
@@ -183,22 +167,38 @@ impl Fields {
     }
 }
 
-/// Reads a JSON object as (name, value text) pairs, borrowing from the line where it can.
-struct FieldsVisitor;
+/// Reads a JSON object into (name, value) places in the line, unescaping only names with escapes.
+struct FieldsVisitor<'a> {
+    /// Where the line starts in memory: the places are offsets from it.
+    base: usize,
+    entries: &'a mut Vec<(Name, Range<usize>)>,
+    escaped_names: &'a mut Vec<String>,
+}
 
-impl<'de> serde::de::Visitor<'de> for FieldsVisitor {
-    type Value = Vec<(Cow<'de, str>, &'de RawValue)>;
+impl<'de> serde::de::Visitor<'de> for FieldsVisitor<'_> {
+    type Value = ();
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("a JSON object")
     }
 
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut out = Vec::with_capacity(24);
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let range_of = |text: &str| {
+            let start = text.as_ptr() as usize - self.base;
+            start..start + text.len()
+        };
         while let Some(name) = map.next_key::<FieldName<'de>>()? {
-            out.push((name.0, map.next_value::<&'de RawValue>()?));
+            let value: &'de RawValue = map.next_value()?;
+            let name = match name.0 {
+                Cow::Borrowed(text) => Name::InLine(range_of(text)),
+                Cow::Owned(text) => {
+                    self.escaped_names.push(text);
+                    Name::Unescaped(self.escaped_names.len() - 1)
+                }
+            };
+            self.entries.push((name, range_of(value.get())));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -233,6 +233,149 @@ impl Event {
     /// A field's JSON text exactly as written.
     pub fn raw_field(&self, name: &str) -> Option<&str> {
         self.fields.get(name)
+    }
+}
+
+/// A one-pass reading of the common line: names without escapes, strings without escapes,
+/// numbers without exponents, little nesting. It says yes only to lines that serde_json reads
+/// and [`values_parse_like_json`] accepts, giving the same (name, value) places; on anything else
+/// it says no, and the line is read by serde_json, which decides (and names what is wrong).
+mod scan {
+    use std::ops::Range;
+
+    use super::Name;
+
+    /// Nesting past this is left to serde_json (which allows up to [`super::MAX_DEPTH`]).
+    const DEPTH: usize = 64;
+
+    /// The fields of `line` into `entries`, or `false` (then `entries` holds garbage).
+    pub(super) fn object(line: &str, entries: &mut Vec<(Name, Range<usize>)>) -> bool {
+        let b = line.as_bytes();
+        let mut i = space(b, 0);
+        if b.get(i) != Some(&b'{') {
+            return false;
+        }
+        i = space(b, i + 1);
+        if b.get(i) == Some(&b'}') {
+            return space(b, i + 1) == b.len();
+        }
+        loop {
+            let Some((name, after)) = name(b, i) else {
+                return false;
+            };
+            i = after;
+            let start = i;
+            let Some(end) = value(b, i, 1) else {
+                return false;
+            };
+            entries.push((Name::InLine(name), start..end));
+            i = space(b, end);
+            match b.get(i) {
+                Some(b',') => i = space(b, i + 1),
+                Some(b'}') => return space(b, i + 1) == b.len(),
+                _ => return false,
+            }
+        }
+    }
+
+    /// JSON whitespace from `i` on; the index after it.
+    fn space(b: &[u8], mut i: usize) -> usize {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(i) {
+            i += 1;
+        }
+        i
+    }
+
+    /// A name at `i` (its quote), then `:`: the name's text and the index of the value.
+    fn name(b: &[u8], i: usize) -> Option<(Range<usize>, usize)> {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let end = string_end(b, i + 1)?;
+        let colon = space(b, end + 1);
+        (b.get(colon) == Some(&b':')).then(|| (i + 1..end, space(b, colon + 1)))
+    }
+
+    /// The index of the closing quote of a string whose text starts at `i`; `None` for an
+    /// escape or a control character (left to serde_json).
+    fn string_end(b: &[u8], i: usize) -> Option<usize> {
+        let at = i + memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
+        let controls = b[i..at].iter().fold(false, |any, &c| any | (c < 0x20));
+        (b[at] == b'"' && !controls).then_some(at)
+    }
+
+    /// The end (exclusive) of the value at `i`, at nesting `depth` (the line's object is 1).
+    fn value(b: &[u8], i: usize, depth: usize) -> Option<usize> {
+        match *b.get(i)? {
+            b'"' => string_end(b, i + 1).map(|at| at + 1),
+            b'{' => {
+                if depth >= DEPTH {
+                    return None;
+                }
+                let mut i = space(b, i + 1);
+                if b.get(i) == Some(&b'}') {
+                    return Some(i + 1);
+                }
+                loop {
+                    let (_, after) = name(b, i)?;
+                    i = space(b, value(b, after, depth + 1)?);
+                    match *b.get(i)? {
+                        b',' => i = space(b, i + 1),
+                        b'}' => return Some(i + 1),
+                        _ => return None,
+                    }
+                }
+            }
+            b'[' => {
+                if depth >= DEPTH {
+                    return None;
+                }
+                let mut i = space(b, i + 1);
+                if b.get(i) == Some(&b']') {
+                    return Some(i + 1);
+                }
+                loop {
+                    i = space(b, value(b, i, depth + 1)?);
+                    match *b.get(i)? {
+                        b',' => i = space(b, i + 1),
+                        b']' => return Some(i + 1),
+                        _ => return None,
+                    }
+                }
+            }
+            b't' => b[i..].starts_with(b"true").then_some(i + 4),
+            b'f' => b[i..].starts_with(b"false").then_some(i + 5),
+            b'n' => b[i..].starts_with(b"null").then_some(i + 4),
+            b'-' | b'0'..=b'9' => number(b, i),
+            _ => None,
+        }
+    }
+
+    /// A number without exponent of at most 300 characters (any other is left to serde_json).
+    fn number(b: &[u8], start: usize) -> Option<usize> {
+        let digits = |mut i: usize| {
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            i
+        };
+        let mut i = start + usize::from(b[start] == b'-');
+        match b.get(i)? {
+            b'0' => i += 1,
+            b'1'..=b'9' => i = digits(i + 1),
+            _ => return None,
+        }
+        if b.get(i) == Some(&b'.') {
+            let after = digits(i + 1);
+            if after == i + 1 {
+                return None;
+            }
+            i = after;
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) || i - start > 300 {
+            return None;
+        }
+        Some(i)
     }
 }
 
@@ -286,6 +429,20 @@ fn values_parse_like_json(line: &str) -> bool {
     true
 }
 
+/// The value of a JSON string written without escapes (what parsing it gives), else `None`.
+fn plain_str(text: &str) -> Option<&str> {
+    (text.len() >= 2 && text.starts_with('"') && text.ends_with('"') && !text.contains('\\'))
+        .then(|| &text[1..text.len() - 1])
+}
+
+/// The value of a JSON integer written as plain digits that fits in u64, else `None`.
+fn plain_u64(text: &str) -> Option<u64> {
+    if text.is_empty() || text.len() > 19 || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
 /// JSON text taken from a parsed line (so valid JSON) as a value.
 fn parse_text(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or(Value::Null)
@@ -321,11 +478,21 @@ pub struct Header {
 struct Shard {
     path: PathBuf,
     display: String,
-    reader: BufReader<File>,
-    buf: Vec<u8>,
+    reader: BufReader<std::io::Take<File>>,
     line: u64,
     last_seq: Option<u64>,
     done: bool,
+    /// A used event's buffers, for the next line (see [`Part::recycle`]).
+    spare: Spare,
+    /// The length of the last line read, newline included.
+    last_len: usize,
+}
+
+/// The buffers of a used event: its line, its fields' places, its key strings.
+#[derive(Default)]
+struct Spare {
+    fields: Fields,
+    strings: [String; 5],
 }
 
 fn bad(message: String) -> anyhow::Error {
@@ -357,50 +524,70 @@ impl Shard {
         Ok(Shard {
             path: path.to_owned(),
             display,
-            reader: BufReader::with_capacity(256 * 1024, file),
-            buf: Vec::with_capacity(4096),
+            reader: BufReader::with_capacity(256 * 1024, file.take(u64::MAX)),
             line: 0,
             last_seq: None,
             done: false,
+            spare: Spare::default(),
+            last_len: 0,
         })
     }
 
     /// The next physical line as text, without its line ending; `None` at the end of the file.
     /// The flag says whether the line ended with a newline.
     fn next_line(&mut self) -> Result<Option<(String, bool)>> {
-        self.buf.clear();
+        // Read into a used line's buffer, so the text is not copied again.
+        let mut bytes = std::mem::take(&mut self.spare.fields.line).into_bytes();
+        bytes.clear();
+        // No used buffer (the events went elsewhere): one allocation the size of the last line.
+        bytes.reserve(self.last_len);
         let n = self
             .reader
-            .read_until(b'\n', &mut self.buf)
+            .read_until(b'\n', &mut bytes)
             .with_context(|| format!("reading trace {}", self.display))?;
         if n == 0 {
             return Ok(None);
         }
         self.line += 1;
-        let terminated = self.buf.last() == Some(&b'\n');
-        let mut bytes: &[u8] = &self.buf;
+        self.last_len = n;
+        let terminated = bytes.last() == Some(&b'\n');
         if terminated {
-            bytes = &bytes[..bytes.len() - 1];
+            bytes.pop();
         }
         if bytes.last() == Some(&b'\r') {
-            bytes = &bytes[..bytes.len() - 1];
+            bytes.pop();
         }
         if self.line == 1 && bytes.starts_with(b"\xEF\xBB\xBF") {
-            bytes = &bytes[3..];
+            bytes.drain(..3);
         }
-        let text = std::str::from_utf8(bytes).map_err(|e| {
-            bad(format!(
+        match String::from_utf8(bytes) {
+            Ok(line) => Ok(Some((line, terminated))),
+            Err(e) => Err(bad(format!(
                 "{}:{}: not UTF-8 (invalid byte at column {}); a tracer-trace/v1 file is UTF-8 text: re-export the trace",
                 self.display,
                 self.line,
-                e.valid_up_to() + 1
-            ))
-        })?;
-        Ok(Some((text.to_owned(), terminated)))
+                e.utf8_error().valid_up_to() + 1
+            ))),
+        }
     }
 
-    fn parse_object(&self, text: String, terminated: bool) -> Result<Fields> {
-        let text = match Fields::parse(text) {
+    /// Keeps the buffers of a used event for the next line.
+    fn recycle(&mut self, event: Event) {
+        self.spare = Spare {
+            fields: event.fields,
+            strings: [
+                event.api,
+                event.access_type,
+                event.realm,
+                event.receiver,
+                event.phase,
+            ],
+        };
+    }
+
+    fn parse_object(&mut self, text: String, terminated: bool) -> Result<Fields> {
+        let spare = std::mem::take(&mut self.spare.fields);
+        let text = match Fields::parse(text, spare) {
             Ok(fields) => return Ok(fields),
             Err(text) => text,
         };
@@ -495,47 +682,59 @@ impl Shard {
         }
     }
 
-    fn event_of(&self, mut fields: Fields, file: usize) -> Result<Event> {
+    fn event_of(&mut self, mut fields: Fields, file: usize) -> Result<Event> {
         let at = || format!("{}:{}", self.display, self.line);
-        // The key fields are taken out and parsed (one pass); nav, tags and state stay in
-        // `fields` too.
-        let mut map: BTreeMap<&str, Value> = BTreeMap::new();
-        let mut keys = false;
-        for (name, text) in fields.named_texts() {
-            let name: &'static str = match name {
-                "type" => "type",
-                "seq" => "seq",
-                "api" => "api",
-                "accessType" => "accessType",
-                "realm" => "realm",
-                "receiver" => "receiver",
-                "phase" => "phase",
-                "nav" => "nav",
-                "tags" => "tags",
-                "state" => "state",
-                _ => continue,
-            };
-            keys |= is_key_field(name);
-            // A duplicate key: the last one wins.
-            map.insert(name, parse_text(text));
+        // The key fields are taken out (one pass), and the last of each kept in `found`; nav,
+        // tags and state stay in `fields` too. Values are parsed only when they are not plain
+        // strings or plain integers, which is what a full parse would give them.
+        let mut found: [Option<Range<usize>>; 10] = Default::default();
+        {
+            let Fields {
+                line,
+                entries,
+                escaped_names,
+            } = &mut fields;
+            entries.retain(|(name, value)| {
+                let name = match name {
+                    Name::InLine(range) => &line[range.clone()],
+                    Name::Unescaped(i) => escaped_names[*i].as_str(),
+                };
+                let slot = match name {
+                    "type" => 0,
+                    "seq" => 1,
+                    "api" => 2,
+                    "accessType" => 3,
+                    "realm" => 4,
+                    "receiver" => 5,
+                    "phase" => 6,
+                    "nav" => 7,
+                    "tags" => 8,
+                    "state" => 9,
+                    _ => return true,
+                };
+                // A duplicate key: the last one wins.
+                found[slot] = Some(value.clone());
+                slot > 6
+            });
         }
-        if keys {
-            fields.remove_key_fields();
-        }
-        match map.remove("type") {
-            Some(Value::String(t)) if t == "access" => {}
-            Some(Value::String(t)) if t == "header" => {
-                return Err(bad(format!(
-                    "{}: a second header; only line 1 is a header (were two files concatenated? give them as shards with --trace)",
-                    at()
-                )));
-            }
-            Some(other) => {
-                return Err(bad(format!(
-                    "{}: line kind {other} is not part of {SCHEMA} (expected \"access\")",
-                    at()
-                )));
-            }
+        let text = |slot: usize| found[slot].clone().map(|range| &fields.line[range]);
+        match text(0) {
+            Some(r#""access""#) => {}
+            Some(t) => match parse_text(t) {
+                Value::String(t) if t == "access" => {}
+                Value::String(t) if t == "header" => {
+                    return Err(bad(format!(
+                        "{}: a second header; only line 1 is a header (were two files concatenated? give them as shards with --trace)",
+                        at()
+                    )));
+                }
+                other => {
+                    return Err(bad(format!(
+                        "{}: line kind {other} is not part of {SCHEMA} (expected \"access\")",
+                        at()
+                    )));
+                }
+            },
             None => {
                 return Err(bad(format!(
                     "{}: missing field `type` (expected \"access\")",
@@ -543,37 +742,55 @@ impl Shard {
                 )));
             }
         }
-        let seq = match map.remove("seq") {
-            Some(Value::Number(n)) if n.as_u64().is_some() => n.as_u64().unwrap_or_default(),
-            Some(other) => {
-                return Err(bad(format!(
-                    "{}: `seq` must be an unsigned integer, found {}",
-                    at(),
-                    kind_of(&other)
-                )));
-            }
+        let seq = match text(1).map(|t| (t, plain_u64(t))) {
+            Some((_, Some(n))) => n,
+            Some((t, None)) => match parse_text(t) {
+                Value::Number(n) if n.as_u64().is_some() => n.as_u64().unwrap_or_default(),
+                other => {
+                    return Err(bad(format!(
+                        "{}: `seq` must be an unsigned integer, found {}",
+                        at(),
+                        kind_of(&other)
+                    )));
+                }
+            },
             None => return Err(bad(format!("{}: missing field `seq`", at()))),
         };
-        let mut key = |name: &str| -> Result<String> {
-            match map.remove(name) {
-                Some(Value::String(s)) => Ok(s),
-                Some(other) => Err(bad(format!(
-                    "{}: `{name}` must be a string, found {}",
-                    at(),
-                    kind_of(&other)
-                ))),
-                None => Err(bad(format!(
-                    "{}: missing field `{name}`; every access line names api, accessType, realm, receiver and phase",
-                    at()
-                ))),
+        let names = ["api", "accessType", "realm", "receiver", "phase"];
+        let mut strings = std::mem::take(&mut self.spare.strings);
+        for (i, out) in strings.iter_mut().enumerate() {
+            let name = names[i];
+            out.clear();
+            match text(2 + i) {
+                Some(t) => match plain_str(t) {
+                    Some(inner) => out.push_str(inner),
+                    None => match parse_text(t) {
+                        Value::String(s) => *out = s,
+                        other => {
+                            return Err(bad(format!(
+                                "{}: `{name}` must be a string, found {}",
+                                at(),
+                                kind_of(&other)
+                            )));
+                        }
+                    },
+                },
+                None => {
+                    return Err(bad(format!(
+                        "{}: missing field `{name}`; every access line names api, accessType, realm, receiver and phase",
+                        at()
+                    )));
+                }
             }
-        };
-        let api = key("api")?;
-        let access_type = key("accessType")?;
-        let realm = key("realm")?;
-        let receiver = key("receiver")?;
-        let phase = key("phase")?;
-        let nav = map.get("nav").and_then(Value::as_u64);
+        }
+        let [api, access_type, realm, receiver, phase] = strings;
+        let nav = text(7).and_then(|t| plain_u64(t).or_else(|| parse_text(t).as_u64()));
+        let mut map: BTreeMap<&str, Value> = BTreeMap::new();
+        for slot in [8, 9] {
+            if let Some(t) = text(slot) {
+                map.insert(if slot == 8 { "tags" } else { "state" }, parse_text(t));
+            }
+        }
         let tags = match map.get("tags") {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(items)) => items
@@ -644,6 +861,101 @@ fn kind_of(value: &Value) -> &'static str {
 /// Reads only the header of a trace file (used by discovery to group files into captures).
 pub fn read_header(path: &Path, display: String) -> Result<Header> {
     Shard::open(path, display)?.read_header()
+}
+
+/// One part of a single trace file: the lines from one line start to another, after the
+/// header, read as the whole file's reader reads them (the same events and the same refusals), so
+/// that the parts of a file can be read on several threads at once. Its line numbers count from
+/// the part's start, so a caller that meets an error reads the file again as a whole to name the
+/// line; and the `seq` order is checked within the part only: between two parts it is the
+/// caller's to check.
+pub struct Part {
+    shard: Shard,
+}
+
+impl Part {
+    /// The part of `path` at `range` (from [`split`]).
+    pub fn open(path: &Path, display: String, range: Range<u64>) -> Result<Part> {
+        let mut file = crate::files::open_regular(path)
+            .with_context(|| format!("cannot read trace {display}"))?;
+        file.seek(SeekFrom::Start(range.start))
+            .with_context(|| format!("reading trace {display}"))?;
+        let mut shard = Shard::open(path, display)?;
+        shard.reader = BufReader::with_capacity(256 * 1024, file.take(range.end - range.start));
+        // Past the header: no byte-order mark, and no header expected.
+        shard.line = 1;
+        Ok(Part { shard })
+    }
+
+    /// The next access event of the part, blank lines skipped.
+    pub fn next_event(&mut self) -> Result<Option<Event>> {
+        self.shard.next_event(0)
+    }
+
+    /// Lines read so far, blank ones included.
+    pub fn lines(&self) -> u64 {
+        self.shard.line - 1
+    }
+
+    /// Gives back the buffers of an event the caller is done with, for the next line.
+    pub fn recycle(&mut self, event: Event) {
+        self.shard.recycle(event);
+    }
+}
+
+/// Where a single trace file splits into about `parts` parts of equal size (see [`Part`]): the
+/// byte ranges after its header line, each starting at a line start. The header itself is read
+/// apart ([`read_header`]). Fewer ranges when the lines are long or the file short; none when the
+/// file is only a header.
+pub fn split(path: &Path, parts: usize) -> Result<Vec<Range<u64>>> {
+    let mut file = crate::files::open_regular(path)
+        .with_context(|| format!("cannot read trace {}", path.display()))?;
+    let size = file
+        .metadata()
+        .with_context(|| format!("reading trace {}", path.display()))?
+        .len();
+    let mut header = Vec::new();
+    BufReader::new(&mut file)
+        .take(size)
+        .read_until(b'\n', &mut header)
+        .with_context(|| format!("reading trace {}", path.display()))?;
+    let start = header.len() as u64;
+    let mut cuts = vec![start];
+    let parts = parts.max(1) as u64;
+    let mut buf = vec![0u8; 64 * 1024];
+    for k in 1..parts {
+        let wanted = start + (size - start) * k / parts;
+        let last = *cuts.last().unwrap_or(&start);
+        if wanted <= last {
+            continue;
+        }
+        // The first line start at or after `wanted`: just past the first newline from
+        // `wanted - 1` on.
+        file.seek(SeekFrom::Start(wanted - 1))
+            .with_context(|| format!("reading trace {}", path.display()))?;
+        let mut at = wanted - 1;
+        let cut = loop {
+            let n = file
+                .read(&mut buf)
+                .with_context(|| format!("reading trace {}", path.display()))?;
+            if n == 0 {
+                break size;
+            }
+            if let Some(i) = memchr::memchr(b'\n', &buf[..n]) {
+                break at + i as u64 + 1;
+            }
+            at += n as u64;
+        };
+        if cut > last && cut < size {
+            cuts.push(cut);
+        }
+    }
+    cuts.push(size);
+    Ok(cuts
+        .windows(2)
+        .filter(|w| w[0] < w[1])
+        .map(|w| w[0]..w[1])
+        .collect())
 }
 
 /// `traceSourceHash` and the sha256 of each file, in merge order.
@@ -1176,5 +1488,104 @@ mod tests {
             Ok(())
         })
         .unwrap();
+    }
+
+    /// The places serde_json gives a line's fields (the reading the scanner must match).
+    fn serde_places(line: &str) -> Option<Vec<(Range<usize>, Range<usize>)>> {
+        let mut entries = Vec::new();
+        let mut escaped_names = Vec::new();
+        let mut de = serde_json::Deserializer::from_str(line);
+        let visitor = FieldsVisitor {
+            base: line.as_ptr() as usize,
+            entries: &mut entries,
+            escaped_names: &mut escaped_names,
+        };
+        serde::Deserializer::deserialize_map(&mut de, visitor)
+            .and_then(|()| de.end())
+            .ok()?;
+        if !values_parse_like_json(line) || !escaped_names.is_empty() {
+            return None;
+        }
+        Some(
+            entries
+                .into_iter()
+                .map(|(name, value)| match name {
+                    Name::InLine(name) => (name, value),
+                    Name::Unescaped(_) => unreachable!("no escaped names"),
+                })
+                .collect(),
+        )
+    }
+
+    /// Where the scanner says yes, serde_json reads the same places and accepts the values.
+    fn scanner_agrees(line: &str) -> Result<(), proptest::test_runner::TestCaseError> {
+        let mut entries = Vec::new();
+        if scan::object(line, &mut entries) {
+            let scanned: Vec<_> = entries
+                .into_iter()
+                .map(|(name, value)| match name {
+                    Name::InLine(name) => (name, value),
+                    Name::Unescaped(_) => unreachable!("the scanner never unescapes"),
+                })
+                .collect();
+            proptest::prop_assert_eq!(Some(scanned), serde_places(line), "{}", line);
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn the_scanner_reads_only_what_serde_json_reads_and_as_it_does() {
+        use proptest::prelude::*;
+        for line in [
+            r#"{}"#,
+            r#" { "a" : 1 , "b":[ ] ,"c":{ } } "#,
+            r#"{"a":-0.5,"b":0,"c":-0,"d":[true,false,null],"e":"é"}"#,
+            r#"{"a":01}"#,
+            r#"{"a":1.}"#,
+            r#"{"a":1e5}"#,
+            r#"{"a":"x\y"}"#,
+            "{\"a\":\"tab\there\"}",
+            r#"{"a":[1,]}"#,
+            r#"{"a":1,}"#,
+            r#"{"a":1}x"#,
+            r#"{"a" 1}"#,
+            r#"{"a":tru}"#,
+            r#"{"a":"é","é":[{"x":[[]]}]}"#,
+            "{\"a\":1}\u{0}",
+        ] {
+            scanner_agrees(line).unwrap();
+        }
+        // Lines of JSON-ish tokens, mostly broken, and lines of valid JSON.
+        let token = prop::sample::select(vec![
+            "{", "}", "[", "]", ":", ",", " ", "\"", "\"a\"", "\"b\"", "\\", "\\n", "\\u00", "0",
+            "1", "-", ".", "5", "e", "E", "+", "true", "false", "null", "nul", "x", "\t", "\u{1}",
+            "é",
+        ]);
+        let tokens = prop::collection::vec(token, 0..24).prop_map(|t| format!("{{{}", t.concat()));
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::from),
+            any::<i64>().prop_map(serde_json::Value::from),
+            any::<f64>().prop_map(serde_json::Value::from),
+            "[ -~é\\\"\n]{0,8}".prop_map(serde_json::Value::from),
+        ];
+        let value = leaf.prop_recursive(4, 32, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::from),
+                prop::collection::btree_map("[a-c\"]{0,3}", inner, 0..4)
+                    .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+            ]
+        });
+        let objects = prop::collection::vec(("[a-d\\\\]{0,3}", value), 0..6).prop_map(|fields| {
+            let body: Vec<String> = fields
+                .iter()
+                .map(|(k, v)| format!("{}:{}", serde_json::Value::from(k.as_str()), v))
+                .collect();
+            format!("{{{}}}", body.join(","))
+        });
+        let mut runner = proptest::test_runner::TestRunner::default();
+        runner
+            .run(&prop_oneof![tokens, objects], |line| scanner_agrees(&line))
+            .unwrap();
     }
 }

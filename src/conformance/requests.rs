@@ -187,17 +187,21 @@ pub struct RequestBuilder {
 }
 
 impl RequestBuilder {
+    /// Whether [`RequestBuilder::add`] does anything with `event` (a call of `open`,
+    /// `setRequestHeader`, `send`, `fetch` or `sendBeacon`).
+    pub fn wants(event: &Event) -> bool {
+        event.access_type == "call"
+            && matches!(
+                event.api.rsplit('.').next().unwrap_or(""),
+                "open" | "setRequestHeader" | "send" | "fetch" | "sendBeacon"
+            )
+    }
+
     pub fn add(&mut self, event: &Event) {
-        if event.access_type != "call" {
+        if !RequestBuilder::wants(event) {
             return;
         }
         let member = event.api.rsplit('.').next().unwrap_or("");
-        if !matches!(
-            member,
-            "open" | "setRequestHeader" | "send" | "fetch" | "sendBeacon"
-        ) {
-            return;
-        }
         let threw = event.field("exception").is_some_and(|v| !v.is_null());
         let args = event.field("args");
         let args = args.as_ref().and_then(Value::as_array);

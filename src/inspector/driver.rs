@@ -203,6 +203,7 @@ impl Driver {
                     cdp.send("Debugger.pause", json!({}))?;
                 }
                 cdp.send("Runtime.runIfWaitingForDebugger", json!({}))?;
+                crate::timings::mark("released");
                 self.released = true;
                 self.awaiting_first_event = Some(Instant::now());
             }

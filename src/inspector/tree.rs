@@ -167,6 +167,9 @@ fn dispatch(
     let mut traced = 0usize;
     let mut labels: HashMap<u32, Option<String>> = HashMap::new();
     for report in reports {
+        if !matches!(report.says, Says::Exit(_)) {
+            list_ancestors(&report, config, &shared, &mut labels);
+        }
         let argv: Vec<String> = report
             .argv
             .iter()
@@ -281,13 +284,82 @@ fn dispatch(
                 }
             }
         }
-        let mut processes = lock(&shared.processes);
-        if processes.len() < MAX_LISTED {
-            processes.push(process);
-        } else {
-            shared.unlisted.fetch_add(1, Ordering::Relaxed);
-        }
+        list(&shared, process);
     }
+}
+
+fn list(shared: &Shared, process: Process) {
+    let mut processes = lock(&shared.processes);
+    if processes.len() < MAX_LISTED {
+        processes.push(process);
+    } else {
+        shared.unlisted.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Lists the processes between a reporting process and the part of the tree already known that
+/// are not Node (a shell, `make`): launchers, read from `/proc` while the reporting process waits
+/// (its ancestors are alive then), each only when it was started with this run's channel in its
+/// environment.
+fn list_ancestors(
+    report: &Report,
+    config: &TreeConfig,
+    shared: &Shared,
+    labels: &mut HashMap<u32, Option<String>>,
+) {
+    let mut found = Vec::new();
+    let mut pid = report.ppid;
+    // A bound: a chain of shells deeper than this is listed in part.
+    for _ in 0..16 {
+        if pid <= 1 || labels.contains_key(&pid) || !config.verifier.started_under(pid) {
+            break;
+        }
+        let Some((ppid, argv)) = proc_process(pid) else {
+            break;
+        };
+        found.push(Process {
+            pid,
+            ppid,
+            argv: argv
+                .iter()
+                .map(|a| config.redactor.apply(a).into_owned())
+                .collect(),
+            role: "launcher".into(),
+            label: None,
+            ts: config.clock.ms(),
+            exiting_with: None,
+            note: Some("not a Node process: listed, not traced".into()),
+        });
+        labels.insert(pid, None);
+        pid = ppid;
+    }
+    for process in found.into_iter().rev() {
+        list(shared, process);
+    }
+}
+
+/// The parent pid and the arguments (at most 16, each at most 200 characters) of `pid`.
+fn proc_process(pid: u32) -> Option<(u32, Vec<String>)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let ppid = stat
+        .rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    let cmdline = crate::files::read_capped(
+        std::path::Path::new(&format!("/proc/{pid}/cmdline")),
+        64 * 1024,
+    )
+    .ok()?;
+    let argv = cmdline
+        .split(|&b| b == 0)
+        .filter(|a| !a.is_empty())
+        .take(16)
+        .map(|a| String::from_utf8_lossy(a).chars().take(200).collect())
+        .collect();
+    Some((ppid, argv))
 }
 
 /// Attaches to one process of the tree and traces it until its end, its events tagged `label`.
@@ -302,8 +374,23 @@ fn trace_child(
     let clock = config.clock;
     let debugger = config.debugger;
     std::thread::spawn(move || {
-        let Ok(mut cdp) = Cdp::connect(&url) else {
-            return;
+        let mut cdp = match Cdp::connect(&url) {
+            Ok(cdp) => cdp,
+            Err(e) => {
+                // Never silent: the process waits for a debugger until the run ends (then it is
+                // stopped with the rest of the tree).
+                let mut event = Event::new(
+                    Kind::Context,
+                    clock.ms(),
+                    "could not attach to a process of the tree",
+                );
+                event.worker = Some(label);
+                event.note = Some(format!(
+                    "{e:#}; it waits for a debugger until the run ends, when it is stopped"
+                ));
+                let _ = events.send(event);
+                return;
+            }
         };
         let mut capture = Capture::new(Mapper::new(workspace), events, clock, Some(label))
             .with_script_events(false);

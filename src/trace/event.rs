@@ -16,7 +16,7 @@
 //! | `errorMessage` | exception | the error's first line (`TypeError: x is not a function`) |
 //! | `level` | console | `log`, `info`, `warn`, `error`, `debug`, `trace`, `table`, `assert`, … |
 //! | `stream` | output | `stdout` or `stderr` |
-//! | `worker` | worker and child-process events | which worker (`worker 1: file:///…`) or child (`child 1`) |
+//! | `worker` | worker and child-process events | which worker (`worker 1: file:///…`), process of the tree (`child 1`, its worker `child 1 worker 1`) or launcher (`launcher 4242`) |
 //! | `exitCode`, `signal` | exit | the program's exit code, or the signal that ended it |
 //! | `truncated` | when a value was cut | `true`; the value ends with `… [N more chars]` |
 //! | `note` | sometimes | why a position is not mapped, a source map that failed, … |

@@ -137,8 +137,9 @@ pub struct Process {
     /// `process.argv` (at most 16 items, each at most 200 characters; redacted like any value).
     pub argv: Vec<String>,
     /// `program` (the command tracer started, when it is Node), `child` (a Node process it
-    /// started, traced), `launcher` (npm's, npx's, pnpm's, yarn's or corepack's own process:
-    /// reported, not traced), `untraced` (a Node process made without an inspector, such as the
+    /// started, traced), `launcher` (npm's, npx's, pnpm's, yarn's or corepack's own process, or a
+    /// process that is not Node between two of the tree, such as npm's `sh -c`: listed, not
+    /// traced), `untraced` (a Node process made without an inspector, such as the
     /// one `node --test` runs its files from: reported, not traced; `note` says why).
     pub role: String,
     /// The `worker` of this process's events (`child 1`, …); none for the program.
