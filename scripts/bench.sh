@@ -25,6 +25,15 @@
 #   6. optional (BENCH_TREE=1): `tracer run -- npm test` on examples/test-suite (its `npm test` runs
 #      `node --test`: npm, a shell, the test runner and one test file's process) vs plain `npm test`
 #      in the same run: the ratio (target <= 1.3x). BENCH_TREE_ONLY=1 runs this part alone.
+#   7. optional (BENCH_WIDE=1): what the default watch of every interface and namespace costs on a
+#      real fingerprinting page: ClientJS 0.2.1 (npm `clientjs`, fetched with `npm pack` unless
+#      CLIENTJS names its dist/client.min.js) computes its fingerprint and 28 components, timed by
+#      the page itself (performance.now around the computation), WIDE_RUNS times (default 5) each
+#      without tracer, under `tracer record` (the default walk) and under `tracer record --no-walk`
+#      (the curated list alone), interleaved: median in-page times and their ratio to the unprobed
+#      page (target <= 1.3x), the accesses recorded, the time per access beyond the unprobed page,
+#      and the members watched and the install time of the main realm (start-up per realm).
+#      BENCH_WIDE_ONLY=1 runs this part alone. Needs npm (or CLIENTJS) and jq.
 # Needs hyperfine (apt-get install hyperfine) and a release build. Prints medians and ratios.
 # Part 3 needs jq, python3 and GNU time (apt-get install jq time), and TRACE_MB of space in TMPDIR.
 set -euo pipefail
@@ -39,9 +48,10 @@ for arg in "$@"; do
   esac
 done
 [ "$contract_only" = 1 ] && contract=1
-# BENCH_AUDIT_ONLY=1: part 5 alone (parts 1 to 3 skipped).
+# BENCH_AUDIT_ONLY=1: part 5 alone (parts 1 to 3 skipped); BENCH_WIDE_ONLY=1: part 7 alone.
 if [ "${BENCH_AUDIT_ONLY:-0}" = 1 ]; then BENCH_AUDIT=1; contract=0; contract_only=1; fi
 if [ "${BENCH_TREE_ONLY:-0}" = 1 ]; then BENCH_TREE=1; contract=0; contract_only=1; fi
+if [ "${BENCH_WIDE_ONLY:-0}" = 1 ]; then BENCH_WIDE=1; BENCH_AUDIT=0; BENCH_RECORD=0; BENCH_TREE=0; contract=0; contract_only=1; fi
 if [ "$contract_only" != 1 ]; then
   command -v hyperfine >/dev/null || { echo "bench.sh needs hyperfine: apt-get install -y hyperfine" >&2; exit 2; }
 fi
@@ -219,5 +229,72 @@ if [ "${BENCH_TREE:-0}" = 1 ]; then
     "$tracer -q run --out $out/t --cwd $suite --workspace $suite -- npm --prefix $suite test" >&2
   awk -v p="$(median 0 "$out/tree.json")" -v t="$(median 1 "$out/tree.json")" 'BEGIN {
     printf "npm test (node --test, 4 processes):\n  npm test              %7.3f s\n  tracer run -- npm test %6.3f s   (%.2fx; target <= 1.3x)\n", p, t, t / p
+  }'
+fi
+
+if [ "${BENCH_WIDE:-0}" = 1 ]; then
+  browser=${TRACER_CHROMIUM:-$(command -v chromium || command -v google-chrome || true)}
+  [ -n "$browser" ] || { echo "BENCH_WIDE needs Chromium: apt-get install -y chromium" >&2; exit 2; }
+  command -v jq >/dev/null || { echo "BENCH_WIDE needs jq: apt-get install -y jq" >&2; exit 2; }
+  wide=$out/wide
+  mkdir -p "$wide"
+  if [ -n "${CLIENTJS:-}" ]; then
+    cp "$CLIENTJS" "$wide/client.min.js"
+  else
+    command -v npm >/dev/null || { echo "BENCH_WIDE needs npm, or CLIENTJS=path/to/client.min.js" >&2; exit 2; }
+    (cd "$wide" && npm pack --silent clientjs@0.2.1 >/dev/null && tar xzf clientjs-0.2.1.tgz)
+    cp "$wide/package/dist/client.min.js" "$wide/client.min.js"
+  fi
+  # The page: ClientJS's fingerprint and components, the computation timed by the page itself,
+  # the time written into <pre id="ms"> (read from --dump-dom) and into sessionStorage (read
+  # from the trace).
+  cat > "$wide/page.html" <<'EOF'
+<!doctype html><html><head><meta charset="utf-8"><title>clientjs</title></head>
+<body><pre id="ms"></pre><script src="client.min.js"></script><script>
+const started = performance.now();
+const c = new ClientJS();
+const out = [c.getFingerprint(), c.getBrowser(), c.getOS(), c.getDevice(), c.getCPU(), c.isMobile(),
+  c.getScreenPrint(), c.getColorDepth(), c.getCurrentResolution(), c.getAvailableResolution(),
+  c.getDeviceXDPI(), c.getDeviceYDPI(), c.getPlugins(), c.getMimeTypes(), c.getFonts(),
+  c.isLocalStorage(), c.isSessionStorage(), c.isCookie(), c.getTimeZone(), c.getLanguage(),
+  c.getSystemLanguage(), c.getCanvasPrint().length, c.isJava(), c.isFlash(), c.isSilverlight(),
+  c.getBrowserVersion(), c.getEngine(), c.getOSVersion()];
+const ms = (performance.now() - started).toFixed(1);
+document.getElementById("ms").textContent = ms;
+sessionStorage.setItem("ms", ms);
+performance.mark("tracer:done");
+</script></body></html>
+EOF
+  flags="--headless=new --no-sandbox --disable-gpu --disable-quic --disable-background-networking --disable-component-update --disable-sync --no-first-run"
+  med() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+  : > "$wide/without"; : > "$wide/default"; : > "$wide/nowalk"; : > "$wide/default.install"; : > "$wide/nowalk.install"
+  for i in $(seq "${WIDE_RUNS:-5}"); do
+    # shellcheck disable=SC2086
+    "$browser" $flags --user-data-dir="$wide/profile-$i" --dump-dom "file://$wide/page.html" 2>/dev/null \
+      | sed -n 's/.*<pre id="ms">\([0-9.]*\)<.*/\1/p' >> "$wide/without"
+    for mode in default nowalk; do
+      extra=""
+      [ "$mode" = nowalk ] && extra="--no-walk"
+      rm -rf "$wide/$mode-case"
+      # shellcheck disable=SC2086
+      "$tracer" record $extra --case-dir "$wide/$mode-case" --baseline-id bench --browser "$browser" \
+        --timeout 600 "$wide/page.html" 2> "$wide/$mode.err"
+      jq -r 'select(.api == "sessionStorage.setItem" and .args[0] == "ms") | .args[1]' \
+        "$wide/$mode-case/ruyi-trace/logs/current.ndjson" >> "$wide/$mode"
+      sed -n 's/^record: probe in main: \([0-9]*\) members watched (installed in \([0-9]*\) ms).*/\1 \2/p' \
+        "$wide/$mode.err" >> "$wide/$mode.install"
+    done
+  done
+  n=$(( $(wc -l < "$wide/default-case/ruyi-trace/logs/current.ndjson") - 1 ))
+  nl=$(( $(wc -l < "$wide/nowalk-case/ruyi-trace/logs/current.ndjson") - 1 ))
+  awk -v p="$(med < "$wide/without")" -v d="$(med < "$wide/default")" -v l="$(med < "$wide/nowalk")" \
+      -v n="$n" -v nl="$nl" -v runs="${WIDE_RUNS:-5}" \
+      -v m="$(awk '{ print $1 }' "$wide/default.install" | med)" -v mi="$(awk '{ print $2 }' "$wide/default.install" | med)" \
+      -v ml="$(awk '{ print $1 }' "$wide/nowalk.install" | med)" -v mli="$(awk '{ print $2 }' "$wide/nowalk.install" | med)" 'BEGIN {
+    printf "record, ClientJS 0.2.1 fingerprint (in-page time, median of %d runs):\n", runs
+    printf "  page without tracer     %7.1f ms\n", p
+    printf "  record (default walk)   %7.1f ms  %.2fx (target <= 1.3x)  %d accesses, %.1f us each beyond the unprobed page\n", d, d / p, n, (d - p) / n * 1000
+    printf "  record --no-walk        %7.1f ms  %.2fx                   %d accesses, %.1f us each beyond the unprobed page\n", l, l / p, nl, (l - p) / nl * 1000
+    printf "  start-up, main realm: the walk, %d members installed in %d ms; --no-walk, %d members in %d ms\n", m, mi, ml, mli
   }'
 fi

@@ -446,14 +446,26 @@ pub struct RecordArgs {
     #[arg(long, value_name = "PATH", env = "TRACER_CHROMIUM")]
     pub browser: Option<PathBuf>,
 
-    /// Also watch this API: an interface (`Element`), a namespace (`Math`), or one member
-    /// (`Element.prototype.getBoundingClientRect`, `window.open`). Repeatable.
+    /// Also watch this API, beyond everything each realm's global reaches (watched by default): a
+    /// data property (`window.name`), a member the walk leaves out (`console`,
+    /// `Array.prototype.push`), an interface, a namespace or a member. A name no realm of the page
+    /// has is a usage error (exit 2). Repeatable.
     #[arg(long = "api", value_name = "NAME")]
     pub apis: Vec<String>,
 
     /// Also watch the APIs listed in FILE, one per line (`#` starts a comment).
     #[arg(long, value_name = "FILE")]
     pub api_file: Option<PathBuf>,
+
+    /// Do not watch this API (an interface, a namespace, a member or a global: `Element`,
+    /// `CSS`, `Element.prototype.focus`, `window.setTimeout`). Repeatable.
+    #[arg(long = "api-exclude", value_name = "NAME")]
+    pub api_excludes: Vec<String>,
+
+    /// Watch only the curated list and the `--api` names, not everything each realm's global
+    /// reaches (less start-up per realm; see the README's Speed section).
+    #[arg(long)]
+    pub no_walk: bool,
 
     /// Stop after this many seconds whatever happens (exit code 124; the trace is kept).
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]

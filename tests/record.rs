@@ -1138,3 +1138,157 @@ fn a_page_defining_to_json_does_not_hijack_or_lose_records() {
         serde_json::json!(["Number", "Object"])
     );
 }
+
+/// issue 12: by default every interface and namespace the realm's global reaches is watched, not
+/// only the curated list: a namespace's functions, layout reads, a static, a function-valued
+/// global, an iterable's `@@iterator`, each with the tags of the one table; the summary says how
+/// many members each realm watched. `--api-exclude` trims, and `--no-walk` is the list alone.
+#[test]
+fn the_default_watch_reaches_every_interface_and_namespace() {
+    let Some(browser) = chromium_or_skip("the_default_watch_reaches_every_interface_and_namespace")
+    else {
+        return;
+    };
+    let (_dir, recorded, accesses) = record_fixture_with(
+        &browser,
+        "wide/page.html",
+        &["--timeout", "60", "--api", "Array.prototype.push"],
+    );
+    check(&recorded, "tracer record");
+    // The language is not walked, but `--api` adds a member of it.
+    find(&accesses, "Array.prototype.push", "call");
+    let stderr = String::from_utf8_lossy(&recorded.stderr);
+    let watched: u64 = stderr
+        .lines()
+        .find_map(|line| {
+            line.strip_prefix("record: probe in main: ")?
+                .split(' ')
+                .next()?
+                .parse()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("no member count for the main realm: {stderr}"));
+    assert!(watched > 3000, "{watched} members watched: {stderr}");
+
+    let tan = find(&accesses, "Math.tan", "call");
+    assert_eq!(tan["returnValue"], -1.4214488238747245, "{tan}");
+    assert_eq!(tan["tags"], serde_json::json!(["fingerprint"]));
+    find(&accesses, "CSS.supports", "call");
+    let rect = find(&accesses, "Element.prototype.getBoundingClientRect", "call");
+    assert_eq!(rect["receiver"], "HTMLDivElement");
+    assert_eq!(rect["tags"], serde_json::json!(["fingerprint"]));
+    let width = find(&accesses, "HTMLElement.prototype.offsetWidth", "get");
+    assert_eq!(width["owner"], "HTMLElement.prototype");
+    let permission = find(&accesses, "Notification.permission", "get");
+    assert_eq!(permission["tags"], serde_json::json!(["detection"]));
+    let timer = find(&accesses, "setTimeout", "call");
+    assert_eq!(timer["owner"], "window");
+    // Iterating a URLSearchParams calls its `@@iterator`, the very function of `entries`.
+    find(&accesses, "URLSearchParams", "construct");
+    find(&accesses, "URLSearchParams.prototype.entries", "call");
+
+    let (_dir, trimmed, without_math) = record_fixture_with(
+        &browser,
+        "wide/page.html",
+        &[
+            "--timeout",
+            "60",
+            "--api-exclude",
+            "Math",
+            "--api-exclude",
+            "window.setTimeout",
+            "--api-exclude",
+            "document.getElementById",
+        ],
+    );
+    check(&trimmed, "tracer record --api-exclude");
+    for api in ["Math.tan", "setTimeout", "document.getElementById"] {
+        assert!(
+            !without_math.iter().any(|a| a["api"] == api),
+            "{api} recorded though excluded"
+        );
+    }
+    find(&without_math, "CSS.supports", "call");
+
+    let (_dir, listed, list_only) = record_fixture_with(
+        &browser,
+        "wide/page.html",
+        &["--timeout", "60", "--no-walk"],
+    );
+    check(&listed, "tracer record --no-walk");
+    assert!(!list_only.iter().any(|a| a["api"] == "CSS.supports"));
+    find(&list_only, "document.getElementById", "call");
+}
+
+/// issue 12: an `--api` (or `--api-exclude`) name that names nothing in any realm of the page is
+/// a usage error naming it, and no trace is kept.
+#[test]
+fn an_api_name_no_realm_has_is_a_usage_error_naming_it() {
+    let Some(browser) = chromium_or_skip("an_api_name_no_realm_has_is_a_usage_error_naming_it")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        Path::new(FIXTURES).join("wide/page.html"),
+        dir.path().join("page.html"),
+    )
+    .unwrap();
+    let recorded = record_with(
+        dir.path(),
+        &browser.to_string_lossy(),
+        &[
+            "--timeout",
+            "60",
+            "--api",
+            "NoSuchThing",
+            "--api",
+            "Element.prototype.getBoundingClientRect",
+            "--api-exclude",
+            "Navigator.prototype.noSuchMember",
+            "page.html",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&recorded.stderr);
+    assert_eq!(recorded.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("`NoSuchThing`"), "{stderr}");
+    assert!(
+        stderr.contains("`Navigator.prototype.noSuchMember`"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("`Element.prototype.getBoundingClientRect`"),
+        "a name the page has is not unknown: {stderr}"
+    );
+    assert!(
+        !dir.path()
+            .join("case/ruyi-trace/logs/current.ndjson")
+            .exists(),
+        "a trace without what was asked for is not kept"
+    );
+}
+
+/// issue 12: on the widened surface the page sees what it sees without the probe: the global's
+/// own keys in order, every descriptor, function name, length, source and identity of every
+/// global, namespace and interface prototype, prototype order, Proxy tells, and errors with their
+/// stacks at full depth (a digest of all of it, and a few facts readably).
+#[test]
+fn the_widened_probe_is_invisible_to_the_page() {
+    let Some(browser) = chromium_or_skip("the_widened_probe_is_invisible_to_the_page") else {
+        return;
+    };
+    let (_dir, accesses) = record_fixture(&browser, "invisible/page.html");
+    let seen = stored(&accesses, "seen:");
+    assert_eq!(seen["iteratorIsValues"], true, "{seen:#}");
+    assert_eq!(seen["webkitURLIsURL"], true, "{seen:#}");
+    // The getter's error through the probe's wrapper: as many page frames as without it (the
+    // message line and Error.stackTraceLimit's 10).
+    assert_eq!(
+        seen["deepGetterError"][4].as_array().map(Vec::len),
+        Some(11),
+        "{seen:#}"
+    );
+    find(&accesses, "Math.tan", "call");
+    let page = Path::new(FIXTURES).join("invisible/page.html");
+    assert_eq!(seen, seen_without_tracer(&browser, &page));
+}

@@ -41,15 +41,26 @@ pub fn record(args: RecordArgs, global: &GlobalArgs, styles: &Styles) -> Result<
     if let Some(file) = &args.api_file {
         extra.extend(read_api_file(file)?);
     }
-    for api in &extra {
+    for (flag, api) in extra
+        .iter()
+        .map(|api| ("--api", api))
+        .chain(args.api_excludes.iter().map(|api| ("--api-exclude", api)))
+    {
         if !valid_api(api) {
             return Err(TracerError::usage(format!(
-                "--api `{api}` is not an API path: use an interface (`Element`), a namespace (`Math`) or a member (`Element.prototype.focus`, `window.open`)"
+                "{flag} `{api}` is not an API path: use an interface (`Element`), a namespace (`Math`) or a member (`Element.prototype.focus`, `window.open`)"
             ))
             .into());
         }
     }
-    let apis = probe::api_list(&extra);
+    let mut asked = extra.clone();
+    asked.extend(args.api_excludes.iter().cloned());
+    let watch = probe::Watch {
+        apis: probe::api_list(&extra),
+        exclude: args.api_excludes.clone(),
+        asked,
+        walk: !args.no_walk,
+    };
     // Holds the blank page of --script until the recording ends.
     let scratch = tempfile::Builder::new()
         .prefix("tracer-record-")
@@ -94,7 +105,7 @@ pub fn record(args: RecordArgs, global: &GlobalArgs, styles: &Styles) -> Result<
         stop,
         max_accesses: args.max_accesses,
     };
-    let mut recorder = Recorder::open(cdp, &mut writer, started_ms, &apis, !args.no_batch)
+    let mut recorder = Recorder::open(cdp, &mut writer, started_ms, &watch, !args.no_batch)
         .map_err(|e| TracerError::cannot_trace(format!("could not set up the page: {e:#}")))?;
     let ending = recorder.record(&url, &limits);
     let report = recorder.take_report();
@@ -104,15 +115,45 @@ pub fn record(args: RecordArgs, global: &GlobalArgs, styles: &Styles) -> Result<
     let accesses = writer.accesses();
     drop(writer);
 
+    let unknown = unknown_names(&watch.asked, &report.installs);
+    if !unknown.is_empty() {
+        // A trace without what was asked for would be taken for the one asked for.
+        let _ = std::fs::remove_file(&trace_path);
+        let realms = realm_list(&report.realms);
+        let names: Vec<String> = unknown
+            .iter()
+            .map(|n| {
+                let flag = if extra.contains(n) {
+                    "--api"
+                } else {
+                    "--api-exclude"
+                };
+                format!("{flag} `{n}`")
+            })
+            .collect();
+        return Err(TracerError::usage(format!(
+            "{} {} nothing in any realm of this page ({realms}): not an interface, a namespace or a member there (a typo, or an API this Chromium lacks); no trace was kept",
+            names.join(", "),
+            if names.len() == 1 { "names" } else { "name" }
+        ))
+        .into());
+    }
+
     if !global.quiet {
         let mut err = std::io::stderr().lock();
-        for (realm, wrapped, failed) in &report.installs {
+        for install in &report.installs {
             let _ = writeln!(
                 err,
-                "{} probe in {realm}: {wrapped} members wrapped{}",
+                "{} probe in {}: {} members watched{}{}",
                 styles.dim.style("record:"),
-                if *failed > 0 {
-                    format!(", {failed} list entries failed")
+                install.realm,
+                install.wrapped,
+                install
+                    .ms
+                    .map(|ms| format!(" (installed in {ms:.0} ms)"))
+                    .unwrap_or_default(),
+                if install.failed > 0 {
+                    format!(", {} list entries failed", install.failed)
                 } else {
                     String::new()
                 }
@@ -145,6 +186,21 @@ pub fn record(args: RecordArgs, global: &GlobalArgs, styles: &Styles) -> Result<
         Ending::Signalled(signal) => exit::for_signal(signal),
         Ending::PageGone | Ending::BrowserGone => exit::CANNOT_TRACE,
     })
+}
+
+/// The names of `asked` that every realm reported naming nothing there (none when no realm
+/// reported: nothing was measured then), in the order asked.
+fn unknown_names(asked: &[String], installs: &[probe::ingest::Install]) -> Vec<String> {
+    if installs.is_empty() {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = Vec::new();
+    for name in asked {
+        if !out.contains(name) && installs.iter().all(|i| i.missing.contains(name)) {
+            out.push(name.clone());
+        }
+    }
+    out
 }
 
 /// The realms' ids, the first ten of them when there are more (a page that reloads itself in a

@@ -8,7 +8,8 @@
 //! records with the same facts carry `fref: n`, and the facts are filled back in here, so every
 //! trace line is whole. `n` is per realm instance (a CDP session's execution context). Likewise
 //! an access record equal to its api's previous one but for `ls` and `e` arrives as
-//! `{"k":"same","slot":n,..}` and is written in full from the slot's last whole record.
+//! `{"k":"same","slot":n,..}` and is written in full from the slot's last whole record, and a
+//! whole record whose stack is its slot's last one carries `stackSame: 1` instead of the stack.
 //!
 //! A `keep` filter (the audit's rule "only the target's accesses count") may leave records out;
 //! the repeats of a record left out are left out too, and what was left out is counted.
@@ -56,6 +57,10 @@ pub struct Install {
     pub wrapped: u64,
     /// Entries of the API list that failed to install.
     pub failed: u64,
+    /// The names the user asked for (`--api`, `--api-exclude`) that name nothing in this realm.
+    pub missing: Vec<String>,
+    /// How long the installation took in the realm, in milliseconds.
+    pub ms: Option<f64>,
 }
 
 /// What one binding message carried.
@@ -182,6 +187,11 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
                     realm,
                     wrapped: count("wrapped"),
                     failed: count("failed"),
+                    missing: record
+                        .get("missing")
+                        .and_then(|v| serde_json::from_str(v).ok())
+                        .unwrap_or_default(),
+                    ms: record.get("ms").and_then(|v| v.parse::<f64>().ok()),
                 });
             }
             _ => {}
@@ -241,6 +251,7 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
                 nav: self.nav.to_string(),
                 facts: HashMap::new(),
                 slots: HashMap::new(),
+                stacks: HashMap::new(),
             };
             self.realms
                 .entry(session.to_owned())
@@ -277,6 +288,16 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
                 .filter_map(|&field| Some((field, record.get(field)?.to_string())))
                 .collect();
             realm.facts.insert(n, facts);
+        }
+        // A stack sent as the slot's last one (`stackSame`, see `textOf` in probe.js).
+        if let Some(slot) = slot {
+            if record.remove("stackSame").is_some() {
+                if let Some(stack) = realm.stacks.get(&slot) {
+                    record.insert(Cow::Borrowed("stack"), Cow::Owned(stack.clone()));
+                }
+            } else if let Some(stack) = record.get("stack") {
+                realm.stacks.insert(slot, stack.to_string());
+            }
         }
         record.remove("ls");
         if let Some(keep) = self.keep.as_mut()
@@ -337,6 +358,8 @@ struct Realm {
     /// slot -> its last whole record's line past `t` (one slot per api); `None` when the filter
     /// left that record out.
     slots: HashMap<u64, Option<String>>,
+    /// slot -> the stack its last whole record carried, as JSON.
+    stacks: HashMap<u64, String>,
 }
 
 /// One record of a binding payload, read as its fields' JSON texts (borrowed from the payload;
@@ -362,5 +385,54 @@ impl<'de> Deserialize<'de> for RawRecord<'de> {
             }
         }
         deserializer.deserialize_map(RecordVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::writer::HeaderInfo;
+
+    /// A whole record whose stack is its slot's last one arrives as `stackSame: 1` and is written
+    /// with that stack; a repeat after it is written whole too.
+    #[test]
+    fn a_stack_sent_as_the_slots_last_one_is_written_in_full() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trace.ndjson");
+        let writer = TraceWriter::create(
+            &path,
+            &HeaderInfo {
+                baseline_id: "b1",
+                runtime: "chromium",
+                runtime_version: "1",
+                started_at: "2026-12-01T00:00:00Z",
+                page: "file:///page.html",
+            },
+        )
+        .unwrap();
+        let mut ingest = Ingest::new(writer, 0.0);
+        let stack = r#"[{"url":"file:///a.js","line":2,"column":5,"functionName":"f"}]"#;
+        let payload = format!(
+            r#"[{{"slot":1,"ls":1,"e":1,"k":"access","realm":"main","phase":"init","api":"Math.tan","accessType":"call","returnValue":1,"stack":{stack}}},
+               {{"slot":1,"ls":2,"e":2,"k":"access","realm":"main","phase":"init","api":"Math.tan","accessType":"call","returnValue":2,"stackSame":1}},
+               {{"k":"same","slot":1,"ls":3,"e":3}}]"#
+        );
+        let delivered = ingest.binding("s", 1, &payload).unwrap();
+        assert_eq!(delivered.records, 3);
+        drop(ingest);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .skip(1)
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        let expected: serde_json::Value = serde_json::from_str(stack).unwrap();
+        for line in &lines {
+            assert_eq!(line["stack"], expected, "{line}");
+            assert!(line.get("stackSame").is_none(), "{line}");
+        }
+        assert_eq!(lines[1]["returnValue"], 2);
+        assert_eq!(lines[2]["returnValue"], 2);
     }
 }

@@ -23,9 +23,11 @@ pub const OWN_URL: &str = "tracer://probe.js";
 /// Top stack frames kept per access.
 pub const STACK_FRAMES: usize = 8;
 
-/// The APIs watched by default: interfaces (prototype members, statics, the constructor),
-/// namespaces (their functions), and single members (`X.prototype.m`, `X.m`, `window.m`).
-/// Entries a realm does not have are skipped there.
+/// The curated list: interfaces (prototype members, statics, the constructor), namespaces (their
+/// functions), and single members (`X.prototype.m`, `X.m`, `window.m`). `tracer record` installs
+/// it before its walk of the global (so a single member here is watched even as a data property,
+/// `window.name`); the audit watches it in a Node environment's realms. Entries a realm does not
+/// have are skipped there. Tags are not decided here but by [`TAGS`].
 pub const DEFAULT_APIS: &[&str] = &[
     // Fingerprinting surfaces
     "Navigator",
@@ -96,6 +98,99 @@ pub const DEFAULT_APIS: &[&str] = &[
     "Crypto",
 ];
 
+/// The tag table, applied to whatever is recorded (the walk's members and `--api`'s as much as
+/// the list's): a name is an interface (every member of it), a member (`X.prototype.m`, `X.m`),
+/// a global (`fetch`, `window.devicePixelRatio`) or a singleton's member (`document.cookie`).
+pub const TAGS: &[(&str, &[&str])] = &[
+    // Fingerprinting surfaces: whole interfaces
+    ("Navigator", &["fingerprint"]),
+    ("WorkerNavigator", &["fingerprint"]),
+    ("NavigatorUAData", &["fingerprint"]),
+    ("Screen", &["fingerprint"]),
+    ("ScreenOrientation", &["fingerprint"]),
+    ("HTMLCanvasElement", &["fingerprint"]),
+    ("CanvasRenderingContext2D", &["fingerprint"]),
+    ("OffscreenCanvas", &["fingerprint"]),
+    ("OffscreenCanvasRenderingContext2D", &["fingerprint"]),
+    ("WebGLRenderingContext", &["fingerprint"]),
+    ("WebGL2RenderingContext", &["fingerprint"]),
+    ("Plugin", &["fingerprint"]),
+    ("PluginArray", &["fingerprint"]),
+    ("MimeType", &["fingerprint"]),
+    ("MimeTypeArray", &["fingerprint"]),
+    ("AudioContext", &["fingerprint"]),
+    ("OfflineAudioContext", &["fingerprint"]),
+    ("BaseAudioContext", &["fingerprint"]),
+    ("AnalyserNode", &["fingerprint"]),
+    ("OscillatorNode", &["fingerprint"]),
+    ("DynamicsCompressorNode", &["fingerprint"]),
+    ("AudioBuffer", &["fingerprint"]),
+    ("MediaDevices", &["fingerprint"]),
+    ("Permissions", &["fingerprint"]),
+    ("BatteryManager", &["fingerprint"]),
+    ("NetworkInformation", &["fingerprint"]),
+    ("CSS", &["fingerprint"]),
+    ("Math", &["fingerprint"]),
+    // Fingerprinting surfaces: single members
+    (
+        "Intl.DateTimeFormat.prototype.resolvedOptions",
+        &["fingerprint"],
+    ),
+    ("Date.prototype.getTimezoneOffset", &["fingerprint"]),
+    ("window.devicePixelRatio", &["fingerprint"]),
+    ("window.innerWidth", &["fingerprint"]),
+    ("window.innerHeight", &["fingerprint"]),
+    ("window.outerWidth", &["fingerprint"]),
+    ("window.outerHeight", &["fingerprint"]),
+    ("window.screenX", &["fingerprint"]),
+    ("window.screenY", &["fingerprint"]),
+    ("window.matchMedia", &["fingerprint"]),
+    ("window.screen", &["fingerprint"]),
+    ("window.navigator", &["fingerprint"]),
+    ("window.indexedDB", &["fingerprint"]),
+    ("window.openDatabase", &["fingerprint"]),
+    ("Element.prototype.getBoundingClientRect", &["fingerprint"]),
+    ("HTMLElement.prototype.offsetWidth", &["fingerprint"]),
+    ("HTMLElement.prototype.offsetHeight", &["fingerprint"]),
+    // Automation and bot detection
+    (
+        "Navigator.prototype.webdriver",
+        &["fingerprint", "detection"],
+    ),
+    ("navigator.webdriver", &["fingerprint", "detection"]),
+    ("Document.prototype.hasFocus", &["detection"]),
+    ("Notification.permission", &["detection"]),
+    ("Permissions.prototype.query", &["fingerprint", "detection"]),
+    ("chrome", &["detection"]),
+    ("window.external", &["detection"]),
+    // Requests
+    ("XMLHttpRequest", &["request"]),
+    ("XMLHttpRequestEventTarget", &["request"]),
+    ("Request", &["request"]),
+    ("Response", &["request"]),
+    ("Headers", &["request"]),
+    ("WebSocket", &["request"]),
+    ("EventSource", &["request"]),
+    ("fetch", &["request"]),
+    ("Navigator.prototype.sendBeacon", &["request"]),
+    ("navigator.sendBeacon", &["request"]),
+    // Cookies
+    ("Document.prototype.cookie", &["cookie"]),
+    ("document.cookie", &["cookie"]),
+];
+
+/// What `tracer record` watches: the list (installed first, so its entries keep their names,
+/// and its single members are watched even as data properties), the walk of each realm's global
+/// (`walk`), less `exclude`; `asked` are the names the user gave (`--api`, `--api-exclude`),
+/// reported back by each realm where they name nothing.
+#[derive(Debug, Clone, Default)]
+pub struct Watch {
+    pub apis: Vec<String>,
+    pub exclude: Vec<String>,
+    pub asked: Vec<String>,
+    pub walk: bool,
+}
+
 /// Records per batch, at most (see `post` in probe.js).
 pub const BATCH_RECORDS: usize = 512;
 /// A batch leaves with the first record finished this many milliseconds after it began, if the
@@ -106,22 +201,80 @@ pub const BATCH_MS: u64 = 10;
 /// `ownUrl`, `stackLimit`, `batchRecords`, `batchMs`). Without `batch`, every record leaves on
 /// its own.
 pub fn source(apis: &[String], batch: bool) -> String {
-    source_with(apis, batch, false, &[], None)
+    source_with(apis, batch, false, &[], None, false)
+}
+
+/// The probe as `tracer record` installs it: [`source`] for a [`Watch`].
+pub fn record_source(watch: &Watch, batch: bool) -> String {
+    script(config(
+        &watch.apis,
+        batch,
+        false,
+        &[],
+        None,
+        json!({"walk": watch.walk, "exclude": watch.exclude, "asked": watch.asked,
+               "realmToken": realm_token()}),
+    ))
 }
 
 /// [`source`], with `mark_nested`: records made while another recorded call runs carry
 /// `nested: 1` (the audit's filter of the environment's own accesses reads it); and `read_only`:
 /// entries of `apis` watched only for being read (Node's own globals in a Node realm); and
 /// `known_members`: where an environment holds members a browser cannot show the probe (see
-/// `knownMember` in probe.js), only these names are watched.
+/// `knownMember` in probe.js), only these names are watched; and `walk`: after the list, every
+/// interface and namespace the realm's global reaches (with `known_members`, only those names).
 pub fn source_with(
     apis: &[String],
     batch: bool,
     mark_nested: bool,
     read_only: &[String],
     known_members: Option<&[String]>,
+    walk: bool,
 ) -> String {
-    let config = json!({
+    script(config(
+        apis,
+        batch,
+        mark_nested,
+        read_only,
+        known_members,
+        json!({"walk": walk}),
+    ))
+}
+
+/// A token the probes of one recording share (see `foreignSource` in probe.js), unguessable by the
+/// page: a digest of the time, the process id and a fresh heap address.
+fn realm_token() -> String {
+    use sha2::Digest;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let heap = Box::new(0u8);
+    let seed = format!(
+        "{nanos}:{}:{:p}",
+        std::process::id(),
+        std::ptr::addr_of!(*heap)
+    );
+    format!(
+        "tracer-realm-{}",
+        hex::encode(&sha2::Sha256::digest(seed.as_bytes())[..16])
+    )
+}
+
+/// The probe's configuration object; `more` adds fields.
+fn config(
+    apis: &[String],
+    batch: bool,
+    mark_nested: bool,
+    read_only: &[String],
+    known_members: Option<&[String]>,
+    more: serde_json::Value,
+) -> serde_json::Value {
+    let tags: serde_json::Map<String, serde_json::Value> = TAGS
+        .iter()
+        .map(|(name, tags)| ((*name).to_owned(), json!(tags)))
+        .collect();
+    let mut config = json!({
+        "tags": tags,
         "markNested": mark_nested,
         "readOnly": read_only,
         "knownMembers": known_members,
@@ -132,6 +285,14 @@ pub fn source_with(
         "batchRecords": if batch { BATCH_RECORDS } else { 1 },
         "batchMs": BATCH_MS,
     });
+    if let (Some(config), serde_json::Value::Object(more)) = (config.as_object_mut(), more) {
+        config.extend(more);
+    }
+    config
+}
+
+/// The probe's script around its configuration.
+fn script(config: serde_json::Value) -> String {
     format!(
         "(function (config) {{\n\"use strict\";\n{REFLECT_JS}\n{PROBE_JS}\n}})({config});\n//# sourceURL={OWN_URL}\n"
     )

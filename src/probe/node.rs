@@ -312,6 +312,8 @@ impl NodeProbe {
             true,
             &request.read_only,
             Some(&request.known_members),
+            // The same walk as the browser's, for the member names the reference trace has.
+            true,
         );
         let started = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -57,7 +57,7 @@ const sources = new WeakMapC();
 const globalPaths = new WeakMapC();
 const M = tracerReflect(g, {
   sourceOf: function (f) {
-    return apply(wmGet, sources, [f]);
+    return sourceText(f);
   },
   pathOf: function (f) {
     const original = apply(wmGet, originals, [f]);
@@ -240,15 +240,30 @@ function textOf(message) {
   message.e = undefined;
   let slot = slots[message.api];
   if (slot === undefined) {
-    slot = { n: nextSlot++, body: null, last: null };
+    slot = { n: nextSlot++, body: null, last: null, stack: null };
     slots[message.api] = slot;
   }
   const head = '"slot":' + slot.n + ',"ls":' + ls + ',"e":' + e;
-  if (slot.last !== null && jsonPlain() && sameJson(message, slot.last, 0)) {
+  const plain = jsonPlain();
+  if (slot.last !== null && plain && sameJson(message, slot.last, 0)) {
     return '{"k":"same",' + head + "}";
   }
+  // A stack equal to the slot's last one travels as `stackSame: 1` (a loop reads from one place:
+  // its 8 frames are most of a record's bytes, which the binding, the browser and tracer each
+  // carry); the recorder fills it back in from the slot's last stack.
+  const stack = message.stack;
+  const stackSame = plain && stack !== undefined && slot.stack !== null && sameJson(stack, slot.stack, 0);
+  if (stackSame) {
+    message.stack = undefined;
+    message.stackSame = 1;
+  }
   const body = jsonOf(message);
-  // `last` is a record whose text is `body`.
+  if (stackSame) {
+    message.stack = stack;
+    message.stackSame = undefined;
+  }
+  if (stack !== undefined) slot.stack = stack;
+  // `last` is a record whose text is `body`, but for a stack sent as `stackSame`.
   slot.last = message;
   if (slot.body === body) return '{"k":"same",' + head + "}";
   slot.body = body;
@@ -337,6 +352,8 @@ function begin(prop, accessType) {
     phase: phase,
     api: prop.api,
     accessType: accessType,
+    // Set only while its text is made (see `textOf`); present here so that records keep one shape.
+    stackSame: undefined,
   };
   // Made while another recorded call is still running (an environment's implementation using
   // its own APIs, or a page callback the call invoked): the audit's filter needs to know.
@@ -352,21 +369,16 @@ function begin(prop, accessType) {
 
 // ---- the API table -------------------------------------------------------------------------
 
-const FINGERPRINT = [
-  "Navigator", "WorkerNavigator", "NavigatorUAData", "Screen", "ScreenOrientation",
-  "HTMLCanvasElement", "CanvasRenderingContext2D", "OffscreenCanvas",
-  "OffscreenCanvasRenderingContext2D", "WebGLRenderingContext", "WebGL2RenderingContext",
-  "Plugin", "PluginArray", "MimeType", "MimeTypeArray", "AudioContext", "OfflineAudioContext",
-  "BaseAudioContext", "AnalyserNode", "MediaDevices", "Permissions", "BatteryManager",
-];
-const FINGERPRINT_MEMBERS = [
-  "Intl.DateTimeFormat.prototype.resolvedOptions", "Date.prototype.getTimezoneOffset",
-  "window.devicePixelRatio", "window.innerWidth", "window.innerHeight", "window.outerWidth",
-  "window.outerHeight", "window.screenX", "window.screenY", "window.matchMedia", "window.screen",
-  "window.navigator",
-];
-const REQUEST = ["XMLHttpRequest", "XMLHttpRequestEventTarget", "Request", "Response", "Headers",
-  "WebSocket", "EventSource"];
+// Tags come from one table (`config.tags`, `TAGS` in src/probe/mod.rs), applied to whatever is
+// recorded: a name there is an interface (every member of it), a member (`X.prototype.m`,
+// `X.m`), a global (`fetch`, `window.devicePixelRatio`) or a singleton's member
+// (`document.cookie`). Tags are written in this order.
+const TAG_ORDER = ["writer", "request", "cookie", "fingerprint", "detection"];
+const TAGS = O.create(null);
+if (config.tags) {
+  const names = ownKeysOf(config.tags);
+  for (let i = 0; i < names.length; i++) TAGS["$" + names[i]] = config.tags[names[i]];
+}
 
 function includes(list, item) {
   for (let i = 0; i < list.length; i++) if (list[i] === item) return true;
@@ -374,17 +386,17 @@ function includes(list, item) {
 }
 
 function tagsFor(iface, api) {
+  const names = [iface, api, "window." + api, iface + ".prototype." + lastPart(api)];
+  let found = null;
+  for (let i = 0; i < names.length; i++) {
+    const list = TAGS["$" + names[i]];
+    if (list === undefined) continue;
+    if (found === null) found = O.create(null);
+    for (let j = 0; j < list.length; j++) found[list[j]] = true;
+  }
   const tags = [];
-  if (includes(REQUEST, iface) || api === "fetch" || api === "Navigator.prototype.sendBeacon" ||
-      api === "navigator.sendBeacon") {
-    tags[tags.length] = "request";
-  }
-  if (api === "Document.prototype.cookie" || api === "document.cookie") tags[tags.length] = "cookie";
-  if (includes(FINGERPRINT, iface) || includes(FINGERPRINT_MEMBERS, api) ||
-      includes(FINGERPRINT_MEMBERS, "window." + api) ||
-      includes(FINGERPRINT_MEMBERS, iface + ".prototype." + lastPart(api))) {
-    tags[tags.length] = "fingerprint";
-  }
+  if (found === null) return tags;
+  for (let i = 0; i < TAG_ORDER.length; i++) if (found[TAG_ORDER[i]] === true) tags[tags.length] = TAG_ORDER[i];
   return tags;
 }
 
@@ -439,6 +451,7 @@ const watchedNames = O.create(null); // "$name" -> true, for every name some cel
 const handlers = new WeakMapC(); // a wrapper -> its Proxy handler (prop, cell, kind)
 const originals = new WeakMapC(); // a wrapper -> the function it wraps
 const installed = new WeakMapC(); // a function put in place of the page's own -> its cell
+const wrapperOf = new WeakMapC(); // a wrapped function -> its first wrapper
 
 function isObject(value) {
   return (typeof value === "object" && value !== null) || typeof value === "function";
@@ -562,7 +575,9 @@ function generation(cell, d) {
     onPrototype: cell.onPrototype,
     facts: null,
     volatile: false,
-    tags: tagsFor(cell.iface, cell.api),
+    sampled: 0,
+    lastProto: undefined,
+    tags: null,
     hook: isNative ? HOOKS[cell.api] || null : null,
     after: isNative ? AFTER[cell.api] || null : null,
   };
@@ -584,6 +599,9 @@ function propFacts(prop) {
 // The api path for a prototype member reached on `receiver`.
 function apiFor(prop, receiver) {
   if (!prop.onPrototype) return prop.api;
+  // A member of the global's chain reached on the global (`self.navigator` in a worker): by its
+  // name, as a global's own member is.
+  if (receiver === g && WALK) return prop.name;
   if (receiver !== null && (typeof receiver === "object" || typeof receiver === "function")) {
     const name = apply(wmGet, singletons, [receiver]);
     if (name !== undefined) return name + "." + prop.name;
@@ -608,12 +626,14 @@ function complete(record, prop, receiver, args, result, threw, error, measureRes
     } else {
       record.exception = null;
       if (record.accessType !== "set") record.returnValue = M.encode(result);
-      if (measureResult === true ||
-          (measureResult === "objects" && result !== null &&
-           (typeof result === "object" || typeof result === "function"))) {
+      if ((measureResult === true ||
+           (measureResult === "objects" && result !== null &&
+            (typeof result === "object" || typeof result === "function"))) &&
+          sampleValue(prop, result)) {
         M.measureValue(result, record);
       }
     }
+    if (prop.tags === null) prop.tags = tagsFor(prop.iface, prop.api);
     const tags = prop.tags.length ? prop.tags : tagsFor(prop.iface, record.api);
     if (tags.length) record.tags = tags;
     if (prop.hook) prop.hook(record, receiver, args, result, threw);
@@ -623,6 +643,31 @@ function complete(record, prop, receiver, args, result, threw, error, measureRes
     busy--;
   }
   finish(record);
+}
+
+// Whether this access measures the structure of its value (brand, constructor name, instanceof,
+// prototype chain, the own-key lists): the first VALUE_SAMPLES accesses of a definition do, and
+// any whose value has another prototype (or type) than the last one measured; the others leave
+// those fields absent, not sampled. Enumerating the own keys of some host objects is costly (an
+// element's `style` has some 750 names), and a loop reads the same kind of value again and again.
+const VALUE_SAMPLES = 10;
+function sampleValue(prop, value) {
+  let kind;
+  if (value !== null && (typeof value === "object" || typeof value === "function")) {
+    try {
+      kind = getProto(value);
+    } catch (_) {
+      kind = null;
+    }
+  } else {
+    kind = typeof value;
+  }
+  if (prop.sampled < VALUE_SAMPLES || kind !== prop.lastProto) {
+    prop.sampled++;
+    prop.lastProto = kind;
+    return true;
+  }
+  return false;
 }
 
 // A thrown error's stack without the probe's frames. Chromium keeps `stack` as an own accessor
@@ -653,14 +698,41 @@ function cleanStack(error) {
   }
 }
 
-function disguise(wrapper, original) {
-  let source;
+// An error the browser threw itself, with no page frame between it and the probe's trap `above`
+// (a getter called on the wrong receiver): its stack is captured again from the trap's caller,
+// so that it holds as many of the page's frames as Error.stackTraceLimit gives it without the
+// probe, not one fewer. The property keeps its shape (Chromium's own accessor pair). Left to
+// `cleanStack` when the page formats stacks itself (Error.prepareStackTrace) or when page code
+// threw it (a callback the browser called: its frames are the stack).
+const ErrorC = Error;
+const captureStack = typeof ErrorC.captureStackTrace === "function" ? ErrorC.captureStackTrace : null;
+const atPrefix = "    at ";
+function restack(error, above) {
   try {
-    source = apply(fnToString, original, []);
+    if (captureStack === null || error === null || typeof error !== "object") return false;
+    const pd = gopd(ErrorC, "prepareStackTrace");
+    if (pd !== undefined && (pd.value !== undefined || typeof pd.get === "function")) return false;
+    const d = gopd(error, "stack");
+    if (!d || !apply(hasOwnProperty, d, ["get"]) || typeof d.get !== "function") return false;
+    const text = apply(d.get, error, []);
+    if (typeof text !== "string") return false;
+    const lines = apply(strSplit, text, ["\n"]);
+    for (let i = 0; i < lines.length; i++) {
+      if (apply(strIndexOf, lines[i], [atPrefix]) !== 0) continue;
+      if (apply(strIndexOf, lines[i], [config.ownUrl]) < 0) return false;
+      apply(captureStack, ErrorC, [error, above]);
+      return true;
+    }
   } catch (_) {
-    source = "function () { [native code] }";
+    // leave it to cleanStack
   }
-  apply(wmSet, sources, [wrapper, source]);
+  return false;
+}
+
+// Makes `wrapper` read as `original`: its source text is taken from the original the first time
+// it is asked for (most of the thousands of wrappers never are: install stays cheap).
+function disguise(wrapper, original) {
+  apply(wmSet, sourceFrom, [wrapper, original]);
   // A function of another realm (a jsdom or happy-dom interface: the environment's own module
   // code made it) reads its source through that realm's Function.prototype.toString.
   let proto = null;
@@ -678,6 +750,22 @@ function disguise(wrapper, original) {
   }
   return wrapper;
 }
+const sourceFrom = new WeakMapC(); // a wrapper -> the function whose source it shows
+// The source text a wrapper shows, or undefined for a function that is not one.
+function sourceText(f) {
+  const known = apply(wmGet, sources, [f]);
+  if (known !== undefined) return known;
+  const original = apply(wmGet, sourceFrom, [f]);
+  if (original === undefined) return undefined;
+  let source;
+  try {
+    source = apply(fnToString, original, []);
+  } catch (_) {
+    source = "function () { [native code] }";
+  }
+  apply(wmSet, sources, [f, source]);
+  return source;
+}
 const functionProto = Function.prototype;
 // Other realms' Function.prototype among the wrapped functions' prototypes (see `disguise`).
 const foreignFunctionProtos = [];
@@ -685,7 +773,7 @@ const foreignFunctionProtos = [];
 // A Proxy trap that records one access of the generation its handler holds (`this[field]`: the
 // handler is the trap's `this`).
 function callTrap(accessType, measureResult, field) {
-  return function (target, thisArg, args) {
+  const trap = function (target, thisArg, args) {
     const prop = this[field];
     if (busy) return apply(target, thisArg, args);
     const record = begin(prop, accessType);
@@ -698,7 +786,7 @@ function callTrap(accessType, measureResult, field) {
     } catch (e) {
       threw = true;
       error = e;
-      cleanStack(e);
+      if (!restack(e, trap)) cleanStack(e);
     } finally {
       inside--;
     }
@@ -714,6 +802,7 @@ function callTrap(accessType, measureResult, field) {
     if (threw) throw error;
     return result;
   };
+  return trap;
 }
 
 const TRAPS = O.create(null);
@@ -738,6 +827,7 @@ function wrapFn(f, cell, prop, kind) {
   const proxy = disguise(new ProxyC(target, handler), target);
   apply(wmSet, handlers, [proxy, handler]);
   apply(wmSet, originals, [proxy, target]);
+  if (!apply(wmHas, wrapperOf, [target])) apply(wmSet, wrapperOf, [target, proxy]);
   return proxy;
 }
 
@@ -987,14 +1077,23 @@ let wrapped = 0;
 // function is recorded too: an accessor pair emulates it and the page sees its own data
 // descriptor (as for a data property the page defines, see `adopt`).
 function wrapMember(holder, name, iface, api, onPrototype, data, readOnly) {
-  if (name === "constructor" || cellAt(holder, name) !== null) return;
+  if (name === "constructor" || cellAt(holder, name) !== null || excluded(iface, api)) return;
+  if (walking && !knownMember(name)) return;
   const d = realOf(holder, name);
   if (d === undefined || !d.configurable) return;
+  if (walking && (apply(wmHas, languageFns, [d.value]) || apply(wmHas, languageFns, [d.get]))) return;
   let mode;
   if (isAccessor(d) || (readOnly && data)) {
     mode = "get";
   } else if (typeof d.value === "function" && !isConstructorLike(d.value)) {
     mode = "call";
+    // A second name for a method already wrapped (`Date.prototype.toGMTString` is
+    // `toUTCString`): the same wrapper, so that the page still finds them one function.
+    const wrapper = apply(wmGet, wrapperOf, [d.value]);
+    if (wrapper !== undefined) {
+      defineProperty(holder, name, dataRecord(wrapper, d.writable, d.enumerable, true));
+      return;
+    }
   } else if (data && typeof d.value !== "function") {
     mode = "get";
   } else {
@@ -1011,7 +1110,8 @@ function isConstructorLike(f) {
 
 // Wraps a constructor held as property `name` of `holder` (construct and call).
 function wrapConstructor(holder, name, path) {
-  if (cellAt(holder, name) !== null) return null;
+  if (cellAt(holder, name) !== null || excluded(path, path)) return null;
+  if (walking && !knownMember(name)) return null;
   const d = realOf(holder, name);
   if (d === undefined || isAccessor(d) || typeof d.value !== "function" || !d.configurable) return null;
   const C = d.value;
@@ -1019,7 +1119,7 @@ function wrapConstructor(holder, name, path) {
   const prop = generation(cell, d);
   let proxy = null;
   const handler = handlerOf({
-    construct: function (target, args, newTarget) {
+    construct: function constructTrap(target, args, newTarget) {
       const prop = this.prop;
       const nt = newTarget === proxy ? target : newTarget;
       if (busy) return construct(target, args, nt);
@@ -1039,7 +1139,7 @@ function wrapConstructor(holder, name, path) {
       } catch (e) {
         threw = true;
         error = e;
-        cleanStack(e);
+        if (!restack(e, constructTrap)) cleanStack(e);
       } finally {
         inside--;
       }
@@ -1055,6 +1155,7 @@ function wrapConstructor(holder, name, path) {
   proxy = disguise(new ProxyC(C, handler), C);
   apply(wmSet, handlers, [proxy, handler]);
   apply(wmSet, originals, [proxy, C]);
+  apply(wmSet, wrapperOf, [C, proxy]);
   const real = dataRecord(proxy, d.writable, d.enumerable, true);
   defineProperty(holder, name, real);
   cell.gen = prop;
@@ -1110,7 +1211,10 @@ function resolve(path) {
 // object (its functions and accessors), or one member (`X.prototype.m`, `X.m`, `window.m`).
 function install(path) {
   const found = resolve(path);
-  if (found === null) return;
+  if (found === null) {
+    if (includes(ASKED, path)) missing[missing.length] = path;
+    return;
+  }
   // A name watched only for being read (Node's own globals in a Node realm: `Buffer`, `process`):
   // its reads are recorded, whatever it holds; nothing it holds is wrapped.
   if (includes(READ_ONLY, path)) {
@@ -1125,13 +1229,21 @@ function install(path) {
     : path;
   if (typeof value === "function") namePath(value, bare);
   if (typeof value === "function" && isConstructorLike(value)) {
+    if (excluded(bare, bare)) return;
     const proto = gopd(value, "prototype").value;
+    // A legacy factory function (`Image`, `Audio`, `Option`) shares another interface's
+    // prototype: that interface's members are named by it, and only the factory is wrapped here.
+    if (gopd(proto, "constructor").value !== value) {
+      wrapConstructor(found.holder, found.name, bare);
+      return;
+    }
     const keys = ownKeysOf(proto);
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
       if (typeof key === "symbol") continue;
       wrapMember(proto, key, bare, bare + ".prototype." + key, true);
     }
+    aliasSymbols(proto);
     wrapHiddenBases(proto);
     const statics = ownKeysOf(value);
     for (let i = 0; i < statics.length; i++) {
@@ -1145,7 +1257,8 @@ function install(path) {
     }
     wrapConstructor(found.holder, found.name, bare);
   } else if (value !== null && typeof value === "object" && found.holder === g &&
-             includes(NAMESPACES, bare)) {
+             (includes(NAMESPACES, bare) || (WALK && walkingNamespaces))) {
+    if (excluded(bare, bare)) return;
     const keys = ownKeysOf(value);
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
@@ -1154,8 +1267,12 @@ function install(path) {
       if (sd && typeof sd.value === "function") namePath(sd.value, bare + "." + key);
       if (sd && ((typeof sd.value === "function" && !isConstructorLike(sd.value)) || sd.get)) {
         wrapMember(value, key, bare, bare + "." + key, false);
+      } else if (WALK && sd && typeof sd.value === "function") {
+        // A namespace's interfaces (`Intl.DateTimeFormat`, `WebAssembly.Module`).
+        install(bare + "." + key);
       }
     }
+    aliasSymbols(value);
   } else {
     const onPrototype = parts.length >= 3 && parts[parts.length - 2] === "prototype";
     const iface = onPrototype ? apply(strSlice, path, [0, path.length - parts[parts.length - 1].length - 11]) : bare;
@@ -1858,14 +1975,52 @@ function watchMarks() {
 
 // ---- Function.prototype.toString: wrappers read as the functions they stand for ------------
 
+// Another realm's probe (a same-origin iframe's, reading this window's functions through its own
+// Function.prototype.toString) asks this one for the source its wrappers show: it calls this
+// realm's toString with the recording's token (`config.realmToken`, random per recording), and
+// the answer is the source, or the token itself for a function that is not a wrapper here.
+const REALM_TOKEN = typeof config.realmToken === "string" ? config.realmToken : null;
+// What this realm's toString reads of another realm's Proxy: the other probe's toString.
+const PROXY_SOURCE = "function () { [native code] }";
+function foreignSource(f) {
+  if (REALM_TOKEN === null || typeof f !== "function") return undefined;
+  let other;
+  try {
+    // The other realm's Function.prototype.toString, found up the chain (an interface's
+    // constructor inherits from its parent interface's: HTMLElement from Element).
+    let p = getProto(f);
+    let d;
+    for (let i = 0; p !== null && i < 64; i++) {
+      if (p === functionProto) return undefined;
+      d = gopd(p, "toString");
+      if (d !== undefined) break;
+      p = getProto(p);
+    }
+    other = d !== undefined ? d.value : undefined;
+    // Only the other probe's own toString is asked (a page's function never runs): it is a
+    // Proxy, whose text, read from here, has no name.
+    if (typeof other !== "function" || apply(fnToString, other, []) !== PROXY_SOURCE) return undefined;
+    const answer = apply(other, f, [REALM_TOKEN]);
+    return typeof answer === "string" && answer !== REALM_TOKEN ? answer : undefined;
+  } catch (_) {
+    return undefined;
+  }
+}
+
 function patchToString(functionPrototype) {
   const d = gopd(functionPrototype, "toString");
   if (!d || typeof d.value !== "function" || !d.configurable) return;
   const original = d.value;
   const proxy = new ProxyC(original, handlerOf({
     apply: function (target, thisArg, args) {
-      const known = apply(wmGet, sources, [thisArg]);
+      if (REALM_TOKEN !== null && args.length === 1 && args[0] === REALM_TOKEN) {
+        const mine = sourceText(thisArg);
+        return typeof mine === "string" ? mine : REALM_TOKEN;
+      }
+      const known = sourceText(thisArg);
       if (typeof known === "string") return known;
+      const foreign = foreignSource(thisArg);
+      if (foreign !== undefined) return foreign;
       return apply(target, thisArg, args);
     },
   }));
@@ -2006,9 +2161,196 @@ function patchDescriptors() {
   patchMethod(objectProto, "__lookupSetter__", lookupTrap("set"));
 }
 
+// ---- the walk: everything the realm's global reaches ----------------------------------------
+//
+// With `config.walk` (`tracer record`'s default), after the list, every own property of the
+// realm's global is watched: an interface (a constructor with its own prototype: the members of
+// the prototype, its statics, the constructor), a namespace (any other object held as a data
+// property: `Math`, `CSS`, `Intl`, `WebAssembly`, its functions, accessors and interfaces), a
+// function-valued global (`fetch`, `setTimeout`) and the global's own accessors
+// (`innerWidth`, `navigator`). ECMAScript's own globals are the language, not the host, and are
+// not walked, but for `Math`, `Intl` and `Date`, which read the host's clock, locale, time zone
+// and randomness; `console` is not walked unless the list names it. `config.exclude` trims
+// (`--api-exclude`): an interface or namespace (all of it), a member, or a global. Nothing is
+// read through a getter: the walk looks at descriptors only.
+const WALK = config.walk === true;
+let walkingNamespaces = false;
+// While the walk runs: an environment under audit (`config.knownMembers`) has only the member
+// names of the reference trace wrapped by it (see `knownMember`).
+let walking = false;
+const LANGUAGE = O.create(null);
+const LANGUAGE_NAMES = ["Object", "Function", "Array", "Number", "parseFloat", "parseInt",
+  "Infinity", "NaN", "undefined", "Boolean", "String", "Symbol", "Promise", "RegExp", "Error",
+  "AggregateError", "EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError",
+  "URIError", "SuppressedError", "globalThis", "JSON", "ArrayBuffer", "SharedArrayBuffer",
+  "Atomics", "Uint8Array", "Int8Array", "Uint16Array", "Int16Array", "Uint32Array", "Int32Array",
+  "Float16Array", "Float32Array", "Float64Array", "Uint8ClampedArray", "BigUint64Array",
+  "BigInt64Array", "DataView", "Map", "BigInt", "Set", "WeakMap", "WeakSet", "Proxy", "Reflect",
+  "FinalizationRegistry", "WeakRef", "decodeURI", "decodeURIComponent", "encodeURI",
+  "encodeURIComponent", "escape", "unescape", "eval", "isFinite", "isNaN", "Iterator",
+  "DisposableStack", "AsyncDisposableStack", "console"];
+for (let i = 0; i < LANGUAGE_NAMES.length; i++) LANGUAGE["$" + LANGUAGE_NAMES[i]] = true;
+// The language's own functions, wherever an interface also holds them (a NodeList's `forEach`
+// and `values` are Array.prototype's): never wrapped by the walk, so that they stay one function.
+const languageFns = new WeakMapC();
+function noteLanguage(object) {
+  if (!isObject(object)) return;
+  const keys = ownKeysOf(object);
+  for (let i = 0; i < keys.length; i++) {
+    const d = gopd(object, keys[i]);
+    if (d === undefined) continue;
+    if (typeof d.value === "function") apply(wmSet, languageFns, [d.value, true]);
+    if (typeof d.get === "function") apply(wmSet, languageFns, [d.get, true]);
+    if (typeof d.set === "function") apply(wmSet, languageFns, [d.set, true]);
+  }
+}
+if (WALK) {
+  for (let i = 0; i < LANGUAGE_NAMES.length; i++) {
+    let d;
+    try {
+      d = gopd(g, LANGUAGE_NAMES[i]);
+    } catch (_) {
+      d = undefined;
+    }
+    // `globalThis` is the global itself, whose members are the host's.
+    if (d === undefined || !isObject(d.value) || d.value === g) continue;
+    noteLanguage(d.value);
+    const pd = typeof d.value === "function" ? gopd(d.value, "prototype") : undefined;
+    if (pd !== undefined && isObject(pd.value)) noteLanguage(pd.value);
+  }
+  // %TypedArray%, %IteratorPrototype% and the array iterator's prototype.
+  if (typeof Uint8Array === "function") {
+    noteLanguage(getProto(Uint8Array));
+    noteLanguage(getProto(Uint8Array).prototype);
+  }
+  try {
+    const arrayIterator = getProto([][Symbol.iterator]());
+    noteLanguage(arrayIterator);
+    noteLanguage(getProto(arrayIterator));
+  } catch (_) {
+    // no iterators
+  }
+}
+
+const EXCLUDE = O.create(null);
+const excludeList = config.exclude || [];
+let anyExcluded = false;
+for (let i = 0; i < excludeList.length; i++) {
+  const name = excludeList[i];
+  EXCLUDE["$" + name] = true;
+  anyExcluded = true;
+  // `window.fetch` and `fetch` name the same global.
+  const parts = apply(strSplit, name, ["."]);
+  if (parts[0] === "window" || parts[0] === "self" || parts[0] === "globalThis") {
+    EXCLUDE["$" + apply(strSlice, name, [parts[0].length + 1])] = true;
+  }
+}
+// A member named through a singleton or a receiver (`document.cookie`, `navigator.userAgent`) is
+// excluded where it is held (`Document.prototype.cookie`).
+for (let i = 0; i < excludeList.length; i++) {
+  let found = null;
+  try {
+    found = resolve(excludeList[i]);
+  } catch (_) {
+    found = null;
+  }
+  if (found === null || found.holder === g) continue;
+  const cd = gopd(found.holder, "constructor");
+  const C = cd !== undefined ? cd.value : undefined;
+  const nd = typeof C === "function" ? gopd(C, "name") : undefined;
+  if (nd !== undefined && typeof nd.value === "string" && nd.value !== "") {
+    const pd = gopd(C, "prototype");
+    if (pd !== undefined && pd.value === found.holder) EXCLUDE["$" + nd.value + ".prototype." + found.name] = true;
+  }
+  const holderName = typeof found.holder === "function" ? gopd(found.holder, "name") : undefined;
+  if (holderName !== undefined && typeof holderName.value === "string") {
+    EXCLUDE["$" + holderName.value + "." + found.name] = true;
+  }
+}
+function excluded(iface, api) {
+  return anyExcluded && (EXCLUDE["$" + iface] === true || EXCLUDE["$" + api] === true);
+}
+// The list's names the user asked for (`--api`, `--api-exclude`): those that name nothing in this
+// realm are reported (`missing` in the ready record; the recorder refuses a name no realm has).
+const ASKED = config.asked || [];
+const missing = [];
+
+function walkGlobal() {
+  const keys = ownKeysOf(g);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (typeof key !== "string" || LANGUAGE["$" + key] === true || key === config.binding) continue;
+    let d;
+    try {
+      d = gopd(g, key);
+    } catch (_) {
+      continue;
+    }
+    if (d === undefined || !d.configurable) continue;
+    try {
+      if (!own(d, "value")) {
+        wrapMember(g, key, key, key, false, false);
+      } else if (typeof d.value === "function") {
+        if (apply(wmHas, originals, [d.value])) continue;
+        // A second global name for a function already wrapped (`webkitURL` is `URL`): the same
+        // wrapper, so that the page still finds them one function.
+        if (aliasGlobal(key, d)) continue;
+        if (isConstructorLike(d.value)) {
+          // Named by its own name where the global holds it under that name too.
+          const nd = gopd(d.value, "name");
+          const canonical = nd && typeof nd.value === "string" ? nd.value : key;
+          if (canonical !== key && LANGUAGE["$" + canonical] !== true) {
+            const cd = gopd(g, canonical);
+            if (cd !== undefined && cd.value === d.value) install(canonical);
+            if (aliasGlobal(key, d)) continue;
+          }
+          install(key);
+        } else {
+          namePath(d.value, key);
+          wrapMember(g, key, key, key, false, false);
+        }
+      } else if (d.value !== null && typeof d.value === "object") {
+        walkingNamespaces = true;
+        try {
+          install(key);
+        } finally {
+          walkingNamespaces = false;
+        }
+      }
+    } catch (_) {
+      failed++;
+    }
+  }
+}
+
+// Puts the wrapper of function `d.value` (the global's property `key`) made for another of its
+// names in place; false when it has none.
+function aliasGlobal(key, d) {
+  const wrapper = apply(wmGet, wrapperOf, [d.value]);
+  if (wrapper === undefined) return false;
+  defineProperty(g, key, dataRecord(wrapper, d.writable, d.enumerable, true));
+  return true;
+}
+
+// Web IDL gives an iterable interface's `@@iterator` the very function of its `values` or
+// `entries`: where a member so shared is wrapped, the symbol-keyed slot gets the same wrapper,
+// so that the page still finds them one function.
+function aliasSymbols(holder) {
+  const keys = ownKeysOf(holder);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (typeof key !== "symbol") continue;
+    const d = realOf(holder, key);
+    if (d === undefined || isAccessor(d) || typeof d.value !== "function" || !d.configurable) continue;
+    const wrapper = apply(wmGet, wrapperOf, [d.value]);
+    if (wrapper !== undefined) defineProperty(holder, key, dataRecord(wrapper, d.writable, d.enumerable, true));
+  }
+}
+
 // ---- install ------------------------------------------------------------------------------
 
 const apis = config.apis;
+const installStarted = epoch();
 let failed = 0;
 for (let i = 0; i < apis.length; i++) {
   try {
@@ -2017,10 +2359,21 @@ for (let i = 0; i < apis.length; i++) {
     failed++;
   }
 }
+if (WALK) {
+  walking = true;
+  try {
+    walkGlobal();
+  } finally {
+    walking = false;
+  }
+}
+for (let i = 0; i < excludeList.length; i++) {
+  if (includes(ASKED, excludeList[i]) && resolve(excludeList[i]) === null) missing[missing.length] = excludeList[i];
+}
 watchSingletonOwnMembers();
 watchMarks();
 patchDescriptors();
 patchToString(Function.prototype);
 for (let i = 0; i < foreignFunctionProtos.length; i++) patchToString(foreignFunctionProtos[i]);
-post({ k: "ready", realm: realm, wrapped: wrapped, failed: failed });
+post({ k: "ready", realm: realm, wrapped: wrapped, failed: failed, missing: missing, ms: epoch() - installStarted });
 sendBatch();

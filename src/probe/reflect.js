@@ -356,22 +356,35 @@ function tracerReflect(g, options) {
     return description === undefined ? "" : description;
   }
 
+  // An own-key list keeps its first KEY_CAP names, then `{"$more": n}` for the n left out, as a
+  // `Val` array does (a CSSStyleDeclaration has some 750 own names: every read of
+  // `element.style` would otherwise carry them four times).
+  const KEY_CAP = 100;
+  function capped(list) {
+    if (list.length <= KEY_CAP) return list;
+    const out = [];
+    for (let i = 0; i < KEY_CAP; i++) push(out, list[i]);
+    push(out, { $more: list.length - KEY_CAP });
+    return out;
+  }
   function keyLists(value) {
     const out = {};
     try {
-      out.keys = keysOf(value);
-      out.ownNames = namesOf(value);
+      out.keys = capped(keysOf(value));
+      out.ownNames = capped(namesOf(value));
       const symbols = symbolsOf(value);
       out.ownSymbols = [];
-      for (let i = 0; i < symbols.length; i++) {
+      for (let i = 0; i < symbols.length && i < KEY_CAP; i++) {
         push(out.ownSymbols, apply(symToString, symbols[i], []));
       }
+      if (symbols.length > KEY_CAP) push(out.ownSymbols, { $more: symbols.length - KEY_CAP });
       const all = ownKeysOf(value);
       out.ownKeys = [];
-      for (let i = 0; i < all.length; i++) {
+      for (let i = 0; i < all.length && i < KEY_CAP; i++) {
         const k = all[i];
         push(out.ownKeys, typeof k === "symbol" ? apply(symToString, k, []) : k);
       }
+      if (all.length > KEY_CAP) push(out.ownKeys, { $more: all.length - KEY_CAP });
     } catch (_) {
       // a revoked proxy or an exotic object that refuses: keep what was measured.
     }

@@ -28,7 +28,9 @@ pub const CANDIDATES: [&str; 4] = [
 pub const INSTALL_HINT: &str = "apt-get install chromium";
 
 /// The flags for a closed network and a throwaway profile, in front of `--user-data-dir`.
-pub const FLAGS: [&str; 13] = [
+/// Remote debugging alone makes Chromium tell pages `navigator.webdriver === true`; the page
+/// must see what it sees in a browser nobody records, so that flag of automation is turned off.
+pub const FLAGS: [&str; 14] = [
     "--headless=new",
     "--no-sandbox",
     "--disable-gpu",
@@ -40,6 +42,7 @@ pub const FLAGS: [&str; 13] = [
     "--no-default-browser-check",
     "--disable-dev-shm-usage",
     "--mute-audio",
+    "--disable-blink-features=AutomationControlled",
     "--remote-debugging-address=127.0.0.1",
     "--remote-debugging-port=0",
 ];

@@ -68,7 +68,7 @@ pub enum Ending {
 pub struct Report {
     pub realms: Vec<String>,
     /// Probe installations: realm kind, members wrapped, entries that failed.
-    pub installs: Vec<(String, u64, u64)>,
+    pub installs: Vec<probe::ingest::Install>,
     pub page_errors: Vec<String>,
     pub worker_failures: Vec<String>,
 }
@@ -150,7 +150,7 @@ impl<'a> Recorder<'a> {
         mut cdp: Cdp,
         writer: &'a mut TraceWriter,
         started: f64,
-        apis: &[String],
+        watch: &probe::Watch,
         batch: bool,
     ) -> Result<Recorder<'a>> {
         let mut ignore = |_: Option<String>, _: String, _: Value| {};
@@ -178,7 +178,7 @@ impl<'a> Recorder<'a> {
             .and_then(Value::as_str)
             .context("Target.attachToTarget returned no sessionId")?
             .to_owned();
-        let probe_source = probe::source(apis, batch);
+        let probe_source = probe::record_source(watch, batch);
         let s = Some(page_session.as_str());
         call(
             &mut cdp,
@@ -362,11 +362,7 @@ impl<'a> Recorder<'a> {
         let mut report = std::mem::take(&mut self.report);
         let ingested = std::mem::take(&mut self.ingest.report);
         report.realms = ingested.realms;
-        report.installs = ingested
-            .installs
-            .into_iter()
-            .map(|i| (i.realm, i.wrapped, i.failed))
-            .collect();
+        report.installs = ingested.installs.into_iter().collect();
         report.worker_failures.extend(ingested.unreadable);
         report
     }
