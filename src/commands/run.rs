@@ -302,12 +302,14 @@ pub fn execute(
     styles: &Styles,
     verifies: Option<String>,
 ) -> Result<Traced> {
+    crate::timings::mark("command line read");
     let plan = plan(args)?;
+    crate::timings::mark("target and node found");
     if args.timeout.is_some_and(|t| !(t > 0.0 && t.is_finite())) {
         return Err(TracerError::usage("--timeout must be a positive number of seconds").into());
     }
     let redactor = Redactor::new(!args.no_default_redact, &args.redact)?;
-    crate::timings::mark("planned");
+    crate::timings::mark("options checked");
     let store = Store::new(&args.store.out);
     let id = store.create()?;
     let stop = Arc::new(AtomicUsize::new(0));
@@ -537,7 +539,7 @@ fn trace(
             )));
         }
     };
-    crate::timings::mark("bootloader's channel made");
+    crate::timings::mark("event stream started, bootloader's channel made");
     let verifier = channel.verifier();
     let user_options = std::env::var("NODE_OPTIONS").ok();
     let mut env = channel.env(user_options.as_deref());

@@ -10,10 +10,16 @@
 (function tracerBoot() {
   const channel = process.env.TRACER_BOOT;
   if (!channel) return;
-  let isMainThread = true;
-  try {
-    isMainThread = require('worker_threads').isMainThread;
-  } catch (e) {}
+  // A worker thread (it runs preloads too) is traced through its parent's session. Node names
+  // `process.chdir` by the thread it runs in; `worker_threads` (about 2.5 ms to load) only decides
+  // when the name is neither.
+  const chdirName = typeof process.chdir === 'function' ? process.chdir.name : '';
+  let isMainThread = chdirName === 'wrappedChdir';
+  if (chdirName !== 'wrappedChdir' && chdirName !== 'unavailableInWorker') {
+    try {
+      isMainThread = require('worker_threads').isMainThread;
+    } catch (e) {}
+  }
   if (!isMainThread) return;
   const fs = require('fs');
   const script = process.argv[1] || '';
@@ -27,20 +33,23 @@
   const { openSync, writeSync, closeSync, constants } = fs;
   const head = { pid: process.pid, ppid: process.ppid };
   const fullArgv = process.argv.slice(0, 16).map((a) => String(a).slice(0, 200));
-  const report = (fields) => {
+  // Non-blocking: with no reader (tracer gone), the open fails instead of waiting.
+  const openChannel = () => {
+    try {
+      return openSync(channel, constants.O_WRONLY | constants.O_NONBLOCK);
+    } catch (e) {
+      return -1;
+    }
+  };
+  const report = (fields, opened) => {
     let argv = fullArgv;
     let line = stringify(assign({}, head, { argv }, fields)) + '\n';
     while (byteLength(line) > 4000 && argv.length > 1) {
       argv = argv.slice(0, -1);
       line = stringify(assign({}, head, { argv }, fields)) + '\n';
     }
-    let fd;
-    try {
-      // Non-blocking: with no reader (tracer gone), the open fails instead of waiting.
-      fd = openSync(channel, constants.O_WRONLY | constants.O_NONBLOCK);
-    } catch (e) {
-      return false;
-    }
+    const fd = opened === undefined ? openChannel() : opened;
+    if (fd < 0) return false;
     try {
       writeSync(fd, line);
       return true;
@@ -58,15 +67,23 @@
   }
   const inspector = require('inspector');
   if (inspector.url()) return;
+  // The channel first: without tracer to read it, no inspector is opened at all.
+  const fd = openChannel();
+  if (fd < 0) return;
   try {
     inspector.open(0, '127.0.0.1', false);
   } catch (e) {
     // Node's test runner runs its files from a process made without an inspector.
-    report({ untraced: String(e).slice(0, 200) });
+    report({ untraced: String(e).slice(0, 200) }, fd);
     return;
   }
   const url = inspector.url();
-  if (!url || !report({ url })) {
+  if (!url) {
+    closeSync(fd);
+    inspector.close();
+    return;
+  }
+  if (!report({ url }, fd)) {
     inspector.close();
     return;
   }

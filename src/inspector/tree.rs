@@ -140,7 +140,7 @@ impl Tree {
 
 fn wait_until_finished(thread: JoinHandle<()>, deadline: Instant) {
     while !thread.is_finished() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(5));
+        std::thread::sleep(Duration::from_millis(1));
     }
     if thread.is_finished() {
         let _ = thread.join();

@@ -6,6 +6,8 @@
 
 use std::borrow::Cow;
 
+use std::sync::{Arc, LazyLock};
+
 use regex::{Regex, RegexSet};
 
 use crate::error::TracerError;
@@ -28,52 +30,23 @@ const DEFAULTS: [(&str, &str); 8] = [
     ("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
 ];
 
-/// A set of patterns to redact.
-#[derive(Clone)]
-pub struct Redactor {
+/// Patterns compiled together: a set that says which match, and each one to replace with.
+struct Compiled {
     quick: RegexSet,
     patterns: Vec<(String, Regex)>,
 }
 
-impl Redactor {
-    /// The default shapes (unless `defaults` is false) and the user's patterns, named `custom`.
-    pub fn new(defaults: bool, custom: &[String]) -> Result<Redactor, TracerError> {
-        let mut patterns = Vec::new();
-        if defaults {
-            for (name, pattern) in DEFAULTS {
-                patterns.push((
-                    name.to_owned(),
-                    Regex::new(pattern).expect("valid default pattern"),
-                ));
-            }
-        }
-        for pattern in custom {
-            let regex = Regex::new(pattern).map_err(|e| {
-                TracerError::usage(format!(
-                    "--redact `{pattern}` is not a valid regular expression: {e}"
-                ))
-            })?;
-            patterns.push(("custom".to_owned(), regex));
-        }
+impl Compiled {
+    fn new(patterns: Vec<(String, Regex)>) -> Compiled {
         let quick = RegexSet::new(patterns.iter().map(|(_, r)| r.as_str()))
             .expect("patterns compiled once already");
-        Ok(Redactor { quick, patterns })
+        Compiled { quick, patterns }
     }
 
-    /// A redactor that changes nothing.
-    pub fn none() -> Redactor {
-        Redactor::new(false, &[]).expect("no patterns")
-    }
-
-    /// Whether `text` holds a match of any pattern.
-    pub fn matches(&self, text: &str) -> bool {
-        !self.patterns.is_empty() && self.quick.is_match(text)
-    }
-
-    /// `text` with every match replaced by `[REDACTED:name]`.
-    pub fn apply<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        if self.patterns.is_empty() || !self.quick.is_match(text) {
-            return Cow::Borrowed(text);
+    /// `text` with every match replaced by `[REDACTED:name]`, or `None` when nothing matched.
+    fn apply(&self, text: &str) -> Option<String> {
+        if !self.quick.is_match(text) {
+            return None;
         }
         let mut out = text.to_owned();
         for index in self.quick.matches(text).into_iter() {
@@ -82,7 +55,105 @@ impl Redactor {
                 .replace_all(&out, format!("[REDACTED:{name}]").as_str())
                 .into_owned();
         }
-        Cow::Owned(out)
+        Some(out)
+    }
+}
+
+/// The default shapes, compiled the first time a text might hold one (a few milliseconds that are
+/// then not spent before the program starts).
+static DEFAULT_SHAPES: LazyLock<Compiled> = LazyLock::new(|| {
+    Compiled::new(
+        DEFAULTS
+            .iter()
+            .map(|(name, pattern)| {
+                (
+                    (*name).to_owned(),
+                    Regex::new(pattern).expect("valid default pattern"),
+                )
+            })
+            .collect(),
+    )
+});
+
+/// Whether `text` holds a piece every match of some default shape holds (`eyJ` for a JWT, `AKIA`
+/// for an AWS key, …): false means no default shape can match.
+fn might_hold_a_default_shape(text: &str) -> bool {
+    const PIECES: [&str; 12] = [
+        "-----BEGIN",
+        "eyJ",
+        "AKIA",
+        "ASIA",
+        "ghp_",
+        "gho_",
+        "ghu_",
+        "ghs_",
+        "ghr_",
+        "github_pat_",
+        "xox",
+        "AIza",
+    ];
+    PIECES.iter().any(|piece| text.contains(piece))
+        || text
+            .as_bytes()
+            .windows(6)
+            .any(|w| w.eq_ignore_ascii_case(b"bearer"))
+}
+
+/// A set of patterns to redact.
+#[derive(Clone)]
+pub struct Redactor {
+    defaults: bool,
+    custom: Option<Arc<Compiled>>,
+}
+
+impl Redactor {
+    /// The default shapes (unless `defaults` is false) and the user's patterns, named `custom`.
+    pub fn new(defaults: bool, custom: &[String]) -> Result<Redactor, TracerError> {
+        let mut patterns = Vec::new();
+        for pattern in custom {
+            let regex = Regex::new(pattern).map_err(|e| {
+                TracerError::usage(format!(
+                    "--redact `{pattern}` is not a valid regular expression: {e}"
+                ))
+            })?;
+            patterns.push(("custom".to_owned(), regex));
+        }
+        Ok(Redactor {
+            defaults,
+            custom: (!patterns.is_empty()).then(|| Arc::new(Compiled::new(patterns))),
+        })
+    }
+
+    /// A redactor that changes nothing.
+    pub fn none() -> Redactor {
+        Redactor::new(false, &[]).expect("no patterns")
+    }
+
+    fn defaults_may_apply(&self, text: &str) -> bool {
+        self.defaults && might_hold_a_default_shape(text)
+    }
+
+    /// Whether `text` holds a match of any pattern.
+    pub fn matches(&self, text: &str) -> bool {
+        (self.defaults_may_apply(text) && DEFAULT_SHAPES.quick.is_match(text))
+            || self.custom.as_ref().is_some_and(|c| c.quick.is_match(text))
+    }
+
+    /// `text` with every match replaced by `[REDACTED:name]`: the default shapes first, then the
+    /// user's patterns.
+    pub fn apply<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let mut out = Cow::Borrowed(text);
+        if self.defaults_may_apply(text)
+            && let Some(redacted) = DEFAULT_SHAPES.apply(&out)
+        {
+            out = Cow::Owned(redacted);
+        }
+        if let Some(custom) = &self.custom
+            && let Some(redacted) = custom.apply(&out)
+        {
+            out = Cow::Owned(redacted);
+        }
+        out
     }
 
     /// Redacts `text` in place.
@@ -138,6 +209,21 @@ mod tests {
             "[REDACTED:private-key]"
         );
         assert_eq!(r.apply("nothing secret"), "nothing secret");
+    }
+
+    proptest::proptest! {
+        /// The shortcut never hides a match: whenever a default shape matches, the text holds one
+        /// of the pieces the shortcut looks for.
+        #[test]
+        fn the_shortcut_before_the_default_shapes_never_hides_a_match(
+            text in "(?s)[a-zA-Z0-9 _./+=:-]{0,20}(eyJ[A-Za-z0-9_-]{8,12}\\.eyJ[A-Za-z0-9_-]{8,12}\\.[A-Za-z0-9_-]{8,12}|[Bb][Ee][Aa][Rr][Ee][Rr] [A-Za-z0-9]{16,20}|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22}|xox[abprs]-[A-Za-z0-9-]{10}|AIza[0-9A-Za-z_-]{35}|-----BEGIN RSA PRIVATE KEY-----|[a-z]{0,10})[a-zA-Z0-9 _./+=:-]{0,20}"
+        ) {
+            if DEFAULT_SHAPES.quick.is_match(&text) {
+                proptest::prop_assert!(might_hold_a_default_shape(&text), "{}", text);
+            }
+            let full = DEFAULT_SHAPES.apply(&text).unwrap_or_else(|| text.clone());
+            proptest::prop_assert_eq!(Redactor::new(true, &[]).unwrap().apply(&text).into_owned(), full);
+        }
     }
 
     #[test]
