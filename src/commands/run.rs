@@ -681,7 +681,7 @@ fn trace(
             let _ = reader.join();
             result.attached = tree.attached_any();
             result.probed.node_version = tree.node_version();
-            result.probed.workers = result.attached;
+            result.probed.workers = tree.workers_probed();
             result.processes = tree.finish(DRAIN_GRACE);
             return Ok(result);
         }

@@ -47,6 +47,8 @@ struct Shared {
     unlisted: AtomicUsize,
     threads: Mutex<Vec<JoinHandle<()>>>,
     node_version: Mutex<Option<String>>,
+    /// Whether a traced process's `NodeWorker.enable` was answered.
+    workers: std::sync::atomic::AtomicBool,
 }
 
 /// The tree being traced. `start` it with the channel's reports; `processes` when it is over.
@@ -73,6 +75,11 @@ impl Tree {
     /// `process.version` as the first traced process reported it.
     pub fn node_version(&self) -> Option<String> {
         lock(&self.shared.node_version).clone()
+    }
+
+    /// Whether worker tracing was probed and answered in a traced process.
+    pub fn workers_probed(&self) -> bool {
+        self.shared.workers.load(Ordering::Relaxed)
     }
 
     /// Whether any process besides the program was attached.
@@ -403,6 +410,9 @@ fn trace_child(
             let mut version = lock(&shared.node_version);
             if version.is_none() {
                 version.clone_from(&driver.probed().node_version);
+            }
+            if driver.probed().workers {
+                shared.workers.store(true, Ordering::Relaxed);
             }
         }
         cdp.close();
