@@ -63,6 +63,30 @@ fn without_durations(report: &str) -> String {
         .join("\n")
 }
 
+/// The evidence names the failing test `name`, its message holds `message`, its site is in `file`.
+#[track_caller]
+fn assert_failing_test(
+    out: &crate::support::Output,
+    name: &str,
+    message: &str,
+    file: &str,
+) -> tracer::trace::evidence::Evidence {
+    let evidence = out.evidence().expect("evidence for a failed run");
+    let test = evidence.failure.test.as_ref().expect("the failing test");
+    assert_eq!(test.name, name);
+    assert!(test.message.contains(message), "{test:?}");
+    assert!(
+        evidence
+            .failure
+            .file
+            .as_deref()
+            .is_some_and(|f| f.ends_with(file)),
+        "{:?}",
+        evidence.failure
+    );
+    evidence
+}
+
 #[test]
 fn npm_test_running_node_test_is_traced_process_by_process_and_names_the_failing_test() {
     if npm_or_skip("npm_test_running_node_test").is_none() {
@@ -123,18 +147,11 @@ fn npm_test_running_node_test_is_traced_process_by_process_and_names_the_failing
         "the tree: the test file's parent is the runner"
     );
     // The failing test, its assertion's message and its site in the test file.
-    let evidence = out.evidence().expect("evidence for a failed run");
-    let test = evidence.failure.test.as_ref().expect("the failing test");
-    assert_eq!(test.name, "takes ten percent off with TEN");
-    assert!(test.message.contains("strictly equal"), "{test:?}");
-    assert!(
-        evidence
-            .failure
-            .file
-            .as_deref()
-            .is_some_and(|f| f.ends_with("test/cart.test.js")),
-        "{:?}",
-        evidence.failure
+    let evidence = assert_failing_test(
+        &out,
+        "takes ten percent off with TEN",
+        "strictly equal",
+        "test/cart.test.js",
     );
     assert_eq!(
         (evidence.failure.line, evidence.failure.column),
@@ -243,18 +260,11 @@ fn a_real_test_runner_from_npm_names_the_failing_test_and_its_assertion() {
         "{}",
         out.dump()
     );
-    let evidence = out.evidence().unwrap();
-    let test = evidence.failure.test.as_ref().expect("the failing test");
-    assert_eq!(test.name, "total › takes ten percent off with TEN");
-    assert!(test.message.starts_with("AssertionError"), "{test:?}");
-    assert!(
-        evidence
-            .failure
-            .file
-            .as_deref()
-            .is_some_and(|f| f.ends_with("spec/cart.spec.js")),
-        "{:?}",
-        evidence.failure
+    let evidence = assert_failing_test(
+        &out,
+        "total › takes ten percent off with TEN",
+        "AssertionError",
+        "spec/cart.spec.js",
     );
     assert_eq!(evidence.failure.line, Some(11));
 }
