@@ -46,7 +46,7 @@ pub enum ColorChoice {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run a Node program under the inspector and trace it.
+    /// Run a Node program, or any command, and trace every Node process it starts.
     Run(RunArgs),
     /// Print a recorded session (summary and events) as JSON.
     Show(SessionArgs),
@@ -97,11 +97,13 @@ pub enum ExitCodeMode {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The program to run, as you would give it to `node`.
+    /// What to run: a JavaScript file (as you would give it to `node`), a package folder (its
+    /// `main`), or a command (`npm`, `node`, a script; put it after `--`: `tracer run -- npm test`).
+    /// Every Node process it starts is traced.
     #[arg(value_name = "TARGET")]
     pub target: PathBuf,
 
-    /// Arguments for the program (everything after TARGET, or after `--`).
+    /// Arguments for the program or the command (everything after TARGET).
     #[arg(
         value_name = "ARGS",
         trailing_var_arg = true,
@@ -123,7 +125,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
 
-    /// How long to wait for the inspector to start.
+    /// How long a JavaScript target's Node gets to report its inspector (a command has no limit).
     #[arg(long, value_name = "SECONDS", default_value_t = 15.0)]
     pub attach_timeout: f64,
 
