@@ -4,7 +4,7 @@
 //! run ends is stopped, in the program's process group or out of it.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
@@ -27,6 +27,8 @@ use crate::trace::session::Process;
 pub const MAX_TRACED: usize = 64;
 /// How many processes are listed in the session; later ones are traced all the same and counted.
 pub const MAX_LISTED: usize = 1000;
+/// How many processes the tree remembers before it forgets those that are gone.
+const MAX_REMEMBERED: usize = 100_000;
 
 /// What the tree needs to know to trace a process.
 pub struct TreeConfig {
@@ -174,6 +176,11 @@ fn dispatch(
     let mut traced = 0usize;
     let mut labels: HashMap<u32, Option<String>> = HashMap::new();
     for report in reports {
+        if labels.len() >= MAX_REMEMBERED {
+            // Memory stays bounded however many processes come and go: a process that is gone
+            // can report no more (and its pid may be reused).
+            labels.retain(|pid, _| Path::new(&format!("/proc/{pid}")).exists());
+        }
         if !matches!(report.says, Says::Exit(_)) {
             list_ancestors(&report, config, &shared, &mut labels);
         }
