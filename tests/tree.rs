@@ -63,6 +63,19 @@ fn without_durations(report: &str) -> String {
         .join("\n")
 }
 
+/// The first traced child process of the session's tree.
+#[track_caller]
+fn first_child<'a>(
+    out: &crate::support::Output,
+    session: &'a tracer::trace::session::Session,
+) -> &'a tracer::trace::session::Process {
+    session
+        .processes
+        .iter()
+        .find(|p| p.role == "child")
+        .unwrap_or_else(|| panic!("{}", out.dump()))
+}
+
 /// The evidence names the failing test `name`, its message holds `message`, its site is in `file`.
 #[track_caller]
 fn assert_failing_test(
@@ -387,11 +400,7 @@ fn a_detached_child_does_not_outlive_the_run() {
         .run();
     out.assert_code(0);
     let session = out.session();
-    let child = session
-        .processes
-        .iter()
-        .find(|p| p.role == "child")
-        .unwrap_or_else(|| panic!("{}", out.dump()));
+    let child = first_child(&out, &session);
     assert!(out.stdout().contains("parent done"), "{}", out.dump());
     assert_nothing_left_running(session.pid.unwrap(), &[child.pid]);
     assert!(!alive(child.pid));
@@ -500,11 +509,7 @@ fn a_token_in_a_child_s_arguments_is_redacted_in_the_process_list() {
         .run();
     out.assert_code(0);
     let session = out.session();
-    let child = session
-        .processes
-        .iter()
-        .find(|p| p.role == "child")
-        .unwrap_or_else(|| panic!("{}", out.dump()));
+    let child = first_child(&out, &session);
     assert!(
         child.argv.iter().any(|a| a.contains("[REDACTED:")),
         "{child:?}"
