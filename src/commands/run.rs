@@ -43,6 +43,9 @@ const STOP_GRACE: Duration = Duration::from_secs(2);
 const EXIT_GRACE: Duration = Duration::from_secs(5);
 /// How long the program's pipes get to end after it exited (its descendants may hold them).
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
+/// `TRACER_CONSOLE_CAPTURE=inspector`: every console call reported by the inspector itself, as
+/// before the bootloader captured the console (for comparison; `scripts/bench.sh` part 2).
+pub const CONSOLE_CAPTURE_ENV: &str = "TRACER_CONSOLE_CAPTURE";
 
 /// Where and what to run, checked before anything is spawned.
 struct Plan {
@@ -603,6 +606,11 @@ fn trace(
         user_options.as_deref(),
     );
     let debugger = args.scripts || extras.node_probe.is_some() || loader;
+    // Console calls in batches through the bootloader, unless the audit's probe measures the
+    // program (its realms stay exactly Node's) or TRACER_CONSOLE_CAPTURE=inspector asks for the
+    // inspector's own reports (one protocol message per call; see the README's Speed section).
+    let console_batches = extras.node_probe.is_none()
+        && std::env::var_os(CONSOLE_CAPTURE_ENV).is_none_or(|v| v != "inspector");
     let (root_tx, root_urls) = mpsc::channel();
     let tree = Tree::start(
         reports,
@@ -614,6 +622,7 @@ fn trace(
             clock,
             redactor: redactor.clone(),
             debugger: args.scripts || loader,
+            console_batches,
         },
         root_tx,
     );
@@ -713,6 +722,9 @@ fn trace(
     let mut node_probe = None;
     let skip_pauses = extras.node_probe.is_none();
     let read = Driver::start(&mut cdp, debugger, skip_pauses).and_then(|mut driver| {
+        if console_batches {
+            driver.capture_console_in_batches();
+        }
         if let Some(request) = &extras.node_probe {
             driver.set_node_probe(crate::probe::node::NodeProbe::new(request.clone()));
         }

@@ -89,8 +89,243 @@
   }
   // The exit code as Node passes it to 'exit' listeners, for this process's track (tracer is
   // not this process's parent and cannot wait for it).
+  let consoleExit = null;
   process.on('exit', (code) => {
+    if (consoleExit !== null) consoleExit();
     report({ exit: typeof code === 'number' ? code : 0 });
   });
   inspector.waitForDebugger();
+  // Console capture: tracer added a binding to this context before releasing it when it wants
+  // console calls in batches (one inspector message per batch instead of one per call; see
+  // `src/trace/capture.rs`, `console_batch`). Without the binding nothing below runs and the
+  // inspector reports every console call itself.
+  const send = globalThis.__tracerConsole;
+  if (typeof send !== 'function') return;
+  delete globalThis.__tracerConsole;
+  try {
+    consoleExit = captureConsole(send);
+  } catch (e) {}
+
+  // The program's own console stays Node's. Each method is, as in plain Node, a bound function
+  // with Node's `name` and `length` and a native source text; what it runs is Node's own method,
+  // bound to a private receiver that inherits everything from `console` and says which method
+  // was called. Only the inspector's half of Node's console call is left out (the half that made
+  // one protocol message per call). Node's `kWriteToConsole` gets the text as Node prints it; it
+  // is recorded with its call site (the first frame outside Node's console) before Node writes
+  // it. No frame of this file is on the stack while the program's values are formatted, and
+  // none is added to what `console.trace` prints. Methods that print nothing are seen where they
+  // change the console's state: `group`, `groupCollapsed` and `groupEnd` where they set the
+  // indentation, `clear` where it looks at its stream. A call of Node's console printing through
+  // `console.log` when the program has replaced it goes to the program's function, as in Node.
+  function captureConsole(send) {
+    const { Console } = require('console');
+    const symbols = Object.getOwnPropertySymbols(console);
+    const kWrite = symbols.find((s) => s.description === 'kWriteToConsole');
+    const kGroupIndent = symbols.find((s) => s.description === 'kGroupIndent');
+    const nodeWrite = kWrite && console[kWrite];
+    if (typeof nodeWrite !== 'function' || kGroupIndent === undefined) return null;
+    // Printing straight to kWriteToConsole; printing through this.log / this.warn / this.error;
+    // recorded where they set the indentation; recorded where they read the stream; not
+    // recorded (they print nothing, and the inspector reports nothing for them either).
+    const direct = ['log', 'info', 'debug', 'warn', 'error', 'dir', 'dirxml'];
+    const through = ['table', 'trace', 'assert', 'count', 'timeEnd', 'timeLog'];
+    const grouping = ['group', 'groupCollapsed', 'groupEnd'];
+    const silent = ['time', 'countReset'];
+    const all = [...direct, ...through, ...grouping, 'clear', ...silent];
+    for (const m of all) {
+      if (typeof Console.prototype[m] !== 'function' || typeof console[m] !== 'function') return null;
+    }
+    const { apply, defineProperty, getOwnPropertyDescriptor, deleteProperty } = Reflect;
+    const { create, hasOwn } = Object;
+    const bind = Function.prototype.bind;
+    const captureStackTrace = Error.captureStackTrace;
+    const ErrorCtor = Error;
+    const stringify = JSON.stringify;
+    const queue = queueMicrotask;
+    const { performance } = require('perf_hooks');
+    const now = apply(bind, performance.now, [performance]);
+    const slice = String.prototype.slice;
+    const startsWith = String.prototype.startsWith;
+    const isWellFormed = String.prototype.isWellFormed;
+    const toWellFormed = String.prototype.toWellFormed;
+    const callSites = (_, sites) => sites;
+    // The CallSite methods as they are now (a program can reach their prototype later).
+    const sample = stack(undefined, 1)[0];
+    const proto = Object.getPrototypeOf(sample);
+    const fileName = proto.getFileName;
+    const lineNumber = proto.getLineNumber;
+    const columnNumber = proto.getColumnNumber;
+    const functionName = proto.getFunctionName;
+
+    // V8's structured frames below `below`, at most `limit`; Error.prepareStackTrace and
+    // Error.stackTraceLimit are the program's again afterwards, own or not as they were.
+    function stack(below, limit) {
+      const holder = {};
+      const hadPrepare = hasOwn(ErrorCtor, 'prepareStackTrace');
+      const prepare = hadPrepare ? ErrorCtor.prepareStackTrace : undefined;
+      const hadLimit = hasOwn(ErrorCtor, 'stackTraceLimit');
+      const limitWas = hadLimit ? ErrorCtor.stackTraceLimit : undefined;
+      try {
+        ErrorCtor.prepareStackTrace = callSites;
+        ErrorCtor.stackTraceLimit = limit;
+        captureStackTrace(holder, below);
+        return holder.stack;
+      } finally {
+        if (hadPrepare) ErrorCtor.prepareStackTrace = prepare;
+        else deleteProperty(ErrorCtor, 'prepareStackTrace');
+        if (hadLimit) ErrorCtor.stackTraceLimit = limitWas;
+        else deleteProperty(ErrorCtor, 'stackTraceLimit');
+      }
+    }
+    const inConsole = (file) => typeof file === 'string' && apply(startsWith, file, ['node:internal/console/']);
+
+    // Batches: a call in a quiet program goes out at once; calls in quick succession wait for the
+    // end of the current task (a microtask) or a full batch; at exit, everything at once.
+    const QUIET_MS = 2;
+    const MAX_BATCH = 256;
+    const MAX_BYTES = 256 * 1024;
+    const MAX_TEXT = 2048;
+    let batch = [];
+    let bytes = 0;
+    let lastSent = -Infinity;
+    let scheduled = false;
+    let exiting = false;
+    const flush = () => {
+      if (batch.length === 0) return;
+      const calls = batch;
+      batch = [];
+      bytes = 0;
+      lastSent = now();
+      try {
+        send(stringify({ count: calls.length, now: lastSent, calls }));
+      } catch (e) {}
+    };
+    const flushTask = () => {
+      scheduled = false;
+      flush();
+    };
+    // One call: `method` as the program called it, `text` as Node printed it, its call site the
+    // first of `sites` outside Node's console.
+    function record(method, text, sites) {
+      let caller;
+      if (sites !== undefined) {
+        for (let i = 0; i < sites.length; i++) {
+          if (!inConsole(apply(fileName, sites[i], []))) {
+            caller = sites[i];
+            break;
+          }
+        }
+      }
+      const file = caller ? apply(fileName, caller, []) : undefined;
+      if (text.length > MAX_TEXT) text = apply(slice, text, [0, MAX_TEXT]);
+      if (isWellFormed !== undefined && !apply(isWellFormed, text, [])) {
+        text = apply(toWellFormed, text, []);
+      }
+      const at = now();
+      const entry = [
+        method,
+        at,
+        typeof file === 'string' ? file : null,
+        caller ? apply(lineNumber, caller, []) : null,
+        caller ? apply(columnNumber, caller, []) : null,
+        caller ? apply(functionName, caller, []) : null,
+        text,
+      ];
+      if (batch.length === 0 && (exiting || at - lastSent > QUIET_MS)) {
+        batch[0] = entry;
+        flush();
+        return;
+      }
+      batch[batch.length] = entry;
+      bytes += text.length;
+      if (exiting || batch.length >= MAX_BATCH || bytes >= MAX_BYTES) {
+        flush();
+      } else if (!scheduled) {
+        scheduled = true;
+        queue(flushTask);
+      }
+    }
+
+    const kMethod = Symbol('method');
+    const receivers = {};
+    const bound = {};
+    for (const m of all) {
+      const receiver = create(console);
+      receiver[kMethod] = m;
+      receivers[m] = receiver;
+      bound[m] = apply(bind, Console.prototype[m], [receiver]);
+    }
+    // What `group('label')` printed through `console.log`, for the group's own record.
+    let groupLabel;
+    // Node's `kWriteToConsole`, with the recording in front. Whatever the recording meets, the
+    // text is written as Node would.
+    function write(streamSymbol, string) {
+      const method = this !== null && typeof this === 'object' ? this[kMethod] : undefined;
+      if (method !== undefined && typeof string === 'string') {
+        try {
+          const sites = stack(write, method === 'log' || method === 'warn' ? 2 : 6);
+          if (method === 'log' && sites.length > 1 && inConsole(apply(fileName, sites[1], []))) {
+            // `group('label')` printing its label: recorded as the group, where it indents.
+            groupLabel = string;
+          } else {
+            record(method, string, sites);
+          }
+        } catch (e) {}
+      }
+      return apply(nodeWrite, this, arguments);
+    }
+    console[kWrite] = write;
+    // table, trace, assert, count, timeEnd and timeLog print through `this.log` / `this.warn` /
+    // `this.error`: their own while the program's console still has Node's, else the program's.
+    for (const m of through) {
+      const receiver = receivers[m];
+      for (const k of ['log', 'warn', 'error']) {
+        const own = apply(bind, Console.prototype[k], [receiver]);
+        defineProperty(receiver, k, {
+          get() {
+            const current = console[k];
+            return current === bound[k] ? own : current;
+          },
+          set(value) {
+            console[k] = value;
+          },
+        });
+      }
+    }
+    for (const m of grouping) {
+      function indent(value) {
+        console[kGroupIndent] = value;
+        try {
+          // The label `group` printed just before; else the inspector's text for none.
+          let text = m === 'groupEnd' ? undefined : groupLabel;
+          groupLabel = undefined;
+          if (text === undefined) text = `console.${m}`;
+          record(m, text, stack(indent, 4));
+        } catch (e) {}
+      }
+      defineProperty(receivers[m], kGroupIndent, {
+        get() {
+          return console[kGroupIndent];
+        },
+        set: indent,
+      });
+    }
+    function clearing() {
+      try {
+        record('clear', 'console.clear', stack(clearing, 4));
+      } catch (e) {}
+      return console._stdout;
+    }
+    defineProperty(receivers.clear, '_stdout', { get: clearing });
+    for (const m of all) {
+      const was = console[m];
+      defineProperty(bound[m], 'name', getOwnPropertyDescriptor(was, 'name'));
+      defineProperty(bound[m], 'length', getOwnPropertyDescriptor(was, 'length'));
+      console[m] = bound[m];
+    }
+    return () => {
+      exiting = true;
+      flush();
+    };
+  }
 })();

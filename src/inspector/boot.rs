@@ -23,6 +23,10 @@ use serde::Deserialize;
 
 /// The bootloader, preloaded into every Node process of the tree.
 pub const BOOT_JS: &str = include_str!("boot.js");
+/// The binding through which the bootloader sends console calls in batches (see
+/// `Driver::capture_console_in_batches`); added to the program's main context only, taken and
+/// deleted by the bootloader before the program's first line.
+pub const CONSOLE_BINDING: &str = "__tracerConsole";
 /// The environment variable naming the channel (the FIFO).
 pub const CHANNEL_ENV: &str = "TRACER_BOOT";
 /// The longest report line read; a longer one is skipped (the bootloader writes at most 4000

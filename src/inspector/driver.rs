@@ -82,6 +82,7 @@ enum Pending {
     Version,
     DebuggerEnable,
     WorkerEnable,
+    ConsoleBinding,
     Resume,
 }
 
@@ -106,6 +107,10 @@ pub struct Driver {
     node_probe_armed: bool,
     /// Messages read while the probe waited for its own answers, dispatched first.
     backlog: VecDeque<Incoming>,
+    /// The console is captured in batches through the bootloader's binding (see
+    /// `capture_console_in_batches`): wanted, and whether the binding was asked for.
+    console_batches: bool,
+    console_binding_sent: bool,
 }
 
 impl Driver {
@@ -157,7 +162,18 @@ impl Driver {
             node_probe: None,
             node_probe_armed: false,
             backlog: VecDeque::new(),
+            console_batches: false,
+            console_binding_sent: false,
         })
+    }
+
+    /// Console calls in batches: before the release, the bootloader's binding
+    /// (`boot::CONSOLE_BINDING`) is added to the program's main context only; the bootloader then
+    /// takes it and records the console's six writing methods itself, one protocol message per
+    /// batch (`Runtime.bindingCalled`). Without it (or when the bootloader cannot), every console
+    /// call is the inspector's own `Runtime.consoleAPICalled`.
+    pub fn capture_console_in_batches(&mut self) {
+        self.console_batches = true;
     }
 
     /// Arms `probe` before the program is released (needs the `Debugger` domain, without
@@ -256,15 +272,15 @@ impl Driver {
         }
     }
 
-    /// One more console call: under a flood (`FLOOD_CALLS` within `FLOOD_WINDOW`), V8 captures
-    /// the call site only.
-    fn count_for_flood(&mut self, cdp: &mut Cdp) -> Result<()> {
+    /// `calls` more console calls: under a flood (`FLOOD_CALLS` within `FLOOD_WINDOW`), V8
+    /// captures the call site only.
+    fn count_for_flood(&mut self, cdp: &mut Cdp, calls: u32) -> Result<()> {
         let now = Instant::now();
         if now.duration_since(self.window_start) > FLOOD_WINDOW {
             self.window_start = now;
             self.window_calls = 0;
         }
-        self.window_calls += 1;
+        self.window_calls = self.window_calls.saturating_add(calls);
         if self.window_calls >= FLOOD_CALLS {
             if self.shallow_since_flood.is_none() {
                 cdp.send(
@@ -319,6 +335,34 @@ impl Driver {
             return Ok(());
         }
         match method {
+            "Runtime.executionContextCreated"
+                if self.console_batches && !self.console_binding_sent && !self.released =>
+            {
+                // The program's own context is the first one reported, before any of its code.
+                if let Some(context) = params.pointer("/context/id").and_then(Value::as_u64) {
+                    let id = cdp.send(
+                        "Runtime.addBinding",
+                        json!({
+                            "name": crate::inspector::boot::CONSOLE_BINDING,
+                            "executionContextId": context,
+                        }),
+                    )?;
+                    self.pending.insert(id, Pending::ConsoleBinding);
+                    self.console_binding_sent = true;
+                }
+                observer.on_event(None, method, params);
+            }
+            "Runtime.bindingCalled"
+                if params.get("name").and_then(Value::as_str)
+                    == Some(crate::inspector::boot::CONSOLE_BINDING) =>
+            {
+                // A flood seen through the bootloader's batches counts as one seen call by call:
+                // V8's capture for errors (32 frames) also runs for each call site the bootloader
+                // takes (`Error.captureStackTrace`), which makes a flood about twice as slow.
+                let payload = params.get("payload").and_then(Value::as_str).unwrap_or("");
+                self.count_for_flood(cdp, batch_size(payload))?;
+                observer.on_event(None, method, params);
+            }
             "Debugger.paused" => {
                 if let Some(probe) = self.node_probe.as_mut() {
                     probe.on_pause(cdp, &mut self.backlog, params)?;
@@ -330,7 +374,7 @@ impl Driver {
             }
             "Runtime.consoleAPICalled" => {
                 self.console_calls += 1;
-                self.count_for_flood(cdp)?;
+                self.count_for_flood(cdp, 1)?;
                 if self.console_calls % DISCARD_CONSOLE_EVERY == 0 {
                     cdp.send("Runtime.discardConsoleEntries", json!({}))?;
                 }
@@ -396,5 +440,32 @@ impl Driver {
             _ => observer.on_event(None, method, params),
         }
         Ok(())
+    }
+}
+
+/// How many console calls a batch of the bootloader's holds: its payload starts
+/// `{"count":N,` (`boot.js`); 1 when it does not.
+fn batch_size(payload: &str) -> u32 {
+    payload
+        .strip_prefix("{\"count\":")
+        .and_then(|rest| {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            rest[..digits].parse().ok()
+        })
+        .unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::batch_size;
+
+    #[test]
+    fn a_batch_says_how_many_calls_it_holds() {
+        assert_eq!(batch_size(r#"{"count":256,"now":1.5,"calls":[]}"#), 256);
+        assert_eq!(batch_size(r#"{"count":1,"now":1.5,"calls":[]}"#), 1);
+        // Anything else counts as one call.
+        assert_eq!(batch_size(r#"{"now":1.5}"#), 1);
+        assert_eq!(batch_size(r#"{"count":"x"}"#), 1);
+        assert_eq!(batch_size(r#"{"count":99999999999}"#), 1);
     }
 }

@@ -41,6 +41,8 @@ pub struct TreeConfig {
     pub redactor: Redactor,
     /// Enable the `Debugger` domain in each process (script events, a loader's source maps).
     pub debugger: bool,
+    /// Console calls in batches through the bootloader (`Driver::capture_console_in_batches`).
+    pub console_batches: bool,
 }
 
 #[derive(Default)]
@@ -387,6 +389,7 @@ fn trace_child(
     let workspace = config.workspace.clone();
     let clock = config.clock;
     let debugger = config.debugger;
+    let console_batches = config.console_batches;
     std::thread::spawn(move || {
         let mut cdp = match Cdp::connect(&url) {
             Ok(cdp) => cdp,
@@ -413,6 +416,9 @@ fn trace_child(
             stop: None,
         };
         if let Ok(mut driver) = Driver::start(&mut cdp, debugger, true) {
+            if console_batches {
+                driver.capture_console_in_batches();
+            }
             let _ = driver.read_until(&mut cdp, &mut capture, &never);
             let mut version = lock(&shared.node_version);
             if version.is_none() {

@@ -5,10 +5,33 @@ use std::sync::mpsc::SyncSender;
 
 use serde_json::{Value, json};
 
+use crate::inspector::boot::CONSOLE_BINDING;
 use crate::inspector::driver::Observer;
 use crate::trace::event::{Clock, Event, Frame, Kind};
 use crate::trace::mapper::{self, Mapper};
 use crate::trace::values::{self, VALUE_LIMIT};
+
+/// The console methods the bootloader records itself (`boot.js`, `captureConsole`), named as the
+/// program called them.
+const BATCHED_METHODS: [&str; 17] = [
+    "log",
+    "info",
+    "debug",
+    "warn",
+    "error",
+    "dir",
+    "dirxml",
+    "table",
+    "trace",
+    "assert",
+    "count",
+    "timeEnd",
+    "timeLog",
+    "group",
+    "groupCollapsed",
+    "groupEnd",
+    "clear",
+];
 
 /// The most frames an event's `callStack` keeps.
 const MAX_FRAMES: usize = 10;
@@ -138,6 +161,66 @@ impl Capture {
         mapped.frames.truncate(1);
         self.place(&mut event, mapped.frames, mapped.note);
         self.emit(event, worker);
+    }
+
+    /// Console calls the bootloader recorded and sent in one batch (`boot::CONSOLE_BINDING`; see
+    /// `Driver::capture_console_in_batches`): the same events as `console_called`, with the text
+    /// as Node printed it. Each call's `ts` is when it was made: the batch's arrival less the
+    /// call's age in the batch (measured on the program's clock).
+    fn console_batch(&mut self, worker: Option<&str>, params: &Value) {
+        #[derive(serde::Deserialize)]
+        struct Batch {
+            now: f64,
+            calls: Vec<Call>,
+        }
+        /// `[method, time, url, line, column, functionName, text]`, the position 1-based (V8's
+        /// CallSite).
+        #[derive(serde::Deserialize)]
+        struct Call(
+            String,
+            f64,
+            Option<String>,
+            Option<u32>,
+            Option<u32>,
+            Option<String>,
+            String,
+        );
+        let payload = params.get("payload").and_then(Value::as_str).unwrap_or("");
+        let arrived = self.clock.ms();
+        let Ok(batch) = serde_json::from_str::<Batch>(payload) else {
+            let mut event = Event::new(Kind::Console, arrived, "console");
+            event.note = Some(
+                "a batch of console calls from the bootloader could not be read; its calls are \
+                 not recorded (their text is in the program's output)"
+                    .to_owned(),
+            );
+            self.emit(event, worker);
+            return;
+        };
+        for Call(method, at, url, line, column, function_name, text) in batch.calls {
+            if !BATCHED_METHODS.contains(&method.as_str()) {
+                continue;
+            }
+            let age = (batch.now - at).clamp(0.0, arrived);
+            let ts = ((arrived - age) * 1000.0).round() / 1000.0;
+            let mut event = Event::new(Kind::Console, ts, format!("console.{method}"));
+            event.set_value(text, VALUE_LIMIT);
+            event.level = Some(method);
+            let frame = match (url, line, column) {
+                (Some(url), Some(line), Some(column)) => self.mapper.call_site(
+                    function_name.as_deref().unwrap_or(""),
+                    &url,
+                    line,
+                    column,
+                ),
+                _ => None,
+            };
+            match frame {
+                Some((frame, note)) => self.place(&mut event, vec![frame], note),
+                None => self.place(&mut event, Vec::new(), None),
+            }
+            self.emit(event, worker);
+        }
     }
 
     fn exception_thrown(&mut self, worker: Option<&str>, params: &Value) {
@@ -373,6 +456,11 @@ impl Observer for Capture {
             "NodeWorker.attachedToWorker" => self.worker_attached(worker, params),
             "Debugger.scriptParsed" => self.script_parsed(worker, params),
             "Runtime.consoleAPICalled" => self.console_called(worker, params),
+            "Runtime.bindingCalled"
+                if params.get("name").and_then(Value::as_str) == Some(CONSOLE_BINDING) =>
+            {
+                self.console_batch(worker, params)
+            }
             "Runtime.exceptionThrown" => self.exception_thrown(worker, params),
             "Debugger.paused" => self.worker_paused(worker, params),
             _ => {}

@@ -71,13 +71,13 @@ impl Mapper {
     pub fn register_script(&mut self, url: &str, source_map_url: &str) {
         if !source_map_url.is_empty() {
             self.source_map_urls
-                .insert(url.to_owned(), source_map_url.to_owned());
+                .insert(script_key(url), source_map_url.to_owned());
         }
     }
 
     /// Records the length (UTF-16 units) of the script at `url` as the runtime parsed it.
     pub fn register_script_length(&mut self, url: &str, length: u64) {
-        self.script_lengths.insert(url.to_owned(), length);
+        self.script_lengths.insert(script_key(url), length);
     }
 
     /// Maps a position a program printed (1-based, see `printed_position`) like any runtime
@@ -143,6 +143,23 @@ impl Mapper {
         MappedStack { frames, note }
     }
 
+    /// Maps a position V8's CallSite API gave (1-based line and column; the bootloader's console
+    /// capture), like a CDP one. `None` for a position in no user file.
+    pub fn call_site(
+        &mut self,
+        function_name: &str,
+        url: &str,
+        line1: u32,
+        column1: u32,
+    ) -> Option<(Frame, Option<String>)> {
+        self.position(
+            function_name,
+            url,
+            line1.checked_sub(1)?,
+            column1.saturating_sub(1),
+        )
+    }
+
     /// Maps a 0-based position in the script at `url`.
     pub fn position(
         &mut self,
@@ -158,7 +175,7 @@ impl Mapper {
             line: line0.saturating_add(1),
             column: column0.saturating_add(1),
         };
-        let source_map_url = self.source_map_urls.get(url).cloned();
+        let source_map_url = self.source_map_urls.get(&script_key(url)).cloned();
         let entry = self.maps.entry(path.clone()).or_insert_with(|| {
             match sourcemaps::load(&path, source_map_url.as_deref()) {
                 Ok(Some(map)) => MapEntry::Loaded(Box::new(map)),
@@ -190,7 +207,7 @@ impl Mapper {
             MapEntry::None
                 if !fits_on_disk(
                     &mut self.on_disk,
-                    self.script_lengths.get(url).copied(),
+                    self.script_lengths.get(&script_key(url)).copied(),
                     &path,
                     line0,
                     column0,
@@ -280,6 +297,12 @@ pub fn to_u32(n: u64) -> u32 {
 
 /// The absolute path a script URL names, or `None` when it is not a user file (`node:*`,
 /// `internal/*`, `eval`, `wasm:`, `data:`, empty, anything that is not a file).
+/// What the scripts' facts are filed under: a user file's path (a CDP `file://` URL and the plain
+/// path V8's CallSite gives for the same CommonJS module are one script), else the URL.
+fn script_key(url: &str) -> String {
+    user_path(url).map_or_else(|| url.to_owned(), |path| path.display().to_string())
+}
+
 pub fn user_path(url: &str) -> Option<PathBuf> {
     if let Some(rest) = url.strip_prefix("file://") {
         let path = PathBuf::from(percent_decode(rest));
