@@ -761,3 +761,135 @@ fn an_exception_gets_its_frames_even_when_its_stack_text_has_none() {
     let console = of_kind(&events, Kind::Console)[0];
     assert_eq!(console.call_stack.len(), 1, "{:?}", console.call_stack);
 }
+
+#[test]
+fn the_console_captured_through_the_bootloader_is_node_s_own_as_the_program_sees_it() {
+    // Every console property, the frames of an error thrown while formatting, what
+    // console.trace prints, the globals: the same under tracer as under plain node.
+    let tracer = Tracer::new().fixture("console_unseen.js");
+    let plain_file = tracer.workspace().join("plain.txt");
+    let plain = std::process::Command::new("node")
+        .arg("console_unseen.js")
+        .arg(&plain_file)
+        .current_dir(tracer.workspace())
+        .output()
+        .unwrap();
+    assert!(plain.status.success(), "{plain:?}");
+    let out = tracer
+        .args(["run", "console_unseen.js", "traced.txt"])
+        .run();
+    out.assert_code(0);
+    let plain = std::fs::read_to_string(&plain_file).unwrap();
+    let traced = std::fs::read_to_string(out.workspace().join("traced.txt")).unwrap();
+    assert_eq!(plain, traced, "{}", out.dump());
+    // The trace has the calls, each once, with the text Node printed (console.trace's with its
+    // stack), without the group's indentation.
+    let events = out.events();
+    let calls: Vec<(&str, &str)> = of_kind(&events, Kind::Console)
+        .iter()
+        .map(|e| (e.level.as_deref().unwrap(), e.value.as_deref().unwrap()))
+        .collect();
+    assert_eq!(calls[0], ("group", "outer"), "{calls:?}");
+    assert_eq!(calls[1].0, "trace");
+    assert!(calls[1].1.starts_with("Trace: here\n    at "), "{calls:?}");
+    assert_eq!(
+        calls[2..],
+        [("groupEnd", "console.groupEnd"), ("log", "after")]
+    );
+}
+
+#[test]
+fn console_values_are_the_text_node_printed() {
+    let out = Tracer::new()
+        .file(
+            "printed.js",
+            "console.log([1, 2], { a: [ { b: 1 } ] });\n\
+             console.table([{ a: 1 }]);\n\
+             console.dir({ deep: { er: 1 } }, { depth: 0 });\n\
+             console.assert(false, 'nope %d', 3);\n\
+             console.log();\n",
+        )
+        .args(["run", "printed.js"])
+        .run();
+    out.assert_code(0);
+    let events = out.events();
+    let values: Vec<(u32, &str)> = of_kind(&events, Kind::Console)
+        .iter()
+        .map(|e| (e.line.unwrap(), e.value.as_deref().unwrap()))
+        .collect();
+    assert_eq!(
+        values,
+        [
+            (1, "[ 1, 2 ] { a: [ { b: 1 } ] }"),
+            (
+                2,
+                "┌─────────┬───┐\n│ (index) │ a │\n├─────────┼───┤\n│ 0       │ 1 │\n└─────────┴───┘"
+            ),
+            (3, "{ deep: [Object] }"),
+            (4, "Assertion failed: nope 3"),
+            (5, ""),
+        ],
+        "{}",
+        out.dump()
+    );
+}
+
+#[test]
+fn a_console_flood_loses_no_call_and_every_call_comes_before_the_failure() {
+    let out = Tracer::new()
+        .fixture("console_flood_then_throw.js")
+        .args([
+            "run",
+            "--max-events",
+            "50000",
+            "console_flood_then_throw.js",
+        ])
+        .run();
+    out.assert_code(1);
+    let session = out.session();
+    assert_eq!(session.dropped_events, 0);
+    let events = &session.events;
+    let console = of_kind(events, Kind::Console);
+    // 20 000 in the loop, the warning, and the 'exit' listener's line.
+    assert_eq!(console.len(), 20_002, "{}", out.dump());
+    for (i, event) in console[..20_000].iter().enumerate() {
+        assert_eq!(event.value.as_deref(), Some(format!("line {i}").as_str()));
+        assert_eq!(event.line, Some(5));
+    }
+    assert_eq!(console[20_000].level.as_deref(), Some("warn"));
+    assert_eq!(console[20_001].value.as_deref(), Some("exiting with 1"));
+    let exception = of_kind(events, Kind::Exception)[0];
+    assert_eq!(exception.line, Some(9));
+    assert!(
+        console
+            .iter()
+            .all(|c| c.id < exception.id && c.ts <= exception.ts)
+    );
+    let evidence = out.evidence().unwrap();
+    assert_eq!(evidence.failure.line, Some(9));
+}
+
+#[test]
+fn the_inspector_s_own_console_reports_order_the_same_calls_the_same_way() {
+    // TRACER_CONSOLE_CAPTURE=inspector: one protocol message per call, as before the bootloader
+    // recorded the console. Same calls, same order, same places.
+    let run = |inspector: bool| {
+        let mut tracer = Tracer::new().fixture("console_twice.js");
+        if inspector {
+            tracer = tracer.env("TRACER_CONSOLE_CAPTURE", "inspector");
+        }
+        let out = tracer.args(["run", "console_twice.js"]).run();
+        out.assert_code(0);
+        of_kind(&out.events(), Kind::Console)
+            .iter()
+            .map(|e| {
+                let file = e.file.as_deref().unwrap_or("");
+                let file = file.rsplit('/').next().unwrap_or("").to_owned();
+                (e.detail.clone(), e.line, e.column, file)
+            })
+            .collect::<Vec<_>>()
+    };
+    let batched = run(false);
+    assert_eq!(batched.len(), 8);
+    assert_eq!(batched, run(true));
+}

@@ -145,6 +145,7 @@
     const { performance } = require('perf_hooks');
     const now = apply(bind, performance.now, [performance]);
     const slice = String.prototype.slice;
+    const charCodeAt = String.prototype.charCodeAt;
     const startsWith = String.prototype.startsWith;
     const isWellFormed = String.prototype.isWellFormed;
     const toWellFormed = String.prototype.toWellFormed;
@@ -217,7 +218,23 @@
         }
       }
       const file = caller ? apply(fileName, caller, []) : undefined;
-      if (text.length > MAX_TEXT) text = apply(slice, text, [0, MAX_TEXT]);
+      // A long text is cut here; how many characters it had (code points, as tracer counts
+      // them) goes with it.
+      let length = null;
+      if (text.length > MAX_TEXT) {
+        length = text.length;
+        for (let i = 0; i < text.length - 1; i++) {
+          const unit = apply(charCodeAt, text, [i]);
+          if (unit >= 0xd800 && unit <= 0xdbff) {
+            const next = apply(charCodeAt, text, [i + 1]);
+            if (next >= 0xdc00 && next <= 0xdfff) {
+              length--;
+              i++;
+            }
+          }
+        }
+        text = apply(slice, text, [0, MAX_TEXT]);
+      }
       if (isWellFormed !== undefined && !apply(isWellFormed, text, [])) {
         text = apply(toWellFormed, text, []);
       }
@@ -230,6 +247,7 @@
         caller ? apply(columnNumber, caller, []) : null,
         caller ? apply(functionName, caller, []) : null,
         text,
+        length,
       ];
       if (batch.length === 0 && (exiting || at - lastSent > QUIET_MS)) {
         batch[0] = entry;

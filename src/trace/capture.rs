@@ -173,8 +173,8 @@ impl Capture {
             now: f64,
             calls: Vec<Call>,
         }
-        /// `[method, time, url, line, column, functionName, text]`, the position 1-based (V8's
-        /// CallSite).
+        /// `[method, time, url, line, column, functionName, text, length]`, the position 1-based
+        /// (V8's CallSite); `length`, the whole text's characters when `text` was cut short.
         #[derive(serde::Deserialize)]
         struct Call(
             String,
@@ -184,6 +184,7 @@ impl Capture {
             Option<u32>,
             Option<String>,
             String,
+            #[serde(default)] Option<usize>,
         );
         let payload = params.get("payload").and_then(Value::as_str).unwrap_or("");
         let arrived = self.clock.ms();
@@ -197,14 +198,17 @@ impl Capture {
             self.emit(event, worker);
             return;
         };
-        for Call(method, at, url, line, column, function_name, text) in batch.calls {
+        for Call(method, at, url, line, column, function_name, text, length) in batch.calls {
             if !BATCHED_METHODS.contains(&method.as_str()) {
                 continue;
             }
             let age = (batch.now - at).clamp(0.0, arrived);
             let ts = ((arrived - age) * 1000.0).round() / 1000.0;
             let mut event = Event::new(Kind::Console, ts, format!("console.{method}"));
-            event.set_value(text, VALUE_LIMIT);
+            match length {
+                Some(total) => event.set_value_of_length(text, VALUE_LIMIT, total),
+                None => event.set_value(text, VALUE_LIMIT),
+            }
             event.level = Some(method);
             let frame = match (url, line, column) {
                 (Some(url), Some(line), Some(column)) => self.mapper.call_site(

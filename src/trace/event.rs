@@ -188,6 +188,13 @@ impl Event {
         self.truncated |= cut;
         self.value = Some(value);
     }
+
+    /// As `set_value`, for a value its sender already cut short from `total` characters.
+    pub fn set_value_of_length(&mut self, value: String, limit: usize, total: usize) {
+        let (value, cut) = crate::trace::values::cap_known_length(value, limit, total);
+        self.truncated |= cut;
+        self.value = Some(value);
+    }
 }
 
 /// The run's clock: every event's `ts` is milliseconds since the same start.

@@ -36,6 +36,23 @@ pub fn cap(text: String, limit: usize) -> (String, bool) {
     }
 }
 
+/// As `cap`, for a text its sender already cut short: `total` is how many characters the whole
+/// text had, and the marker counts what is left out of that.
+pub fn cap_known_length(text: String, limit: usize, total: usize) -> (String, bool) {
+    let kept_end = text
+        .char_indices()
+        .nth(limit)
+        .map_or(text.len(), |(at, _)| at);
+    let kept_chars = text[..kept_end].chars().count();
+    let rest = total.max(text.chars().count()).saturating_sub(kept_chars);
+    if rest == 0 {
+        return (text, false);
+    }
+    let mut kept = text[..kept_end].to_owned();
+    kept.push_str(&format!("… [{rest} more chars]"));
+    (kept, true)
+}
+
 /// Renders one `RemoteObject` the way a console would show it, shallowly.
 pub fn render(object: &Value) -> String {
     let kind = object.get("type").and_then(Value::as_str).unwrap_or("");
@@ -279,6 +296,24 @@ mod tests {
         assert!(text.starts_with(&"é".repeat(500)));
         assert!(text.ends_with("… [10 more chars]"));
         assert_eq!(cap("short".into(), 500), ("short".into(), false));
+    }
+
+    #[test]
+    fn a_value_cut_short_by_its_sender_counts_what_its_whole_text_had() {
+        // The bootloader sends the first 2048 characters of a 20 000-character text.
+        let (text, cut) = cap_known_length("é".repeat(2048), 500, 20_000);
+        assert!(cut);
+        assert!(text.starts_with(&"é".repeat(500)));
+        assert!(text.ends_with("… [19500 more chars]"));
+        // Whole and short: nothing to say.
+        assert_eq!(
+            cap_known_length("short".into(), 500, 5),
+            ("short".into(), false)
+        );
+        // A total smaller than what arrived is not believed.
+        let (text, cut) = cap_known_length("x".repeat(600), 500, 3);
+        assert!(cut);
+        assert!(text.ends_with("… [100 more chars]"));
     }
 
     #[test]
