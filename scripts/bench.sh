@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Measures tracer's overhead as ratios against plain node, measured in the same run:
 #   1. start-up: `tracer run examples/hello/hello.js` vs `node examples/hello/hello.js`
-#   2. a flood: 100 000 console.log calls under tracer vs plain node
+#   2. a flood: 100 000 console.log calls under tracer vs plain node, and under tracer with
+#      TRACER_CONSOLE_CAPTURE=inspector (every call reported by the inspector itself, the path
+#      before the bootloader recorded the console)
 #   3. optional (BENCH_CONTRACT=1 or --contract): `tracer contract build` vs one
 #      `jq -c . FILE > /dev/null` pass over the same file, on two traces: a generated
 #      tracer-trace/v1 trace of TRACE_MB megabytes (default 200; TRACE_ITEMS distinct items, default
@@ -75,19 +77,21 @@ hyperfine -N --warmup 3 --runs "$runs" --export-json "$out/hello.json" \
 hyperfine -N --warmup 1 --runs "$(( runs / 3 > 3 ? runs / 3 : 3 ))" --export-json "$out/flood.json" \
   --output=null \
   "node examples/hello/flood.js 100000" \
-  "$tracer -q run --out $out/t examples/hello/flood.js 100000" >&2
+  "$tracer -q run --out $out/t examples/hello/flood.js 100000" \
+  "env TRACER_CONSOLE_CAPTURE=inspector $tracer -q run --out $out/t examples/hello/flood.js 100000" >&2
 
-report() {
+report() { # $3: which of the file's commands is tracer's (default 1; 0 is plain node)
   local name=$1 file=$2
   local base traced
   base=$(median 0 "$file")
-  traced=$(median 1 "$file")
+  traced=$(median "${3:-1}" "$file")
   awk -v n="$name" -v b="$base" -v t="$traced" \
     'BEGIN { printf "%-28s node %7.1f ms   tracer %7.1f ms   ratio %.2fx\n", n, b*1000, t*1000, t/b }'
 }
 echo "node $(node --version), $(nproc) cores, median of ${runs} runs (flood: fewer)"
 report "hello (start-up)" "$out/hello.json"
 report "100k console.log (flood)" "$out/flood.json"
+report "  the same, inspector's path" "$out/flood.json" 2
 fi
 
 if [ "$contract" = 1 ]; then

@@ -2,10 +2,12 @@
 // NODE_OPTIONS (`--require`). In a process that is not a launcher (npm, npx, pnpm, yarn,
 // corepack), it opens the inspector on 127.0.0.1 with a random port, tells tracer its URL on the
 // private channel named by TRACER_BOOT (a FIFO in a 0700 folder tracer made), and waits until
-// tracer has attached and released it. A launcher is only reported. In a worker thread it does
-// nothing (workers are traced through their parent's session). It never runs the program's code
-// and keeps nothing of it; a report goes out with one write of at most PIPE_BUF bytes, so the
-// reports of many processes never interleave.
+// tracer has attached and released it; then, when tracer asked for it (a binding), it records the
+// calls of Node's own console and sends them in batches (`captureConsole`, below). A launcher is
+// only reported. In a worker thread it does nothing (workers are traced through their parent's
+// session). It never runs the program's code; of the program's values it keeps only the text
+// Node's console printed, until the batch is sent. A report goes out with one write of at most
+// PIPE_BUF bytes, so the reports of many processes never interleave.
 'use strict';
 (function tracerBoot() {
   const channel = process.env.TRACER_BOOT;
