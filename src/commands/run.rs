@@ -640,9 +640,11 @@ fn trace(
                     child.wait().ok()
                 }
             };
+            crate::timings::mark("program reaped");
             // Nothing the command started outlives the run, in its process group or out of it.
             launch::stop_group(pgid, libc::SIGTERM, Duration::from_millis(500));
             tree.stop_leftovers(&verifier, Duration::from_millis(500));
+            crate::timings::mark("group and tree stopped");
             pumps::finish(std::mem::take(&mut pump_threads), DRAIN_GRACE);
         };
     let deadline = args
@@ -760,6 +762,7 @@ fn trace(
     result.node_probe = node_probe;
     crate::timings::mark("program finished");
     cdp.close();
+    crate::timings::mark("inspector connection closed");
     let outcome = match read {
         Ok((ending, probed)) => {
             result.ending = Some(ending);

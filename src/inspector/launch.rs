@@ -451,15 +451,42 @@ pub fn wait_for(
     limit: Duration,
 ) -> io::Result<Option<std::process::ExitStatus>> {
     let deadline = Instant::now() + limit;
+    // Woken the moment it exits (a pidfd is readable then); polled where there is none.
+    let pidfd = pidfd_open(child.id());
     loop {
         if let Some(status) = child.try_wait()? {
             return Ok(Some(status));
         }
-        if Instant::now() >= deadline {
+        let now = Instant::now();
+        if now >= deadline {
             return Ok(None);
         }
-        std::thread::sleep(Duration::from_millis(2));
+        match &pidfd {
+            Some(fd) => {
+                let wait = (deadline - now).as_millis().clamp(1, 1000) as libc::c_int;
+                let mut poll = libc::pollfd {
+                    fd: std::os::fd::AsRawFd::as_raw_fd(fd),
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                // SAFETY: one valid pollfd for the duration of the call.
+                unsafe { libc::poll(&mut poll, 1, wait) };
+            }
+            None => std::thread::sleep(Duration::from_millis(2)),
+        }
     }
+}
+
+/// A descriptor that becomes readable when process `pid` exits (`pidfd_open`, Linux 5.3); `None`
+/// where the kernel has none.
+fn pidfd_open(pid: u32) -> Option<std::os::fd::OwnedFd> {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: the descriptor was just returned to us and is owned by nobody else.
+    Some(unsafe { std::os::fd::FromRawFd::from_raw_fd(fd as std::os::fd::RawFd) })
 }
 
 /// A forked guardian that outlives the tracer: if the tracer dies without saying goodbye (SIGKILL,

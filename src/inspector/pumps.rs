@@ -134,6 +134,8 @@ struct Queue {
     state: Mutex<QueueState>,
     data: Condvar,
     room: Condvar,
+    /// Notified on every change of state (`set`): the end of the run waits on it for `eof`.
+    changed: Condvar,
 }
 
 #[derive(Default)]
@@ -188,6 +190,23 @@ impl Queue {
         change(&mut self.lock());
         self.data.notify_all();
         self.room.notify_all();
+        self.changed.notify_all();
+    }
+
+    /// Waits until the pipe has ended, at most until `deadline`; whether it did.
+    fn wait_for_eof(&self, deadline: std::time::Instant) -> bool {
+        let mut state = self.lock();
+        while !state.eof {
+            let now = std::time::Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            state = match self.changed.wait_timeout(state, deadline - now) {
+                Ok((state, _)) => state,
+                Err(e) => e.into_inner().0,
+            };
+        }
+        true
     }
 }
 
@@ -248,11 +267,9 @@ impl Pump {
 /// A pipe still open after `grace` is not waited for any longer.
 pub fn finish(pumps: Vec<Pump>, grace: Duration) {
     let deadline = std::time::Instant::now() + grace;
-    while std::time::Instant::now() < deadline && pumps.iter().any(|p| !p.reader.is_finished()) {
-        std::thread::sleep(Duration::from_millis(2));
-    }
     for pump in pumps {
-        if pump.reader.is_finished() {
+        // The reader sets `eof` as its last act: joining it then does not wait.
+        if pump.queue.wait_for_eof(deadline) {
             let _ = pump.reader.join();
         } else {
             pump.queue.set(|s| s.abandoned = true);
