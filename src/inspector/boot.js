@@ -213,7 +213,8 @@
     };
     // One call: `method` as the program called it, `text` as Node printed it, its call site the
     // first of `sites` outside Node's console.
-    function record(method, text, sites) {
+    const LABEL_UNSEEN = "the group's label, if it had one, went to the program's own console.log and is not recorded";
+    function record(method, text, sites, note = null) {
       let caller;
       if (sites !== undefined) {
         for (let i = 0; i < sites.length; i++) {
@@ -254,6 +255,7 @@
         caller ? apply(functionName, caller, []) : null,
         text,
         length,
+        note,
       ];
       if (batch.length === 0 && (exiting || at - lastSent > QUIET_MS)) {
         batch[0] = entry;
@@ -323,8 +325,10 @@
           // The label `group` printed just before; else the inspector's text for none.
           let text = m === 'groupEnd' ? undefined : groupLabel;
           groupLabel = undefined;
+          // A label printed through the program's own `console.log` is not seen here.
+          const unseen = text === undefined && m !== 'groupEnd' && console.log !== bound.log;
           if (text === undefined) text = `console.${m}`;
-          record(m, text, stack(indent, 4));
+          record(m, text, stack(indent, 4), unseen ? LABEL_UNSEEN : null);
         } catch (e) {}
       }
       defineProperty(receivers[m], kGroupIndent, {

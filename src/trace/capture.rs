@@ -173,8 +173,9 @@ impl Capture {
             now: f64,
             calls: Vec<Call>,
         }
-        /// `[method, time, url, line, column, functionName, text, length]`, the position 1-based
-        /// (V8's CallSite); `length`, the whole text's characters when `text` was cut short.
+        /// `[method, time, url, line, column, functionName, text, length, note]`, the position
+        /// 1-based (V8's CallSite); `length`, the whole text's characters when `text` was cut
+        /// short; `note`, what the bootloader could not see of the call.
         #[derive(serde::Deserialize)]
         struct Call(
             String,
@@ -185,6 +186,7 @@ impl Capture {
             Option<String>,
             String,
             #[serde(default)] Option<usize>,
+            #[serde(default)] Option<String>,
         );
         let payload = params.get("payload").and_then(Value::as_str).unwrap_or("");
         let arrived = self.clock.ms();
@@ -198,7 +200,8 @@ impl Capture {
             self.emit(event, worker);
             return;
         };
-        for Call(method, at, url, line, column, function_name, text, length) in batch.calls {
+        for Call(method, at, url, line, column, function_name, text, length, unseen) in batch.calls
+        {
             if !BATCHED_METHODS.contains(&method.as_str()) {
                 continue;
             }
@@ -222,6 +225,12 @@ impl Capture {
             match frame {
                 Some((frame, note)) => self.place(&mut event, vec![frame], note),
                 None => self.place(&mut event, Vec::new(), None),
+            }
+            if let Some(unseen) = unseen {
+                event.note = Some(match event.note.take() {
+                    Some(note) => format!("{note}; {unseen}"),
+                    None => unseen,
+                });
             }
             self.emit(event, worker);
         }
