@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -29,7 +29,7 @@ use crate::output::ndjson::{EventsFile, StdoutStream};
 use crate::output::store::Store;
 use crate::output::{self, Sinks, annotations};
 use crate::trace::capture::Capture;
-use crate::trace::event::{Clock, Event, Kind};
+use crate::trace::event::{Clock, Event, EventSender, Kind};
 use crate::trace::evidence::{self, Evidence};
 use crate::trace::mapper::Mapper;
 use crate::trace::redact::Redactor;
@@ -362,7 +362,7 @@ pub fn execute(
     crate::timings::mark("session started on disk");
 
     let clock = Clock::start();
-    let (events, stream) = mpsc::sync_channel::<Event>(STREAM_BOUND);
+    let (events, stream) = mpsc::sync_channel::<Box<Event>>(STREAM_BOUND);
     // Set when the tracer's stdout loses its reader (`| head -1`); the program's stdout is then
     // closed too.
     let stdout_gone = Arc::new(AtomicBool::new(false));
@@ -376,6 +376,7 @@ pub fn execute(
         default_redaction: !args.no_default_redact,
     };
     let fan_out = output::fan_out(stream, sinks);
+    crate::timings::mark("event stream started");
 
     let feed = Feed {
         events: &events,
@@ -416,7 +417,7 @@ pub fn execute(
                 .into(),
         );
     }
-    let _ = events.send(exit_event);
+    let _ = events.send(Box::new(exit_event));
     drop(events);
     let log = fan_out
         .join()
@@ -505,7 +506,7 @@ struct RunResult {
 /// Where a run's captured events go: the stream, its clock, and the flag that says the tracer's
 /// stdout lost its reader.
 struct Feed<'a> {
-    events: &'a SyncSender<Event>,
+    events: &'a EventSender,
     clock: Clock,
     stdout_gone: Arc<AtomicBool>,
     /// What the tree's process list (its `argv`) goes through, as every stored value does.
@@ -542,7 +543,7 @@ fn trace(
             )));
         }
     };
-    crate::timings::mark("event stream started, bootloader's channel made");
+    crate::timings::mark("bootloader's channel made");
     let verifier = channel.verifier();
     let user_options = std::env::var("NODE_OPTIONS").ok();
     let mut env = channel.env(user_options.as_deref());
@@ -568,6 +569,7 @@ fn trace(
             )));
         }
     };
+    crate::timings::mark("channel listened to");
     let (mut child, guard) = match launch::spawn(&launch) {
         Ok(spawned) => spawned,
         Err(e) => return Err(Box::new((result, e.into()))),
@@ -725,7 +727,7 @@ fn trace(
     let skip_pauses = extras.node_probe.is_none();
     let read = Driver::start(&mut cdp, debugger, skip_pauses).and_then(|mut driver| {
         if console_batches {
-            driver.capture_console_in_batches();
+            driver.capture_console_in_batches(&mut cdp)?;
         }
         if let Some(request) = &extras.node_probe {
             driver.set_node_probe(crate::probe::node::NodeProbe::new(request.clone()));

@@ -13,6 +13,8 @@ use serde_json::{Value, json};
 use crate::inspector::cdp::{Cdp, Incoming};
 use crate::probe::node::{NodeProbe, NodeReport};
 
+/// Node's main context: the first the inspector reports in a process (`executionContextCreated`).
+const MAIN_CONTEXT: u64 = 1;
 /// How many frames V8 captures per console call and per error (`Runtime.setMaxCallStackSizeToCapture`:
 /// one setting for both; an error's frames are taken when it is constructed) while the program logs
 /// little: enough for an exception's `callStack` below Node's own frames, whatever its stack text
@@ -108,9 +110,10 @@ pub struct Driver {
     /// Messages read while the probe waited for its own answers, dispatched first.
     backlog: VecDeque<Incoming>,
     /// The console is captured in batches through the bootloader's binding (see
-    /// `capture_console_in_batches`): wanted, and whether the binding was asked for.
+    /// `capture_console_in_batches`).
     console_batches: bool,
-    console_binding_sent: bool,
+    /// The context the binding was asked for in.
+    console_binding_context: Option<u64>,
 }
 
 impl Driver {
@@ -163,7 +166,7 @@ impl Driver {
             node_probe_armed: false,
             backlog: VecDeque::new(),
             console_batches: false,
-            console_binding_sent: false,
+            console_binding_context: None,
         })
     }
 
@@ -172,8 +175,26 @@ impl Driver {
     /// takes it and records the console's six writing methods itself, one protocol message per
     /// batch (`Runtime.bindingCalled`). Without it (or when the bootloader cannot), every console
     /// call is the inspector's own `Runtime.consoleAPICalled`.
-    pub fn capture_console_in_batches(&mut self) {
+    ///
+    /// The binding is asked for at once for context 1, Node's main context in a process whose
+    /// bootloader waits (nothing else can have made a context yet), so that no round trip is added
+    /// before the release; should the main context have another id, it is asked for again there.
+    pub fn capture_console_in_batches(&mut self, cdp: &mut Cdp) -> Result<()> {
         self.console_batches = true;
+        self.add_console_binding(cdp, MAIN_CONTEXT)
+    }
+
+    fn add_console_binding(&mut self, cdp: &mut Cdp, context: u64) -> Result<()> {
+        let id = cdp.send(
+            "Runtime.addBinding",
+            json!({
+                "name": crate::inspector::boot::CONSOLE_BINDING,
+                "executionContextId": context,
+            }),
+        )?;
+        self.pending.insert(id, Pending::ConsoleBinding);
+        self.console_binding_context = Some(context);
+        Ok(())
     }
 
     /// Arms `probe` before the program is released (needs the `Debugger` domain, without
@@ -335,20 +356,18 @@ impl Driver {
             return Ok(());
         }
         match method {
-            "Runtime.executionContextCreated"
-                if self.console_batches && !self.console_binding_sent && !self.released =>
-            {
-                // The program's own context is the first one reported, before any of its code.
-                if let Some(context) = params.pointer("/context/id").and_then(Value::as_u64) {
-                    let id = cdp.send(
-                        "Runtime.addBinding",
-                        json!({
-                            "name": crate::inspector::boot::CONSOLE_BINDING,
-                            "executionContextId": context,
-                        }),
-                    )?;
-                    self.pending.insert(id, Pending::ConsoleBinding);
-                    self.console_binding_sent = true;
+            "Runtime.executionContextCreated" if self.console_batches && !self.released => {
+                // The program's own context, reported before any of its code.
+                let context = params.pointer("/context/id").and_then(Value::as_u64);
+                let main = params
+                    .pointer("/context/auxData/isDefault")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
+                if let Some(context) = context
+                    && main
+                    && self.console_binding_context != Some(context)
+                {
+                    self.add_console_binding(cdp, context)?;
                 }
                 observer.on_event(None, method, params);
             }

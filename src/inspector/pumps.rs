@@ -8,14 +8,13 @@
 
 use std::io::{Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::pacing::Pacer;
 
-use crate::trace::event::{Clock, Event, Kind, Stream};
+use crate::trace::event::{Clock, Event, EventSender, Kind, Stream};
 use crate::trace::values::{STDERR_TAIL_LIMIT, VALUE_LIMIT};
 
 /// How long a pump naps between reads while the program floods its output.
@@ -287,7 +286,7 @@ pub fn finish(pumps: Vec<Pump>, grace: Duration) {
 pub fn pump_stdout(
     reader: impl Read + Send + 'static,
     passthrough: bool,
-    events: SyncSender<Event>,
+    events: EventSender,
     clock: Clock,
     reader_gone: Arc<AtomicBool>,
 ) -> Pump {
@@ -325,7 +324,7 @@ pub fn pump_stdout(
                 if is_inspector_line(&line.text()) {
                     *line = LineBuffer::new();
                 } else if events
-                    .send(line.take_event(Stream::Stdout, &clock))
+                    .send(Box::new(line.take_event(Stream::Stdout, &clock)))
                     .is_err()
                 {
                     return false;
@@ -344,7 +343,7 @@ pub fn pump_stdout(
         }
         let mut line = rest.lock().unwrap_or_else(|e| e.into_inner());
         if !line.is_empty() && !is_inspector_line(&line.text()) {
-            let _ = events_end.send(line.take_event(Stream::Stdout, &clock_end));
+            let _ = events_end.send(Box::new(line.take_event(Stream::Stdout, &clock_end)));
         }
     };
     Pump::start(reader, raw, process, end)
@@ -354,7 +353,7 @@ pub fn pump_stdout(
 pub fn pump_stderr(
     reader: impl Read + Send + 'static,
     passthrough: bool,
-    events: SyncSender<Event>,
+    events: EventSender,
     clock: Clock,
     tail: StderrTail,
 ) -> Pump {
@@ -399,7 +398,7 @@ struct StderrPump {
     unpassed: Vec<u8>,
     /// Whether part of the current line was already written through.
     passed: bool,
-    events: SyncSender<Event>,
+    events: EventSender,
     clock: Clock,
     tail: StderrTail,
 }
@@ -460,7 +459,7 @@ impl StderrPump {
         }
         self.tail.push(&text);
         self.events
-            .send(self.line.take_event(Stream::Stderr, &self.clock))
+            .send(Box::new(self.line.take_event(Stream::Stderr, &self.clock)))
             .is_ok()
     }
 }
@@ -609,7 +608,7 @@ mod tests {
         pump_stdout(long, false, events_tx, Clock::start(), Arc::default())
             .join()
             .unwrap();
-        let events: Vec<Event> = events_rx.iter().collect();
+        let events: Vec<Event> = events_rx.iter().map(|e| *e).collect();
         assert_eq!(events.len(), 1);
         assert!(events[0].truncated);
         assert!(events[0].value.as_ref().unwrap().chars().count() < 600);

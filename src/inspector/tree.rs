@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, Sender, SyncSender};
+use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -17,7 +17,7 @@ use crate::inspector::boot::{Report, Says, Verifier};
 use crate::inspector::cdp::{Cdp, Incoming};
 use crate::inspector::driver::{Driver, Limits};
 use crate::trace::capture::Capture;
-use crate::trace::event::{Clock, Event, Kind};
+use crate::trace::event::{Clock, Event, EventSender, Kind};
 use crate::trace::mapper::Mapper;
 use crate::trace::redact::Redactor;
 use crate::trace::session::Process;
@@ -36,7 +36,7 @@ pub struct TreeConfig {
     pub root_pid: u32,
     pub verifier: Verifier,
     pub workspace: PathBuf,
-    pub events: SyncSender<Event>,
+    pub events: EventSender,
     pub clock: Clock,
     pub redactor: Redactor,
     /// Enable the `Debugger` domain in each process (script events, a loader's source maps).
@@ -214,7 +214,7 @@ fn dispatch(
             );
             event.note =
                 Some("only the first report of a process, its bootloader's, is attached to".into());
-            let _ = config.events.send(event);
+            let _ = config.events.send(Box::new(event));
             continue;
         }
         match report.says {
@@ -236,7 +236,7 @@ fn dispatch(
                         format!("process {} exiting with code {code}", report.pid),
                     );
                     event.worker.clone_from(label);
-                    let _ = config.events.send(event);
+                    let _ = config.events.send(Box::new(event));
                 }
                 continue;
             }
@@ -259,7 +259,7 @@ fn dispatch(
                     format!("launcher {} (not traced): {}", report.pid, argv.join(" ")),
                 );
                 event.worker = Some(format!("launcher {}", report.pid));
-                let _ = config.events.send(event);
+                let _ = config.events.send(Box::new(event));
                 labels.insert(report.pid, None);
             }
             Says::Listening(url) => {
@@ -272,7 +272,7 @@ fn dispatch(
                         "a report on the bootloader's channel was not attached to",
                     );
                     event.note = process.note.clone();
-                    let _ = config.events.send(event);
+                    let _ = config.events.send(Box::new(event));
                 } else if report.pid == config.root_pid {
                     process.role = "program".into();
                     labels.insert(report.pid, None);
@@ -294,7 +294,7 @@ fn dispatch(
                         format!("process {} started: {}", report.pid, argv.join(" ")),
                     );
                     event.worker = Some(label.clone());
-                    let _ = config.events.send(event);
+                    let _ = config.events.send(Box::new(event));
                     let thread = trace_child(url, label, config, Arc::clone(&shared));
                     lock(&shared.threads).push(thread);
                 }
@@ -405,7 +405,7 @@ fn trace_child(
                 event.note = Some(format!(
                     "{e:#}; it waits for a debugger until the run ends, when it is stopped"
                 ));
-                let _ = events.send(event);
+                let _ = events.send(Box::new(event));
                 return;
             }
         };
@@ -416,8 +416,9 @@ fn trace_child(
             stop: None,
         };
         if let Ok(mut driver) = Driver::start(&mut cdp, debugger, true) {
+            // A connection that cannot take the request fails the read below as well.
             if console_batches {
-                driver.capture_console_in_batches();
+                let _ = driver.capture_console_in_batches(&mut cdp);
             }
             let _ = driver.read_until(&mut cdp, &mut capture, &never);
             let mut version = lock(&shared.node_version);

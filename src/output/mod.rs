@@ -7,13 +7,13 @@ pub mod human;
 pub mod ndjson;
 pub mod store;
 
-use std::sync::mpsc::{Receiver, TryRecvError};
+use std::sync::mpsc::TryRecvError;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::pacing::Pacer;
 
-use crate::trace::event::{Event, Kind, Stream};
+use crate::trace::event::{Event, EventReceiver, Kind, Stream};
 use crate::trace::redact::{LineState, Redactor};
 use crate::trace::session::EventLog;
 
@@ -29,7 +29,7 @@ pub struct Sinks {
 }
 
 /// Consumes the event stream on its own thread until every sender is gone; returns the log.
-pub fn fan_out(events: Receiver<Event>, mut sinks: Sinks) -> JoinHandle<EventLog> {
+pub fn fan_out(events: EventReceiver, mut sinks: Sinks) -> JoinHandle<EventLog> {
     std::thread::spawn(move || {
         let mut next_id = 1u64;
         let mut pacer = Pacer::new(Duration::from_millis(1));
@@ -73,7 +73,7 @@ pub fn fan_out(events: Receiver<Event>, mut sinks: Sinks) -> JoinHandle<EventLog
                     file.line(&json, always);
                 }
             }
-            sinks.log.push(event);
+            sinks.log.push(*event);
         }
         if let Some(file) = sinks.events_file.as_mut() {
             file.flush();

@@ -1,13 +1,11 @@
 //! The capture: turns inspector events into trace events. The one place that knows which CDP event
 //! becomes which trace event; positions go through the mapper, values through `values`.
 
-use std::sync::mpsc::SyncSender;
-
 use serde_json::{Value, json};
 
 use crate::inspector::boot::CONSOLE_BINDING;
 use crate::inspector::driver::Observer;
-use crate::trace::event::{Clock, Event, Frame, Kind};
+use crate::trace::event::{Clock, Event, EventSender, Frame, Kind};
 use crate::trace::mapper::{self, Mapper};
 use crate::trace::values::{self, VALUE_LIMIT};
 
@@ -39,7 +37,7 @@ const MAX_FRAMES: usize = 10;
 /// Captures one inspector connection's events into the event stream.
 pub struct Capture {
     mapper: Mapper,
-    events: SyncSender<Event>,
+    events: EventSender,
     clock: Clock,
     /// Set for a forked child process: every event of this connection is tagged with it.
     process_label: Option<String>,
@@ -52,7 +50,7 @@ pub struct Capture {
 impl Capture {
     pub fn new(
         mapper: Mapper,
-        events: SyncSender<Event>,
+        events: EventSender,
         clock: Clock,
         process_label: Option<String>,
     ) -> Self {
@@ -79,7 +77,7 @@ impl Capture {
             (None, worker) => worker.map(str::to_owned),
         };
         // A closed stream means the run is being torn down; nothing left to record.
-        let _ = self.events.send(event);
+        let _ = self.events.send(Box::new(event));
     }
 
     fn context_created(&mut self, worker: Option<&str>, params: &Value) {
