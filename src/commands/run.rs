@@ -360,6 +360,12 @@ pub fn execute(
     };
     store.write_json(&id, "session.json", &session)?;
     crate::timings::mark("session started on disk");
+    // Retention (`--keep`) runs while Node starts, off the path to the program's first line and
+    // to the summary; the run's own session is never among what it removes.
+    let retention = {
+        let (store, id, keep) = (store.clone(), id.clone(), args.keep.max(1));
+        Joined(Some(std::thread::spawn(move || store.retain(keep, &id))))
+    };
 
     let clock = Clock::start();
     let (events, stream) = mpsc::sync_channel::<Box<Event>>(STREAM_BOUND);
@@ -458,7 +464,7 @@ pub fn execute(
     store.write_json(&id, "evidence.json", &evidence)?;
     store.finish(&id)?;
     crate::timings::mark("session and evidence written");
-    store.retain(args.keep.max(1));
+    drop(retention);
     crate::timings::mark("retention done");
 
     if !global.quiet {
@@ -485,6 +491,18 @@ pub fn execute(
         network_attempts,
         node_probe: run.node_probe,
     })
+}
+
+/// A thread that is waited for when this goes out of scope, on every path: tracer never exits
+/// in the middle of its work (retention halfway through removing a folder).
+struct Joined(Option<std::thread::JoinHandle<()>>);
+
+impl Drop for Joined {
+    fn drop(&mut self) {
+        if let Some(thread) = self.0.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// What the traced run produced, whether or not it ended cleanly.

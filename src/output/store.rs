@@ -27,6 +27,7 @@ pub const FILE_MODE: u32 = 0o600;
 /// The mode of every folder tracer creates under it.
 pub const DIR_MODE: u32 = 0o700;
 
+#[derive(Clone)]
 pub struct Store {
     root: PathBuf,
 }
@@ -184,17 +185,21 @@ impl Store {
         read_json(&self.dir(id).join("session.json"))
     }
 
-    /// Removes the oldest sessions beyond `keep`, sparing any whose run is still in progress and
-    /// the one `latest` names. (Runs sharing one `--out` can finish out of order: the session a run
-    /// just finished and pointed `latest` at may be older than another run's, and must stay.)
-    pub fn retain(&self, keep: usize) {
+    /// Removes the oldest sessions beyond `keep`, sparing `current` (the run's own, which will be
+    /// `latest`), any whose run is still in progress and the one `latest` names. (Runs sharing one
+    /// `--out` can finish out of order: the session a run just finished and pointed `latest` at
+    /// may be older than another run's, and must stay.)
+    pub fn retain(&self, keep: usize, current: &str) {
         let ids = self.ids();
         let excess = ids.len().saturating_sub(keep);
         let latest = read_small(&self.root.join("latest"))
             .map(|s| s.trim().to_owned())
             .unwrap_or_default();
+        // `latest` still names the previous run while this one is under way: it is spared only
+        // when `keep` leaves room for it beside `current`.
+        let spare_latest = keep > 1 || latest == current;
         for id in ids.into_iter().take(excess) {
-            if id == latest {
+            if id == current || (spare_latest && id == latest) {
                 continue;
             }
             let dir = self.dir(&id);
