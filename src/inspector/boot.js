@@ -144,6 +144,7 @@
     const captureStackTrace = Error.captureStackTrace;
     const ErrorCtor = Error;
     const stringify = JSON.stringify;
+    const round = Math.round;
     const queue = queueMicrotask;
     // Milliseconds on a monotonic clock (`perf_hooks` would cost about 1 ms to load).
     const hrtime = process.hrtime;
@@ -194,6 +195,8 @@
     const MAX_BYTES = 256 * 1024;
     const MAX_TEXT = 2048;
     let batch = [];
+    let lastUrl = null;
+    let lastName = null;
     let bytes = 0;
     let lastSent = -Infinity;
     let scheduled = false;
@@ -204,8 +207,12 @@
       batch = [];
       bytes = 0;
       lastSent = now();
+      // Each call's time becomes its age at sending, in milliseconds to the microsecond.
+      for (let i = 0; i < calls.length; i++) {
+        calls[i][1] = round((lastSent - calls[i][1]) * 1000) / 1000;
+      }
       try {
-        send(stringify({ count: calls.length, now: lastSent, calls }));
+        send(stringify({ count: calls.length, calls }));
       } catch (e) {}
     };
     const flushTask = () => {
@@ -247,17 +254,26 @@
         text = apply(toWellFormed, text, []);
       }
       const at = now();
+      // The file and the function's name are 0 when they are the previous call's in the batch.
+      const url = typeof file === 'string' ? file : null;
+      const name = caller ? apply(functionName, caller, []) : null;
+      const sameUrl = batch.length > 0 && url !== null && url === lastUrl;
+      const sameName = batch.length > 0 && name !== null && name === lastName;
+      lastUrl = url;
+      lastName = name;
       const entry = [
         method,
         at,
-        typeof file === 'string' ? file : null,
+        sameUrl ? 0 : url,
         caller ? apply(lineNumber, caller, []) : null,
         caller ? apply(columnNumber, caller, []) : null,
-        caller ? apply(functionName, caller, []) : null,
+        sameName ? 0 : name,
         text,
-        length,
-        note,
       ];
+      if (length !== null || note !== null) {
+        entry[7] = length;
+        if (note !== null) entry[8] = note;
+      }
       if (batch.length === 0 && (exiting || at - lastSent > QUIET_MS)) {
         batch[0] = entry;
         flush();

@@ -168,24 +168,41 @@ impl Capture {
     fn console_batch(&mut self, worker: Option<&str>, params: &Value) {
         #[derive(serde::Deserialize)]
         struct Batch {
-            now: f64,
             calls: Vec<Call>,
         }
-        /// `[method, time, url, line, column, functionName, text, length, note]`, the position
-        /// 1-based (V8's CallSite); `length`, the whole text's characters when `text` was cut
-        /// short; `note`, what the bootloader could not see of the call.
+        /// `[method, age, url, line, column, functionName, text, length, note]`: `age`, how long
+        /// before the batch was sent the call was made (ms); the position 1-based (V8's CallSite);
+        /// `url` and `functionName` 0 when they are the previous call's; `length`, the whole
+        /// text's characters when `text` was cut short; `note`, what the bootloader could not see
+        /// of the call.
         #[derive(serde::Deserialize)]
         struct Call(
             String,
             f64,
-            Option<String>,
+            Repeated,
             Option<u32>,
             Option<u32>,
-            Option<String>,
+            Repeated,
             String,
             #[serde(default)] Option<usize>,
             #[serde(default)] Option<String>,
         );
+        #[derive(serde::Deserialize)]
+        #[serde(untagged)]
+        enum Repeated {
+            Previous(u8),
+            Text(Option<String>),
+        }
+        fn resolve(value: Repeated, previous: &mut Option<String>) -> Option<String> {
+            match value {
+                Repeated::Previous(0) => previous.clone(),
+                Repeated::Previous(_) => None,
+                Repeated::Text(text) => {
+                    previous.clone_from(&text);
+                    text
+                }
+            }
+        }
         let payload = params.get("payload").and_then(Value::as_str).unwrap_or("");
         let arrived = self.clock.ms();
         let Ok(batch) = serde_json::from_str::<Batch>(payload) else {
@@ -198,12 +215,15 @@ impl Capture {
             self.emit(event, worker);
             return;
         };
-        for Call(method, at, url, line, column, function_name, text, length, unseen) in batch.calls
+        let (mut previous_url, mut previous_name) = (None, None);
+        for Call(method, age, url, line, column, function_name, text, length, unseen) in batch.calls
         {
+            let url = resolve(url, &mut previous_url);
+            let function_name = resolve(function_name, &mut previous_name);
             if !BATCHED_METHODS.contains(&method.as_str()) {
                 continue;
             }
-            let age = (batch.now - at).clamp(0.0, arrived);
+            let age = age.clamp(0.0, arrived);
             let ts = ((arrived - age) * 1000.0).round() / 1000.0;
             let mut event = Event::new(Kind::Console, ts, format!("console.{method}"));
             match length {
