@@ -289,6 +289,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_bootloader_takes_the_console_binding_tracer_adds() {
+        // Taken from the global and deleted before the program's first line.
+        assert!(BOOT_JS.contains(&format!("const send = globalThis.{CONSOLE_BINDING};")));
+        assert!(BOOT_JS.contains(&format!("delete globalThis.{CONSOLE_BINDING};")));
+        // A batch starts with its count, which the driver reads without parsing it.
+        assert!(BOOT_JS.contains("stringify({ count: calls.length, calls })"));
+    }
+
+    #[test]
     fn reports_are_read_as_the_bootloader_writes_them() {
         let report = parse(
             br#"{"pid":7,"ppid":3,"argv":["/usr/bin/node","/w/a.js"],"url":"ws://127.0.0.1:9/x"}"#,

@@ -498,3 +498,86 @@ impl Observer for Capture {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn batch(payload: &str) -> Vec<Event> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(64);
+        let mut capture = Capture::new(
+            Mapper::new(PathBuf::from("/nonexistent-workspace")),
+            tx,
+            Clock::start(),
+            None,
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        capture.on_event(
+            None,
+            "Runtime.bindingCalled",
+            &json!({"name": CONSOLE_BINDING, "payload": payload, "executionContextId": 1}),
+        );
+        drop(capture);
+        rx.iter().map(|e| *e).collect()
+    }
+
+    #[test]
+    fn a_batch_of_console_calls_becomes_one_event_per_call_in_order() {
+        let events = batch(
+            r#"{"count":3,"calls":[
+                ["log",5.5,"/work/app.js",3,9,"main","first"],
+                ["warn",2,0,4,9,0,"second"],
+                ["table",0,"/work/other.js",1,1,null,"third",9000,"a note"]]}"#,
+        );
+        let calls: Vec<(&str, &str, Option<u32>, &str, &str)> = events
+            .iter()
+            .map(|e| {
+                (
+                    e.level.as_deref().unwrap(),
+                    e.value.as_deref().unwrap(),
+                    e.line,
+                    e.file.as_deref().unwrap_or(""),
+                    e.call_stack
+                        .first()
+                        .map_or("", |f| f.function_name.as_str()),
+                )
+            })
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                ("log", "first", Some(3), "/work/app.js", "main"),
+                // 0: the previous call's file and function.
+                ("warn", "second", Some(4), "/work/app.js", "main"),
+                // Cut short by the bootloader: the count is of the whole text's 9000.
+                (
+                    "table",
+                    "third… [8995 more chars]",
+                    Some(1),
+                    "/work/other.js",
+                    ""
+                ),
+            ]
+        );
+        // Each call's time is the batch's arrival less its age.
+        assert!(events[0].ts < events[1].ts && events[1].ts < events[2].ts);
+        assert!((events[2].ts - events[0].ts - 5.5).abs() < 0.01);
+        assert!(events[2].truncated);
+        assert_eq!(events[2].note.as_deref(), Some("a note"));
+    }
+
+    #[test]
+    fn a_batch_that_cannot_be_read_is_an_event_that_says_so() {
+        let events = batch(r#"{"count":1,"calls":[["log"]]}"#);
+        assert_eq!(events.len(), 1);
+        assert!(
+            events[0]
+                .note
+                .as_deref()
+                .is_some_and(|n| n.contains("could not be read"))
+        );
+        // A method the bootloader does not record is not taken from a batch either.
+        assert!(batch(r#"{"count":1,"calls":[["profile",0,null,null,null,null,"x"]]}"#).is_empty());
+    }
+}
