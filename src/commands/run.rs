@@ -632,6 +632,9 @@ fn trace(
     let console_batches = extras.node_probe.is_none()
         && std::env::var_os(CONSOLE_CAPTURE_ENV).is_none_or(|v| v != "inspector");
     let (root_tx, root_urls) = mpsc::channel();
+    // The root's end wakes the wait for its report at once (an empty message), not at the wait's
+    // next tick.
+    launch::notify_exit(pgid, root_tx.clone());
     let tree = Tree::start(
         reports,
         TreeConfig {
@@ -825,6 +828,8 @@ fn wait_for_root(
 ) -> Result<RootWait> {
     loop {
         match urls.recv_timeout(Duration::from_millis(5)) {
+            // The command ended (`launch::notify_exit`): seen below.
+            Ok(url) if url.is_empty() => {}
             Ok(url) => return Ok(RootWait::Listening(url)),
             Err(RecvTimeoutError::Disconnected) => {
                 return Err(TracerError::cannot_trace(
@@ -836,7 +841,7 @@ fn wait_for_root(
         }
         if let Ok(Some(status)) = child.try_wait() {
             // A Node program that reported waits to be released: it cannot have exited since.
-            if let Ok(url) = urls.try_recv() {
+            if let Some(url) = urls.try_iter().find(|url| !url.is_empty()) {
                 return Ok(RootWait::Listening(url));
             }
             if attach_deadline.is_some() {

@@ -477,6 +477,26 @@ pub fn wait_for(
     }
 }
 
+/// Sends an empty message on `to` when process `pid` exits (without reaping it), from a thread
+/// that ends then; nothing where the kernel has no pidfd (the receiver's own timeout covers it).
+pub fn notify_exit(pid: u32, to: std::sync::mpsc::Sender<String>) {
+    let Some(fd) = pidfd_open(pid) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        let mut poll = libc::pollfd {
+            fd: std::os::fd::AsRawFd::as_raw_fd(&fd),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd for the duration of the call; -1: until it is readable.
+        while unsafe { libc::poll(&mut poll, 1, -1) } < 0
+            && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
+        {}
+        let _ = to.send(String::new());
+    });
+}
+
 /// A descriptor that becomes readable when process `pid` exits (`pidfd_open`, Linux 5.3); `None`
 /// where the kernel has none.
 fn pidfd_open(pid: u32) -> Option<std::os::fd::OwnedFd> {
