@@ -893,3 +893,32 @@ fn the_inspector_s_own_console_reports_order_the_same_calls_the_same_way() {
     assert_eq!(batched.len(), 8);
     assert_eq!(batched, run(true));
 }
+
+#[test]
+fn a_program_that_freezes_error_still_has_its_console_calls_and_their_places() {
+    // The bootloader takes call sites by setting Error.prepareStackTrace for a moment; frozen, it
+    // reads the stack's text instead.
+    let out = Tracer::new()
+        .file(
+            "frozen.js",
+            "console.log('before');\n\
+             Object.freeze(Error);\n\
+             console.log('after');\n\
+             console.warn('warned');\n",
+        )
+        .args(["run", "frozen.js"])
+        .run();
+    out.assert_code(0);
+    assert_eq!(out.stdout(), "before\nafter\n");
+    let events = out.events();
+    let calls: Vec<(&str, Option<u32>)> = of_kind(&events, Kind::Console)
+        .iter()
+        .map(|e| (e.value.as_deref().unwrap_or(""), e.line))
+        .collect();
+    assert_eq!(
+        calls,
+        [("before", Some(1)), ("after", Some(3)), ("warned", Some(4))],
+        "{}",
+        out.dump()
+    );
+}

@@ -139,7 +139,9 @@
       if (typeof Console.prototype[m] !== 'function' || typeof console[m] !== 'function') return null;
     }
     const { apply, defineProperty, getOwnPropertyDescriptor, deleteProperty } = Reflect;
-    const { create, hasOwn } = Object;
+    const { create, hasOwn, isFrozen } = Object;
+    const split = String.prototype.split;
+    const includes = String.prototype.includes;
     const bind = Function.prototype.bind;
     const captureStackTrace = Error.captureStackTrace;
     const ErrorCtor = Error;
@@ -195,6 +197,8 @@
     const MAX_BYTES = 256 * 1024;
     const MAX_TEXT = 2048;
     let batch = [];
+    // Calls the recording failed on (a program that froze `Error`, say): counted and sent.
+    let unrecorded = 0;
     let lastUrl = null;
     let lastName = null;
     let bytes = 0;
@@ -202,7 +206,7 @@
     let scheduled = false;
     let exiting = false;
     const flush = () => {
-      if (batch.length === 0) return;
+      if (batch.length === 0 && unrecorded === 0) return;
       const calls = batch;
       batch = [];
       bytes = 0;
@@ -211,18 +215,29 @@
       for (let i = 0; i < calls.length; i++) {
         calls[i][1] = round((lastSent - calls[i][1]) * 1000) / 1000;
       }
+      const lost = unrecorded;
+      unrecorded = 0;
       try {
-        send(stringify({ count: calls.length, calls }));
+        send(stringify(lost === 0 ? { count: calls.length, calls } : { count: calls.length, calls, unrecorded: lost }));
       } catch (e) {}
     };
     const flushTask = () => {
       scheduled = false;
       flush();
     };
+    function counted() {
+      unrecorded++;
+      if (exiting) {
+        flush();
+      } else if (!scheduled) {
+        scheduled = true;
+        queue(flushTask);
+      }
+    }
     // One call: `method` as the program called it, `text` as Node printed it, its call site the
     // first of `sites` outside Node's console.
     const LABEL_UNSEEN = "the group's label, if it had one, went to the program's own console.log and is not recorded";
-    function record(method, text, sites, note = null) {
+    function record(method, text, sites, note = null, stackText = null) {
       let caller;
       if (sites !== undefined) {
         for (let i = 0; i < sites.length; i++) {
@@ -270,9 +285,10 @@
         sameName ? 0 : name,
         text,
       ];
-      if (length !== null || note !== null) {
+      if (length !== null || note !== null || stackText !== null) {
         entry[7] = length;
-        if (note !== null) entry[8] = note;
+        entry[8] = note;
+        if (stackText !== null) entry[9] = stackText;
       }
       if (batch.length === 0 && (exiting || at - lastSent > QUIET_MS)) {
         batch[0] = entry;
@@ -306,14 +322,30 @@
       const method = this !== null && typeof this === 'object' ? this[kMethod] : undefined;
       if (method !== undefined && typeof string === 'string') {
         try {
-          const sites = stack(write, method === 'log' || method === 'warn' ? 2 : 6);
-          if (method === 'log' && sites.length > 1 && inConsole(apply(fileName, sites[1], []))) {
-            // `group('label')` printing its label: recorded as the group, where it indents.
-            groupLabel = string;
+          if (isFrozen(ErrorCtor)) {
+            // A program that froze `Error` (`--frozen-intrinsics`, a lockdown): the call site
+            // comes from the stack's text, read by tracer.
+            const holder = {};
+            captureStackTrace(holder, write);
+            const text = holder.stack;
+            const lines = typeof text === 'string' ? apply(split, text, ['\n']) : [];
+            if (method === 'log' && lines.length > 2 && apply(includes, lines[2], ['node:internal/console/'])) {
+              groupLabel = string;
+            } else {
+              record(method, string, undefined, null, typeof text === 'string' ? text : null);
+            }
           } else {
-            record(method, string, sites);
+            const sites = stack(write, method === 'log' || method === 'warn' ? 2 : 6);
+            if (method === 'log' && sites.length > 1 && inConsole(apply(fileName, sites[1], []))) {
+              // `group('label')` printing its label: recorded as the group, where it indents.
+              groupLabel = string;
+            } else {
+              record(method, string, sites);
+            }
           }
-        } catch (e) {}
+        } catch (e) {
+          counted();
+        }
       }
       return apply(nodeWrite, this, arguments);
     }
@@ -346,7 +378,9 @@
           const unseen = text === undefined && m !== 'groupEnd' && console.log !== bound.log;
           if (text === undefined) text = `console.${m}`;
           record(m, text, stack(indent, 4), unseen ? LABEL_UNSEEN : null);
-        } catch (e) {}
+        } catch (e) {
+          counted();
+        }
       }
       defineProperty(receivers[m], kGroupIndent, {
         get() {
@@ -358,7 +392,9 @@
     function clearing() {
       try {
         record('clear', 'console.clear', stack(clearing, 4));
-      } catch (e) {}
+      } catch (e) {
+        counted();
+      }
       return console._stdout;
     }
     defineProperty(receivers.clear, '_stdout', { get: clearing });

@@ -169,12 +169,16 @@ impl Capture {
         #[derive(serde::Deserialize)]
         struct Batch {
             calls: Vec<Call>,
+            /// Calls the bootloader could not record (it failed taking them).
+            #[serde(default)]
+            unrecorded: u64,
         }
-        /// `[method, age, url, line, column, functionName, text, length, note]`: `age`, how long
-        /// before the batch was sent the call was made (ms); the position 1-based (V8's CallSite);
-        /// `url` and `functionName` 0 when they are the previous call's; `length`, the whole
-        /// text's characters when `text` was cut short; `note`, what the bootloader could not see
-        /// of the call.
+        /// `[method, age, url, line, column, functionName, text, length, note, stack]`: `age`,
+        /// how long before the batch was sent the call was made (ms); the position 1-based (V8's
+        /// CallSite); `url` and `functionName` 0 when they are the previous call's; `length`, the
+        /// whole text's characters when `text` was cut short; `note`, what the bootloader could
+        /// not see of the call; `stack`, the stack's text instead of a position when the program
+        /// froze `Error`.
         #[derive(serde::Deserialize)]
         struct Call(
             String,
@@ -185,6 +189,7 @@ impl Capture {
             Repeated,
             String,
             #[serde(default)] Option<usize>,
+            #[serde(default)] Option<String>,
             #[serde(default)] Option<String>,
         );
         #[derive(serde::Deserialize)]
@@ -215,8 +220,18 @@ impl Capture {
             self.emit(event, worker);
             return;
         };
+        if batch.unrecorded > 0 {
+            let mut event = Event::new(Kind::Console, arrived, "console");
+            event.note = Some(format!(
+                "{} console call(s) could not be recorded by the bootloader (their text is in the \
+                 program's output)",
+                batch.unrecorded
+            ));
+            self.emit(event, worker);
+        }
         let (mut previous_url, mut previous_name) = (None, None);
-        for Call(method, age, url, line, column, function_name, text, length, unseen) in batch.calls
+        for Call(method, age, url, line, column, function_name, text, length, unseen, stack) in
+            batch.calls
         {
             let url = resolve(url, &mut previous_url);
             let function_name = resolve(function_name, &mut previous_name);
@@ -231,13 +246,16 @@ impl Capture {
                 None => event.set_value(text, VALUE_LIMIT),
             }
             event.level = Some(method);
-            let frame = match (url, line, column) {
-                (Some(url), Some(line), Some(column)) => self.mapper.call_site(
+            let frame = match (url, line, column, stack) {
+                (Some(url), Some(line), Some(column), _) => self.mapper.call_site(
                     function_name.as_deref().unwrap_or(""),
                     &url,
                     line,
                     column,
                 ),
+                (_, _, _, Some(stack)) => mapper::stack_text_frames(&stack)
+                    .first()
+                    .map(|frame| self.mapper.printed(frame)),
                 _ => None,
             };
             match frame {
@@ -576,6 +594,14 @@ mod tests {
                 .note
                 .as_deref()
                 .is_some_and(|n| n.contains("could not be read"))
+        );
+        // Calls the bootloader failed to record are counted.
+        let events = batch(r#"{"count":0,"calls":[],"unrecorded":2}"#);
+        assert!(
+            events[0]
+                .note
+                .as_deref()
+                .is_some_and(|n| n.starts_with("2 console call(s) could not be recorded"))
         );
         // A method the bootloader does not record is not taken from a batch either.
         assert!(batch(r#"{"count":1,"calls":[["profile",0,null,null,null,null,"x"]]}"#).is_empty());
