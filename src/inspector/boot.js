@@ -161,8 +161,7 @@
     const toWellFormed = String.prototype.toWellFormed;
     const callSites = (_, sites) => sites;
     // The CallSite methods as they are now (a program can reach their prototype later).
-    const sample = stack(undefined, 1)[0];
-    const proto = Object.getPrototypeOf(sample);
+    const proto = isFrozen(ErrorCtor) ? {} : Object.getPrototypeOf(stack(undefined, 1)[0]);
     const fileName = proto.getFileName;
     const lineNumber = proto.getLineNumber;
     const columnNumber = proto.getColumnNumber;
@@ -189,6 +188,26 @@
       }
     }
     const inConsole = (file) => typeof file === 'string' && apply(startsWith, file, ['node:internal/console/']);
+    // Where a call was made: V8's structured frames below `below` (at most `limit`); or, when
+    // the program froze `Error` (`--frozen-intrinsics`, a lockdown) so that they cannot be asked
+    // for, the stack's text, which tracer reads.
+    function where(below, limit) {
+      if (fileName === undefined || isFrozen(ErrorCtor)) {
+        const holder = {};
+        captureStackTrace(holder, below);
+        return typeof holder.stack === 'string' ? holder.stack : undefined;
+      }
+      return stack(below, limit);
+    }
+    // Whether the caller of Node's console method is Node's console again (`group('label')`
+    // printing its label through `console.log`).
+    function calledByConsole(at) {
+      if (typeof at === 'string') {
+        const lines = apply(split, at, ['\n']);
+        return lines.length > 2 && apply(includes, lines[2], ['node:internal/console/']);
+      }
+      return at !== undefined && at.length > 1 && inConsole(apply(fileName, at[1], []));
+    }
 
     // Batches: a call in a quiet program goes out at once; calls in quick succession wait for the
     // end of the current task (a microtask) or a full batch; at exit, everything at once.
@@ -235,9 +254,11 @@
       }
     }
     // One call: `method` as the program called it, `text` as Node printed it, its call site the
-    // first of `sites` outside Node's console.
+    // first frame of `at` (see `where`) outside Node's console.
     const LABEL_UNSEEN = "the group's label, if it had one, went to the program's own console.log and is not recorded";
-    function record(method, text, sites, note = null, stackText = null) {
+    function record(method, text, at, note = null) {
+      const stackText = typeof at === 'string' ? at : null;
+      const sites = typeof at === 'string' ? undefined : at;
       let caller;
       if (sites !== undefined) {
         for (let i = 0; i < sites.length; i++) {
@@ -268,7 +289,7 @@
       if (isWellFormed !== undefined && !apply(isWellFormed, text, [])) {
         text = apply(toWellFormed, text, []);
       }
-      const at = now();
+      const time = now();
       // The file and the function's name are 0 when they are the previous call's in the batch.
       const url = typeof file === 'string' ? file : null;
       const name = caller ? apply(functionName, caller, []) : null;
@@ -278,7 +299,7 @@
       lastName = name;
       const entry = [
         method,
-        at,
+        time,
         sameUrl ? 0 : url,
         caller ? apply(lineNumber, caller, []) : null,
         caller ? apply(columnNumber, caller, []) : null,
@@ -290,7 +311,7 @@
         entry[8] = note;
         if (stackText !== null) entry[9] = stackText;
       }
-      if (batch.length === 0 && (exiting || at - lastSent > QUIET_MS)) {
+      if (batch.length === 0 && (exiting || time - lastSent > QUIET_MS)) {
         batch[0] = entry;
         flush();
         return;
@@ -322,26 +343,12 @@
       const method = this !== null && typeof this === 'object' ? this[kMethod] : undefined;
       if (method !== undefined && typeof string === 'string') {
         try {
-          if (isFrozen(ErrorCtor)) {
-            // A program that froze `Error` (`--frozen-intrinsics`, a lockdown): the call site
-            // comes from the stack's text, read by tracer.
-            const holder = {};
-            captureStackTrace(holder, write);
-            const text = holder.stack;
-            const lines = typeof text === 'string' ? apply(split, text, ['\n']) : [];
-            if (method === 'log' && lines.length > 2 && apply(includes, lines[2], ['node:internal/console/'])) {
-              groupLabel = string;
-            } else {
-              record(method, string, undefined, null, typeof text === 'string' ? text : null);
-            }
+          const at = where(write, method === 'log' || method === 'warn' ? 2 : 6);
+          if (method === 'log' && calledByConsole(at)) {
+            // `group('label')` printing its label: recorded as the group, where it indents.
+            groupLabel = string;
           } else {
-            const sites = stack(write, method === 'log' || method === 'warn' ? 2 : 6);
-            if (method === 'log' && sites.length > 1 && inConsole(apply(fileName, sites[1], []))) {
-              // `group('label')` printing its label: recorded as the group, where it indents.
-              groupLabel = string;
-            } else {
-              record(method, string, sites);
-            }
+            record(method, string, at);
           }
         } catch (e) {
           counted();
@@ -377,7 +384,7 @@
           // A label printed through the program's own `console.log` is not seen here.
           const unseen = text === undefined && m !== 'groupEnd' && console.log !== bound.log;
           if (text === undefined) text = `console.${m}`;
-          record(m, text, stack(indent, 4), unseen ? LABEL_UNSEEN : null);
+          record(m, text, where(indent, 4), unseen ? LABEL_UNSEEN : null);
         } catch (e) {
           counted();
         }
@@ -391,7 +398,7 @@
     }
     function clearing() {
       try {
-        record('clear', 'console.clear', stack(clearing, 4));
+        record('clear', 'console.clear', where(clearing, 4));
       } catch (e) {
         counted();
       }

@@ -25,26 +25,20 @@ pub fn strip_ansi(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// Cuts `text` to `limit` characters; a cut value ends with a marker saying how much was cut.
 pub fn cap(text: String, limit: usize) -> (String, bool) {
-    match text.char_indices().nth(limit) {
-        None => (text, false),
-        Some((at, _)) => {
-            let rest = text[at..].chars().count();
-            let mut kept = text[..at].to_owned();
-            kept.push_str(&format!("… [{rest} more chars]"));
-            (kept, true)
-        }
-    }
+    cap_known_length(text, limit, 0)
 }
 
-/// As `cap`, for a text its sender already cut short: `total` is how many characters the whole
-/// text had, and the marker counts what is left out of that.
+/// As `cap`, for a text its sender may have cut short: `total` is how many characters the whole
+/// text had (what arrived counts if it is more), and the marker counts what is left out of that.
 pub fn cap_known_length(text: String, limit: usize, total: usize) -> (String, bool) {
-    let kept_end = text
-        .char_indices()
-        .nth(limit)
-        .map_or(text.len(), |(at, _)| at);
-    let kept_chars = text[..kept_end].chars().count();
-    let rest = total.max(text.chars().count()).saturating_sub(kept_chars);
+    let (kept_end, kept_chars, arrived) = match text.char_indices().nth(limit) {
+        Some((at, _)) => (at, limit, limit + text[at..].chars().count()),
+        None => {
+            let chars = text.chars().count();
+            (text.len(), chars, chars)
+        }
+    };
+    let rest = total.max(arrived) - kept_chars;
     if rest == 0 {
         return (text, false);
     }
