@@ -241,10 +241,7 @@ impl Capture {
             let age = age.clamp(0.0, arrived);
             let ts = ((arrived - age) * 1000.0).round() / 1000.0;
             let mut event = Event::new(Kind::Console, ts, format!("console.{method}"));
-            match length {
-                Some(total) => event.set_value_of_length(text, VALUE_LIMIT, total),
-                None => event.set_value(text, VALUE_LIMIT),
-            }
+            event.set_value_of_length(text, VALUE_LIMIT, length.unwrap_or(0));
             event.level = Some(method);
             let frame = match (url, line, column, stack) {
                 (Some(url), Some(line), Some(column), _) => self.mapper.call_site(
