@@ -172,7 +172,7 @@ impl Driver {
 
     /// Console calls in batches: before the release, the bootloader's binding
     /// (`boot::CONSOLE_BINDING`) is added to the program's main context only; the bootloader then
-    /// takes it and records the console's six writing methods itself, one protocol message per
+    /// takes it and records the calls of Node's own console itself, one protocol message per
     /// batch (`Runtime.bindingCalled`). Without it (or when the bootloader cannot), every console
     /// call is the inspector's own `Runtime.consoleAPICalled`.
     ///
