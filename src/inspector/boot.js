@@ -100,7 +100,9 @@
   // Console capture: tracer added a binding to this context before releasing it when it wants
   // console calls in batches (one inspector message per batch instead of one per call; see
   // `src/trace/capture.rs`, `console_batch`). Without the binding nothing below runs and the
-  // inspector reports every console call itself.
+  // inspector reports every console call itself. (Made ready only now: work done between the
+  // report and `waitForDebugger` lets tracer's release arrive before Node waits, and Node then
+  // waits for another one.)
   const send = globalThis.__tracerConsole;
   if (typeof send !== 'function') return;
   delete globalThis.__tracerConsole;
