@@ -83,11 +83,7 @@ impl Mapper {
     /// Maps a position a program printed (1-based, see `printed_position`) like any runtime
     /// position: through the file's source map when it has one, checked against the file on disk.
     pub fn printed(&mut self, frame: &Frame) -> (Frame, Option<String>) {
-        let (Some(line0), Some(column0)) = (frame.line.checked_sub(1), frame.column.checked_sub(1))
-        else {
-            return (frame.clone(), None);
-        };
-        self.position(&frame.function_name, &frame.file, line0, column0)
+        self.call_site(&frame.function_name, &frame.file, frame.line, frame.column)
             .unwrap_or_else(|| (frame.clone(), None))
     }
 
@@ -143,8 +139,8 @@ impl Mapper {
         MappedStack { frames, note }
     }
 
-    /// Maps a position V8's CallSite API gave (1-based line and column; the bootloader's console
-    /// capture), like a CDP one. `None` for a position in no user file.
+    /// Maps a 1-based position (V8's CallSite API, the bootloader's console capture; printed stack
+    /// text) like a CDP one. `None` for a position in no user file, or with a line or column 0.
     pub fn call_site(
         &mut self,
         function_name: &str,
@@ -156,7 +152,7 @@ impl Mapper {
             function_name,
             url,
             line1.checked_sub(1)?,
-            column1.saturating_sub(1),
+            column1.checked_sub(1)?,
         )
     }
 
@@ -175,7 +171,8 @@ impl Mapper {
             line: line0.saturating_add(1),
             column: column0.saturating_add(1),
         };
-        let source_map_url = self.source_map_urls.get(&script_key(url)).cloned();
+        // The scripts' facts are filed under the path (`script_key`), which `generated` names.
+        let source_map_url = self.source_map_urls.get(&generated.file).cloned();
         let entry = self.maps.entry(path.clone()).or_insert_with(|| {
             match sourcemaps::load(&path, source_map_url.as_deref()) {
                 Ok(Some(map)) => MapEntry::Loaded(Box::new(map)),
@@ -207,7 +204,7 @@ impl Mapper {
             MapEntry::None
                 if !fits_on_disk(
                     &mut self.on_disk,
-                    self.script_lengths.get(&script_key(url)).copied(),
+                    self.script_lengths.get(&generated.file).copied(),
                     &path,
                     line0,
                     column0,
