@@ -41,6 +41,12 @@ pub fn mark(phase: &'static str) {
     }
 }
 
+/// The time since the tracer started, in milliseconds, when timings are on (`TRACER_DEBUG_CDP`
+/// lines carry it then).
+pub fn elapsed_ms() -> Option<f64> {
+    timings().map(|t| t.start.elapsed().as_secs_f64() * 1000.0)
+}
+
 /// Prints the marks on stderr, in order.
 pub fn print() {
     if let Some(t) = timings() {

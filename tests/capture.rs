@@ -799,6 +799,30 @@ fn the_console_captured_through_the_bootloader_is_node_s_own_as_the_program_sees
 }
 
 #[test]
+fn the_bootloader_makes_no_deprecation_warning_where_node_would_throw_one() {
+    // The bootloader opens the inspector through Node's binding (not the `inspector` module),
+    // except under --pending-deprecation, where that would warn (DEP0111): with
+    // --throw-deprecation any warning of tracer's would end the program.
+    let out = Tracer::new()
+        .file("warned.js", "console.log('ran');\n")
+        .env("NODE_OPTIONS", "--pending-deprecation --throw-deprecation")
+        .args(["run", "warned.js"])
+        .run();
+    out.assert_code(0);
+    assert!(!out.stderr().contains("DEP0111"), "{}", out.dump());
+    let events = out.events();
+    let values: Vec<&str> = of_kind(&events, Kind::Console)
+        .iter()
+        .filter_map(|e| e.value.as_deref())
+        .collect();
+    assert_eq!(values, ["ran"], "{}", out.dump());
+    assert_eq!(
+        out.session().capabilities.node_version.as_deref().map(|v| v.starts_with('v')),
+        Some(true)
+    );
+}
+
+#[test]
 fn console_values_are_the_text_node_printed() {
     let out = Tracer::new()
         .file(

@@ -746,42 +746,44 @@ fn trace(
     .with_script_events(args.scripts);
     let mut node_probe = None;
     let skip_pauses = extras.node_probe.is_none();
-    let read = Driver::start(&mut cdp, debugger, skip_pauses).and_then(|mut driver| {
-        if console_batches {
-            driver.capture_console_in_batches(&mut cdp)?;
-        }
-        if let Some(request) = &extras.node_probe {
-            driver.set_node_probe(crate::probe::node::NodeProbe::new(request.clone()));
-        }
-        let limits = Limits {
-            deadline,
-            stop: Some(stop),
-        };
-        let ending = driver.read_until(&mut cdp, &mut capture, &limits)?;
-        if let Some(signal) = match ending {
-            Ending::TimedOut => Some(libc::SIGTERM),
-            Ending::Signalled(signal) => Some(signal),
-            Ending::Finished | Ending::Closed => None,
-        } {
-            // Ask the program to stop and keep capturing while it winds down; a second signal to
-            // the tracer, or the end of the grace period, kills it.
-            stop.store(0, std::sync::atomic::Ordering::Relaxed);
-            launch::signal_group(pgid, signal);
-            tree.signal_all(&verifier, signal);
+    let read = Driver::start(&mut cdp, debugger, skip_pauses, tree.node_version()).and_then(
+        |mut driver| {
+            if console_batches {
+                driver.capture_console_in_batches(&mut cdp)?;
+            }
+            if let Some(request) = &extras.node_probe {
+                driver.set_node_probe(crate::probe::node::NodeProbe::new(request.clone()));
+            }
             let limits = Limits {
-                deadline: Some(Instant::now() + STOP_GRACE),
+                deadline,
                 stop: Some(stop),
             };
-            match driver.read_until(&mut cdp, &mut capture, &limits)? {
-                Ending::Finished | Ending::Closed => {}
-                Ending::TimedOut | Ending::Signalled(_) => {
-                    launch::signal_group(pgid, libc::SIGKILL);
+            let ending = driver.read_until(&mut cdp, &mut capture, &limits)?;
+            if let Some(signal) = match ending {
+                Ending::TimedOut => Some(libc::SIGTERM),
+                Ending::Signalled(signal) => Some(signal),
+                Ending::Finished | Ending::Closed => None,
+            } {
+                // Ask the program to stop and keep capturing while it winds down; a second signal to
+                // the tracer, or the end of the grace period, kills it.
+                stop.store(0, std::sync::atomic::Ordering::Relaxed);
+                launch::signal_group(pgid, signal);
+                tree.signal_all(&verifier, signal);
+                let limits = Limits {
+                    deadline: Some(Instant::now() + STOP_GRACE),
+                    stop: Some(stop),
+                };
+                match driver.read_until(&mut cdp, &mut capture, &limits)? {
+                    Ending::Finished | Ending::Closed => {}
+                    Ending::TimedOut | Ending::Signalled(_) => {
+                        launch::signal_group(pgid, libc::SIGKILL);
+                    }
                 }
             }
-        }
-        node_probe = driver.take_node_probe();
-        Ok((ending, driver.probed().clone()))
-    });
+            node_probe = driver.take_node_probe();
+            Ok((ending, driver.probed().clone()))
+        },
+    );
     result.node_probe = node_probe;
     crate::timings::mark("program finished");
     cdp.close();

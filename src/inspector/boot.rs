@@ -40,6 +40,9 @@ pub struct Report {
     pub ppid: u32,
     /// `process.argv` (at most 16 items of 200 characters).
     pub argv: Vec<String>,
+    /// Node's `process.version`, as the bootloader reported it with its URL (at most
+    /// `MAX_VERSION` characters, else none).
+    pub version: Option<String>,
     pub says: Says,
 }
 
@@ -70,7 +73,12 @@ struct Line {
     exit: Option<i32>,
     #[serde(default)]
     untraced: Option<String>,
+    #[serde(default)]
+    version: Option<String>,
 }
+
+/// The longest `process.version` kept from a report (`v20.20.2`; a build's own suffix fits).
+const MAX_VERSION: usize = 64;
 
 fn parse(line: &[u8]) -> Option<Report> {
     let line: Line = serde_json::from_slice(line).ok()?;
@@ -85,6 +93,9 @@ fn parse(line: &[u8]) -> Option<Report> {
         pid: line.pid,
         ppid: line.ppid,
         argv: line.argv,
+        version: line
+            .version
+            .filter(|v| v.len() <= MAX_VERSION && v.starts_with('v')),
         says,
     })
 }
@@ -306,6 +317,12 @@ mod tests {
         assert_eq!(report.pid, 7);
         assert_eq!(report.ppid, 3);
         assert_eq!(report.says, Says::Listening("ws://127.0.0.1:9/x".into()));
+        assert_eq!(report.version, None);
+        let with_version = parse(br#"{"pid":7,"url":"ws://127.0.0.1:9/x","version":"v20.20.2"}"#);
+        assert_eq!(with_version.unwrap().version.as_deref(), Some("v20.20.2"));
+        // Not a version: not kept (it would be the session's capabilities).
+        let odd = parse(br#"{"pid":7,"url":"ws://127.0.0.1:9/x","version":"20; rm"}"#);
+        assert_eq!(odd.unwrap().version, None);
         assert_eq!(
             parse(br#"{"pid":8,"launcher":true}"#).unwrap().says,
             Says::Launcher

@@ -136,7 +136,7 @@ impl Cdp {
         self.next_id += 1;
         let text = json!({"id": id, "method": method, "params": params}).to_string();
         if self.debug {
-            eprintln!("cdp -> {text}");
+            eprintln!("cdp -> {}{text}", debug_time());
         }
         self.socket
             .send(Message::text(text))
@@ -163,7 +163,7 @@ impl Cdp {
         let text = json!({"id": id, "sessionId": session_id, "method": method, "params": params})
             .to_string();
         if self.debug {
-            eprintln!("cdp -> {text}");
+            eprintln!("cdp -> {}{text}", debug_time());
         }
         self.socket
             .send(Message::text(text))
@@ -210,7 +210,7 @@ impl Cdp {
             _ => return Ok((None, Incoming::Idle)),
         };
         if self.debug {
-            eprintln!("cdp <- {}", text.as_str());
+            eprintln!("cdp <- {}{}", debug_time(), text.as_str());
         }
         Ok(parse_flat(text.as_str()))
     }
@@ -225,6 +225,11 @@ impl Cdp {
             .stream
             .shutdown(std::net::Shutdown::Both);
     }
+}
+
+/// `[12.3 ms] ` when `TRACER_TIMINGS=1` is set too, for the debug log.
+fn debug_time() -> String {
+    crate::timings::elapsed_ms().map_or_else(String::new, |ms| format!("[{ms:.2} ms] "))
 }
 
 /// Splits one inspector message into a response or an event. Malformed messages become `Idle`:

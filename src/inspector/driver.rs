@@ -123,7 +123,15 @@ impl Driver {
     /// `skip_pauses`: the program never pauses for the debugger (no break-on-start round trip, no
     /// stop at a `debugger;` statement); off when the tool needs its own pauses (the audit's
     /// probe), and then every pause is resumed.
-    pub fn start(cdp: &mut Cdp, debugger: bool, skip_pauses: bool) -> Result<Driver> {
+    ///
+    /// `version`: Node's version as the bootloader reported it; asked for (one more request
+    /// before the release) only when it is not known.
+    pub fn start(
+        cdp: &mut Cdp,
+        debugger: bool,
+        skip_pauses: bool,
+        version: Option<String>,
+    ) -> Result<Driver> {
         let mut pending = HashMap::new();
         cdp.send("Runtime.enable", json!({}))?;
         cdp.send(
@@ -146,11 +154,13 @@ impl Driver {
         }
         let id = cdp.send("NodeWorker.enable", json!({"waitForDebuggerOnStart": true}))?;
         pending.insert(id, Pending::WorkerEnable);
-        let id = cdp.send(
-            "Runtime.evaluate",
-            json!({"expression": "process.version", "returnByValue": true, "silent": true}),
-        )?;
-        pending.insert(id, Pending::Version);
+        if version.is_none() {
+            let id = cdp.send(
+                "Runtime.evaluate",
+                json!({"expression": "process.version", "returnByValue": true, "silent": true}),
+            )?;
+            pending.insert(id, Pending::Version);
+        }
         Ok(Driver {
             pending,
             released: false,
@@ -161,7 +171,10 @@ impl Driver {
             window_calls: 0,
             window_start: Instant::now(),
             shallow_since_flood: None,
-            probed: Probed::default(),
+            probed: Probed {
+                node_version: version,
+                ..Probed::default()
+            },
             node_probe: None,
             node_probe_armed: false,
             backlog: VecDeque::new(),

@@ -276,6 +276,7 @@ fn dispatch(
                 } else if report.pid == config.root_pid {
                     process.role = "program".into();
                     labels.insert(report.pid, None);
+                    lock(&shared.node_version).clone_from(&report.version);
                     let _ = root.send(url);
                 } else if traced >= MAX_TRACED {
                     process.note = Some(format!(
@@ -295,7 +296,8 @@ fn dispatch(
                     );
                     event.worker = Some(label.clone());
                     let _ = config.events.send(Box::new(event));
-                    let thread = trace_child(url, label, config, Arc::clone(&shared));
+                    let thread =
+                        trace_child(url, report.version, label, config, Arc::clone(&shared));
                     lock(&shared.threads).push(thread);
                 }
             }
@@ -381,6 +383,7 @@ fn proc_process(pid: u32) -> Option<(u32, Vec<String>)> {
 /// Attaches to one process of the tree and traces it until its end, its events tagged `label`.
 fn trace_child(
     url: String,
+    version: Option<String>,
     label: String,
     config: &TreeConfig,
     shared: Arc<Shared>,
@@ -415,7 +418,7 @@ fn trace_child(
             deadline: None,
             stop: None,
         };
-        if let Ok(mut driver) = Driver::start(&mut cdp, debugger, true) {
+        if let Ok(mut driver) = Driver::start(&mut cdp, debugger, true, version) {
             // A connection that cannot take the request fails the read below as well.
             if console_batches {
                 let _ = driver.capture_console_in_batches(&mut cdp);
