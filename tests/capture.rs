@@ -817,7 +817,11 @@ fn the_bootloader_makes_no_deprecation_warning_where_node_would_throw_one() {
         .collect();
     assert_eq!(values, ["ran"], "{}", out.dump());
     assert_eq!(
-        out.session().capabilities.node_version.as_deref().map(|v| v.starts_with('v')),
+        out.session()
+            .capabilities
+            .node_version
+            .as_deref()
+            .map(|v| v.starts_with('v')),
         Some(true)
     );
 }

@@ -402,20 +402,9 @@ pub fn process_listens_on(pid: u32, port: u16) -> bool {
 
 /// `socket:[INODE]` of every socket listening on 127.0.0.1:`port`.
 fn listening_inodes(port: u16) -> Vec<String> {
-    let Ok(table) = std::fs::read_to_string("/proc/net/tcp") else {
-        return Vec::new();
-    };
-    // sl local_address rem_address st ... inode: 127.0.0.1 is 0100007F, LISTEN is 0A.
-    let wanted = format!("0100007F:{port:04X}");
-    table
-        .lines()
-        .skip(1)
-        .filter_map(|line| {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            (fields.get(1) == Some(&wanted.as_str()) && fields.get(3) == Some(&"0A"))
-                .then(|| fields.get(9).map(|inode| format!("socket:[{inode}]")))
-                .flatten()
-        })
+    crate::inspector::listening::inodes(port)
+        .into_iter()
+        .map(|inode| format!("socket:[{inode}]"))
         .collect()
 }
 
