@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, Sender};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -49,7 +49,7 @@ pub struct TreeConfig {
 struct Shared {
     processes: Mutex<Vec<Process>>,
     unlisted: AtomicUsize,
-    threads: Mutex<Vec<JoinHandle<()>>>,
+    threads: Mutex<Vec<Watched>>,
     node_version: Mutex<Option<String>>,
     /// Whether a traced process's `NodeWorker.enable` was answered.
     workers: std::sync::atomic::AtomicBool,
@@ -58,7 +58,7 @@ struct Shared {
 /// The tree being traced. `start` it with the channel's reports; `processes` when it is over.
 pub struct Tree {
     shared: Arc<Shared>,
-    dispatcher: Option<JoinHandle<()>>,
+    dispatcher: Option<Watched>,
 }
 
 impl Tree {
@@ -68,7 +68,7 @@ impl Tree {
         let shared = Arc::new(Shared::default());
         let dispatcher = {
             let shared = Arc::clone(&shared);
-            std::thread::spawn(move || dispatch(reports, &config, &root, shared))
+            Watched::spawn(move || dispatch(reports, &config, &root, shared))
         };
         Tree {
             shared,
@@ -130,11 +130,11 @@ impl Tree {
     pub fn finish(mut self, grace: Duration) -> Vec<Process> {
         let deadline = Instant::now() + grace;
         if let Some(dispatcher) = self.dispatcher.take() {
-            wait_until_finished(dispatcher, deadline);
+            dispatcher.wait_until_finished(deadline);
         }
         let threads = std::mem::take(&mut *lock(&self.shared.threads));
         for thread in threads {
-            wait_until_finished(thread, deadline);
+            thread.wait_until_finished(deadline);
         }
         let mut processes = std::mem::take(&mut *lock(&self.shared.processes));
         let unlisted = self.shared.unlisted.load(Ordering::Relaxed);
@@ -149,12 +149,30 @@ impl Tree {
     }
 }
 
-fn wait_until_finished(thread: JoinHandle<()>, deadline: Instant) {
-    while !thread.is_finished() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(1));
+/// A thread whose end can be waited for with a deadline, without polling: the thread holds the
+/// sending half of a channel, which is dropped when it ends (returning or panicking).
+struct Watched {
+    handle: JoinHandle<()>,
+    ended: mpsc::Receiver<()>,
+}
+
+impl Watched {
+    fn spawn(work: impl FnOnce() + Send + 'static) -> Watched {
+        let (ending, ended) = mpsc::channel::<()>();
+        let handle = std::thread::spawn(move || {
+            let _ending = ending;
+            work();
+        });
+        Watched { handle, ended }
     }
-    if thread.is_finished() {
-        let _ = thread.join();
+
+    /// Joins the thread if it ends by `deadline`; else leaves it (it holds nothing the run
+    /// needs, and the process exit ends it).
+    fn wait_until_finished(self, deadline: Instant) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if let Err(mpsc::RecvTimeoutError::Disconnected) = self.ended.recv_timeout(left) {
+            let _ = self.handle.join();
+        }
     }
 }
 
@@ -387,13 +405,13 @@ fn trace_child(
     label: String,
     config: &TreeConfig,
     shared: Arc<Shared>,
-) -> JoinHandle<()> {
+) -> Watched {
     let events = config.events.clone();
     let workspace = config.workspace.clone();
     let clock = config.clock;
     let debugger = config.debugger;
     let console_batches = config.console_batches;
-    std::thread::spawn(move || {
+    Watched::spawn(move || {
         let mut cdp = match Cdp::connect(&url) {
             Ok(cdp) => cdp,
             Err(e) => {
@@ -454,4 +472,28 @@ fn release_untraced(url: String) {
         }
         cdp.close();
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_watched_thread_is_joined_when_it_ends_and_left_when_it_does_not_by_the_deadline() {
+        let (tx, rx) = mpsc::channel();
+        let quick = Watched::spawn(move || tx.send(1).unwrap());
+        quick.wait_until_finished(Instant::now() + Duration::from_secs(60));
+        // Joined: its work is done (the wait did not take the minute).
+        assert_eq!(rx.try_recv(), Ok(1));
+        // A thread that panics ends too.
+        let panicking = Watched::spawn(|| panic!("on purpose"));
+        panicking.wait_until_finished(Instant::now() + Duration::from_secs(60));
+        let (release, held) = mpsc::channel::<()>();
+        let stuck = Watched::spawn(move || {
+            let _ = held.recv();
+        });
+        // Returns at the deadline, the thread still running (the test would hang otherwise).
+        stuck.wait_until_finished(Instant::now() + Duration::from_millis(20));
+        drop(release);
+    }
 }
