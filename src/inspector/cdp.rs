@@ -81,6 +81,8 @@ impl Write for Socket {
 pub struct Cdp {
     socket: WebSocket<Socket>,
     next_id: u64,
+    /// Requests `queue`d and not yet written out (the next `send` or read writes them).
+    queued: bool,
     /// `TRACER_DEBUG_CDP=1`: every message in and out is echoed to stderr (for developing tracer).
     debug: bool,
 }
@@ -126,12 +128,24 @@ impl Cdp {
         Ok(Cdp {
             socket,
             next_id: 1,
+            queued: false,
             debug: std::env::var_os("TRACER_DEBUG_CDP").is_some(),
         })
     }
 
-    /// Sends `method` with `params`; returns the request id. Does not wait for the answer.
+    /// Sends `method` with `params` (and whatever was queued before it); returns the request id.
+    /// Does not wait for the answer.
     pub fn send(&mut self, method: &str, params: Value) -> Result<u64> {
+        let id = self.queue(method, params)?;
+        self.flush()
+            .with_context(|| format!("sending {method} to the inspector"))?;
+        Ok(id)
+    }
+
+    /// Queues `method` with `params`, written out with the next `send` or read: requests queued
+    /// together reach the inspector in one write, which it dispatches in one go (the setup before
+    /// the release: one wake-up of Node's main thread instead of one per request).
+    pub fn queue(&mut self, method: &str, params: Value) -> Result<u64> {
         let id = self.next_id;
         self.next_id += 1;
         let text = json!({"id": id, "method": method, "params": params}).to_string();
@@ -139,9 +153,15 @@ impl Cdp {
             eprintln!("cdp -> {}{text}", debug_time());
         }
         self.socket
-            .send(Message::text(text))
+            .write(Message::text(text))
             .with_context(|| format!("sending {method} to the inspector"))?;
+        self.queued = true;
         Ok(id)
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        self.queued = false;
+        self.socket.flush().context("writing to the inspector")
     }
 
     /// Sends a message to a worker's session through `NodeWorker.sendMessageToWorker`.
@@ -179,6 +199,9 @@ impl Cdp {
     /// Reads the next message with the flat-mode `sessionId` it came from (`None` for the
     /// connection's own target), waiting at most one tick.
     pub fn read_flat(&mut self) -> Result<(Option<String>, Incoming)> {
+        if self.queued {
+            self.flush()?;
+        }
         let message = match self.socket.read() {
             Ok(message) => message,
             Err(tungstenite::Error::Io(e))

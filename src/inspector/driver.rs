@@ -118,7 +118,9 @@ pub struct Driver {
 
 impl Driver {
     /// Enables what the trace needs. `debugger`: the `Debugger` domain (script events and their
-    /// source-map URLs). The program is released once every setup request has been answered.
+    /// source-map URLs). The setup requests are queued and reach Node in one write (with the
+    /// console binding's, when asked for); the program is released once every one of them has
+    /// been answered.
     ///
     /// `skip_pauses`: the program never pauses for the debugger (no break-on-start round trip, no
     /// stop at a `debugger;` statement); off when the tool needs its own pauses (the audit's
@@ -133,29 +135,29 @@ impl Driver {
         version: Option<String>,
     ) -> Result<Driver> {
         let mut pending = HashMap::new();
-        cdp.send("Runtime.enable", json!({}))?;
-        cdp.send(
+        cdp.queue("Runtime.enable", json!({}))?;
+        cdp.queue(
             "NodeRuntime.notifyWhenWaitingForDisconnect",
             json!({"enabled": true}),
         )?;
-        cdp.send(
+        cdp.queue(
             "Runtime.setMaxCallStackSizeToCapture",
             json!({"size": DEEP_FRAMES}),
         )?;
         if debugger {
-            let id = cdp.send(
+            let id = cdp.queue(
                 "Debugger.enable",
                 json!({"maxScriptsCacheSize": MAX_SCRIPTS_CACHE}),
             )?;
             pending.insert(id, Pending::DebuggerEnable);
             if skip_pauses {
-                cdp.send("Debugger.setSkipAllPauses", json!({"skip": true}))?;
+                cdp.queue("Debugger.setSkipAllPauses", json!({"skip": true}))?;
             }
         }
-        let id = cdp.send("NodeWorker.enable", json!({"waitForDebuggerOnStart": true}))?;
+        let id = cdp.queue("NodeWorker.enable", json!({"waitForDebuggerOnStart": true}))?;
         pending.insert(id, Pending::WorkerEnable);
         if version.is_none() {
-            let id = cdp.send(
+            let id = cdp.queue(
                 "Runtime.evaluate",
                 json!({"expression": "process.version", "returnByValue": true, "silent": true}),
             )?;
@@ -198,7 +200,7 @@ impl Driver {
     }
 
     fn add_console_binding(&mut self, cdp: &mut Cdp, context: u64) -> Result<()> {
-        let id = cdp.send(
+        let id = cdp.queue(
             "Runtime.addBinding",
             json!({
                 "name": crate::inspector::boot::CONSOLE_BINDING,
