@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Measures tracer's overhead as ratios against plain node, measured in the same run:
-#   1. start-up: `tracer run examples/hello/hello.js` vs `node examples/hello/hello.js`
+#   1. start-up: `tracer run examples/hello/hello.js` vs `node examples/hello/hello.js`, with both
+#      commands' stdout /dev/null, and again with both writing to a pipe
 #   2. a flood: 100 000 console.log calls under tracer vs plain node, and under tracer with
 #      TRACER_CONSOLE_CAPTURE=inspector (every call reported by the inspector itself, the path
 #      before the bootloader recorded the console)
@@ -71,9 +72,37 @@ runs=${RUNS:-30}
 median() { jq -r ".results[$1].median" "$2"; }
 
 if [ "$contract_only" != 1 ]; then
-hyperfine -N --warmup 3 --runs "$runs" --export-json "$out/hello.json" \
-  "node examples/hello/hello.js" \
-  "$tracer -q run --out $out/t examples/hello/hello.js" >&2
+# Start-up in ROUNDS rounds (default 5) of runs/ROUNDS pairs each (at least 5): the VM drifts
+# between hyperfine's blocks of runs, so each round's ratio compares two blocks run back to back;
+# the median of the rounds' ratios is reported, with their range and the median times.
+rounds=${ROUNDS:-5}
+per_round=$(( runs / rounds > 5 ? runs / rounds : 5 ))
+startup() { # $1: name, $2: hyperfine's --output
+  local name=$1 output=$2 r
+  : > "$out/rounds.txt"
+  for ((r = 0; r < rounds; r++)); do
+    hyperfine -N --warmup 2 --runs "$per_round" --output="$output" --export-json "$out/round.json" \
+      "node examples/hello/hello.js" \
+      "$tracer -q run --out $out/t examples/hello/hello.js" >&2
+    echo "$(median 0 "$out/round.json") $(median 1 "$out/round.json")" >> "$out/rounds.txt"
+  done
+  awk -v n="$name" '
+    { b[NR] = $1; t[NR] = $2; r[NR] = $2 / $1 }
+    END {
+      for (x = 1; x <= NR; x++) for (y = x + 1; y <= NR; y++) {
+        if (b[y] < b[x]) { s = b[x]; b[x] = b[y]; b[y] = s }
+        if (t[y] < t[x]) { s = t[x]; t[x] = t[y]; t[y] = s }
+        if (r[y] < r[x]) { s = r[x]; r[x] = r[y]; r[y] = s }
+      }
+      m = int((NR + 1) / 2)
+      printf "%-28s node %7.1f ms   tracer %7.1f ms   ratio %.2fx (rounds %.2f..%.2fx)\n", n, b[m]*1000, t[m]*1000, r[m], r[1], r[NR]
+    }' "$out/rounds.txt" >> "$out/startup.txt"
+}
+: > "$out/startup.txt"
+startup "hello (start-up)" null
+# The same with both commands' stdout a pipe: under tracer, Node's stdout is always a pipe (to
+# tracer), which costs Node about 1.6 ms more than /dev/null (it loads its stream modules).
+startup "  the same, stdout a pipe" pipe
 hyperfine -N --warmup 1 --runs "$(( runs / 3 > 3 ? runs / 3 : 3 ))" --export-json "$out/flood.json" \
   --output=null \
   "node examples/hello/flood.js 100000" \
@@ -88,8 +117,8 @@ report() { # $3: which of the file's commands is tracer's (default 1; 0 is plain
   awk -v n="$name" -v b="$base" -v t="$traced" \
     'BEGIN { printf "%-28s node %7.1f ms   tracer %7.1f ms   ratio %.2fx\n", n, b*1000, t*1000, t/b }'
 }
-echo "node $(node --version), $(nproc) cores, median of ${runs} runs (flood: fewer)"
-report "hello (start-up)" "$out/hello.json"
+echo "node $(node --version), $(nproc) cores, start-up: $rounds rounds of $per_round runs; flood: median of $(( runs / 3 > 3 ? runs / 3 : 3 )) runs"
+cat "$out/startup.txt"
 report "100k console.log (flood)" "$out/flood.json"
 report "  the same, inspector's path" "$out/flood.json" 2
 fi
