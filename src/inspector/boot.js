@@ -117,17 +117,6 @@
     consoleExit = captureConsole(send);
   } catch (e) {}
 
-  // The program's own console stays Node's. Each method is, as in plain Node, a bound function
-  // with Node's `name` and `length` and a native source text; what it runs is Node's own method,
-  // bound to a private receiver that inherits everything from `console` and says which method
-  // was called. Only the inspector's half of Node's console call is left out (the half that made
-  // one protocol message per call). Node's `kWriteToConsole` gets the text as Node prints it; it
-  // is recorded with its call site (the first frame outside Node's console) before Node writes
-  // it. No frame of this file is on the stack while the program's values are formatted, and
-  // none is added to what `console.trace` prints. Methods that print nothing are seen where they
-  // change the console's state: `group`, `groupCollapsed` and `groupEnd` where they set the
-  // indentation, `clear` where it looks at its stream. A call of Node's console printing through
-  // `console.log` when the program has replaced it goes to the program's function, as in Node.
   // Node's inspector binding: the functions `require('inspector')` wraps (open, url,
   // waitForDebugger; close is `process._debugEnd`), without the 2 ms of loading that module (it
   // loads `worker_threads`, `events` and the validators). Not under `--pending-deprecation`, where
@@ -160,6 +149,17 @@
     };
   }
 
+  // The program's own console stays Node's. Each method is, as in plain Node, a bound function
+  // with Node's `name` and `length` and a native source text; what it runs is Node's own method,
+  // bound to a private receiver that inherits everything from `console` and says which method
+  // was called. Only the inspector's half of Node's console call is left out (the half that made
+  // one protocol message per call). Node's `kWriteToConsole` gets the text as Node prints it; it
+  // is recorded with its call site (the first frame outside Node's console) before Node writes
+  // it. No frame of this file is on the stack while the program's values are formatted, and
+  // none is added to what `console.trace` prints. Methods that print nothing are seen where they
+  // change the console's state: `group`, `groupCollapsed` and `groupEnd` where they set the
+  // indentation, `clear` where it looks at its stream. A call of Node's console printing through
+  // `console.log` when the program has replaced it goes to the program's function, as in Node.
   function captureConsole(send) {
     const Console = console.Console;
     // Reflect.ownKeys: Object.getOwnPropertySymbols(console) takes about 0.2 ms the first time.
