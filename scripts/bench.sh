@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measures tracer's overhead as ratios against plain node, measured in the same run:
 #   1. start-up: `tracer run examples/hello/hello.js` vs `node examples/hello/hello.js`, with both
-#      commands' stdout /dev/null, and again with both writing to a pipe
+#      commands' stdout /dev/null, and again with both writing to a pipe; then the floor Node's
+#      inspector sets, the same program run by scripts/min-client.c (needs gcc) against plain node
 #   2. a flood: 100 000 console.log calls under tracer vs plain node, and under tracer with
 #      TRACER_CONSOLE_CAPTURE=inspector (every call reported by the inspector itself, the path
 #      before the bootloader recorded the console)
@@ -77,16 +78,16 @@ if [ "$contract_only" != 1 ]; then
 # the median of the rounds' ratios is reported, with their range and the median times.
 rounds=${ROUNDS:-5}
 per_round=$(( runs / rounds > 5 ? runs / rounds : 5 ))
-startup() { # $1: name, $2: hyperfine's --output
-  local name=$1 output=$2 r
+startup() { # $1: name, $2: hyperfine's --output, $3: the command measured against plain node, $4: its label
+  local name=$1 output=$2 command=${3:-$tracer -q run --out $out/t examples/hello/hello.js} label=${4:-tracer} r
   : > "$out/rounds.txt"
   for ((r = 0; r < rounds; r++)); do
     hyperfine -N --warmup 2 --runs "$per_round" --output="$output" --export-json "$out/round.json" \
       "node examples/hello/hello.js" \
-      "$tracer -q run --out $out/t examples/hello/hello.js" >&2
+      "$command" >&2
     echo "$(median 0 "$out/round.json") $(median 1 "$out/round.json")" >> "$out/rounds.txt"
   done
-  awk -v n="$name" '
+  awk -v n="$name" -v l="$label" '
     { b[NR] = $1; t[NR] = $2; r[NR] = $2 / $1 }
     END {
       for (x = 1; x <= NR; x++) for (y = x + 1; y <= NR; y++) {
@@ -95,7 +96,7 @@ startup() { # $1: name, $2: hyperfine's --output
         if (r[y] < r[x]) { s = r[x]; r[x] = r[y]; r[y] = s }
       }
       m = int((NR + 1) / 2)
-      printf "%-28s node %7.1f ms   tracer %7.1f ms   ratio %.2fx (rounds %.2f..%.2fx)\n", n, b[m]*1000, t[m]*1000, r[m], r[1], r[NR]
+      printf "%-28s node %7.1f ms   %-6s %7.1f ms   ratio %.2fx (rounds %.2f..%.2fx)\n", n, b[m]*1000, l, t[m]*1000, r[m], r[1], r[NR]
     }' "$out/rounds.txt" >> "$out/startup.txt"
 }
 : > "$out/startup.txt"
@@ -103,6 +104,12 @@ startup "hello (start-up)" null
 # The same with both commands' stdout a pipe: under tracer, Node's stdout is always a pipe (to
 # tracer), which costs Node about 1.6 ms more than /dev/null (it loads its stream modules).
 startup "  the same, stdout a pipe" pipe
+# The floor: scripts/min-client.c, the least a client does to run the program under tracer's
+# bootloader and console binding (the same setup and release in one write, nothing else), in C.
+if command -v gcc >/dev/null; then
+  gcc -O2 -o "$out/min-client" scripts/min-client.c
+  startup "  floor: a minimal C client" pipe "$out/min-client src/inspector/boot.js node examples/hello/hello.js" client
+fi
 hyperfine -N --warmup 1 --runs "$(( runs / 3 > 3 ? runs / 3 : 3 ))" --export-json "$out/flood.json" \
   --output=null \
   "node examples/hello/flood.js 100000" \

@@ -1,0 +1,171 @@
+// The floor for tracer's start-up (scripts/bench.sh, part 1): the least a client can do to run a
+// Node program under tracer's own bootloader and console binding, written in C so that nothing of
+// tracer's own start, threads and files is in it.
+//
+//   min-client BOOT_JS node PROGRAM [ARGS...]
+//
+// Makes a FIFO in a fresh folder, runs the command with TRACER_BOOT and NODE_OPTIONS as tracer sets
+// them (the bootloader at BOOT_JS, src/inspector/boot.js), reads the bootloader's report, connects
+// to the URL in it (127.0.0.1 only), sends in one write what tracer sends before the release
+// (NodeRuntime.notifyWhenWaitingForDisconnect, Runtime.enable, the console binding) and, once it is
+// answered, the release; then waits for Node's disconnect request, disconnects and waits for the
+// command.
+// The command's stdout and stderr go to a pipe, as under tracer, read at the end: for programs
+// that print less than a pipe holds (64 KiB), such as examples/hello/hello.js. Exits with the
+// command's exit code. Build: gcc -O2 -o min-client scripts/min-client.c
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int sock;
+static char buffer[1 << 16];
+static size_t used;
+
+static void fail(const char *what) {
+  perror(what);
+  exit(125);
+}
+
+// Reads into the buffer, re-arming TCP_QUICKACK as tracer does (Node never sets TCP_NODELAY).
+static ssize_t read_some(void) {
+  if (used > sizeof buffer / 2) {
+    memmove(buffer, buffer + used - 1024, 1024);
+    used = 1024;
+  }
+  ssize_t n = read(sock, buffer + used, sizeof buffer - used - 1);
+  int one = 1;
+  setsockopt(sock, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
+  if (n > 0) {
+    used += (size_t)n;
+    buffer[used] = 0;
+  }
+  return n;
+}
+
+// Appends one masked (with a zero key) WebSocket text frame of `text` to `out`.
+static size_t frame(char *out, const char *text) {
+  size_t n = strlen(text), h = 0;
+  out[h++] = (char)0x81;
+  if (n < 126) {
+    out[h++] = (char)(0x80 | n);
+  } else {
+    out[h++] = (char)(0x80 | 126);
+    out[h++] = (char)(n >> 8);
+    out[h++] = (char)(n & 255);
+  }
+  memset(out + h, 0, 4);
+  h += 4;
+  memcpy(out + h, text, n);
+  return h + n;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: min-client BOOT_JS COMMAND [ARGS...]\n");
+    return 2;
+  }
+  char dir[] = "/tmp/min-client-XXXXXX";
+  if (!mkdtemp(dir)) fail("mkdtemp");
+  char fifo[64], options[4200];
+  snprintf(fifo, sizeof fifo, "%s/channel", dir);
+  if (mkfifo(fifo, 0600)) fail("mkfifo");
+  char boot[PATH_MAX];
+  if (!realpath(argv[1], boot)) fail(argv[1]);
+  snprintf(options, sizeof options, "\"--\\inspect-publish-uid=stderr\" --require %s", boot);
+  setenv("TRACER_BOOT", fifo, 1);
+  setenv("NODE_OPTIONS", options, 1);
+  int channel = open(fifo, O_RDWR);
+  int out[2];
+  if (channel < 0 || pipe(out)) fail("channel");
+  pid_t pid = fork();
+  if (pid < 0) fail("fork");
+  if (pid == 0) {
+    dup2(out[1], 1);
+    dup2(out[1], 2);
+    close(out[0]);
+    close(out[1]);
+    close(channel);
+    execvp(argv[2], argv + 2);
+    _exit(127);
+  }
+  close(out[1]);
+  char report[4096];
+  size_t length = 0;
+  char c;
+  int status;
+  for (;;) {
+    // A command that ends without reporting is an error, not a wait for ever.
+    struct pollfd ready = {.fd = channel, .events = POLLIN};
+    if (poll(&ready, 1, 100) > 0) break;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      fprintf(stderr, "min-client: the command ended without a report from the bootloader\n");
+      return 125;
+    }
+  }
+  while (length < sizeof report - 1 && read(channel, &c, 1) == 1 && c != '\n') report[length++] = c;
+  report[length] = 0;
+  close(channel);
+  unlink(fifo);
+  rmdir(dir);
+  char *url = strstr(report, "\"url\":\"ws://127.0.0.1:");
+  int port;
+  char path[256];
+  if (!url || sscanf(url + 22, "%d%255[^\"]", &port, path) != 2) {
+    fprintf(stderr, "min-client: no 127.0.0.1 URL in the report: %s\n", report);
+    return 125;
+  }
+  sock = socket(AF_INET, SOCK_STREAM, 0);
+  int one = 1;
+  setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((unsigned short)port)};
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(sock, (struct sockaddr *)&address, sizeof address)) fail("connect");
+  char request[512];
+  snprintf(request, sizeof request,
+           "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+           "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+           path, port);
+  if (write(sock, request, strlen(request)) < 0) fail("write");
+  // The handshake's answer first: Node drops frames that arrive with the request.
+  while (!strstr(buffer, "\r\n\r\n"))
+    if (read_some() <= 0) fail("handshake");
+  used = 0;
+  buffer[0] = 0;
+  char setup[2048];
+  size_t n = 0;
+  n += frame(setup + n, "{\"id\":1,\"method\":\"NodeRuntime.notifyWhenWaitingForDisconnect\",\"params\":{\"enabled\":true}}");
+  n += frame(setup + n, "{\"id\":2,\"method\":\"Runtime.enable\",\"params\":{}}");
+  n += frame(setup + n, "{\"id\":3,\"method\":\"Runtime.addBinding\",\"params\":{\"name\":\"__tracerConsole\",\"executionContextId\":1}}");
+  if (write(sock, setup, n) < 0) fail("write");
+  // The release once the setup is answered, as tracer does: sent with the setup, Node misses it
+  // now and then (its main thread stays waiting), and so it is repeated while nothing arrives.
+  while (!memmem(buffer, used, "\"id\":3,", 7))
+    if (read_some() <= 0) fail("setup");
+  const char *release = "{\"id\":4,\"method\":\"Runtime.runIfWaitingForDebugger\",\"params\":{}}";
+  n = frame(setup, release);
+  if (write(sock, setup, n) < 0) fail("write");
+  while (!memmem(buffer, used, "waitingForDisconnect", 20)) {
+    struct pollfd ready = {.fd = sock, .events = POLLIN};
+    if (poll(&ready, 1, 50) == 0) {
+      if (write(sock, setup, n) < 0) fail("write");
+      continue;
+    }
+    if (read_some() <= 0) break;
+  }
+  close(sock);
+  while (read(out[0], buffer, sizeof buffer) > 0) {
+  }
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
