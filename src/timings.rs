@@ -32,8 +32,7 @@ pub fn start() {
 
 /// Notes that `phase` was reached now (at most 64 marks are kept).
 pub fn mark(phase: &'static str) {
-    if let Some(t) = timings() {
-        let ms = t.start.elapsed().as_secs_f64() * 1000.0;
+    if let (Some(t), Some(ms)) = (timings(), elapsed_ms()) {
         let mut marks = t.marks.lock().unwrap_or_else(|e| e.into_inner());
         if marks.len() < 64 {
             marks.push((phase, ms));

@@ -146,9 +146,20 @@ impl Cdp {
     /// together reach the inspector in one write, which it dispatches in one go (the setup before
     /// the release: one wake-up of Node's main thread instead of one per request).
     pub fn queue(&mut self, method: &str, params: Value) -> Result<u64> {
+        self.queue_request(None, method, params)
+    }
+
+    /// Queues one request, to the connection's own target or to the flat-mode session `session`.
+    fn queue_request(&mut self, session: Option<&str>, method: &str, params: Value) -> Result<u64> {
         let id = self.next_id;
         self.next_id += 1;
-        let text = json!({"id": id, "method": method, "params": params}).to_string();
+        let text = match session {
+            None => json!({"id": id, "method": method, "params": params}),
+            Some(session) => {
+                json!({"id": id, "sessionId": session, "method": method, "params": params})
+            }
+        }
+        .to_string();
         if self.debug {
             eprintln!("cdp -> {}{text}", debug_time());
         }
@@ -178,15 +189,8 @@ impl Cdp {
     /// Sends `method` to the flat-mode session `session_id` (a target attached with
     /// `Target.attachToTarget`/`Target.setAutoAttach` and `flatten: true`); returns the request id.
     pub fn send_session(&mut self, session_id: &str, method: &str, params: Value) -> Result<u64> {
-        let id = self.next_id;
-        self.next_id += 1;
-        let text = json!({"id": id, "sessionId": session_id, "method": method, "params": params})
-            .to_string();
-        if self.debug {
-            eprintln!("cdp -> {}{text}", debug_time());
-        }
-        self.socket
-            .send(Message::text(text))
+        let id = self.queue_request(Some(session_id), method, params)?;
+        self.flush()
             .with_context(|| format!("sending {method} to the inspector"))?;
         Ok(id)
     }

@@ -483,7 +483,7 @@ mod tests {
         let (tx, rx) = mpsc::channel();
         let quick = Watched::spawn(move || tx.send(1).unwrap());
         quick.wait_until_finished(Instant::now() + Duration::from_secs(60));
-        // Joined: its work is done (the wait did not take the minute).
+        // Joined: its work is done when the wait returns.
         assert_eq!(rx.try_recv(), Ok(1));
         // A thread that panics ends too.
         let panicking = Watched::spawn(|| panic!("on purpose"));
