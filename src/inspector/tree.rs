@@ -201,7 +201,8 @@ fn dispatch(
             // can report no more (and its pid may be reused).
             labels.retain(|pid, _| Path::new(&format!("/proc/{pid}")).exists());
         }
-        if !matches!(report.says, Says::Exit(_)) {
+        // The program's parent is tracer: it has no ancestors to list.
+        if !matches!(report.says, Says::Exit(_)) && report.pid != config.root_pid {
             list_ancestors(&report, config, &shared, &mut labels);
         }
         let argv: Vec<String> = report
@@ -281,7 +282,12 @@ fn dispatch(
                 labels.insert(report.pid, None);
             }
             Says::Listening(url) => {
-                if let Err(why) = config.verifier.verify(report.pid, &url) {
+                let checked = if report.pid == config.root_pid {
+                    Verifier::verify_program(report.pid, &url)
+                } else {
+                    config.verifier.verify(report.pid, &url)
+                };
+                if let Err(why) = checked {
                     labels.insert(report.pid, None);
                     process.note = Some(format!("not attached: {why}"));
                     let mut event = Event::new(

@@ -76,27 +76,31 @@ static DEFAULT_SHAPES: LazyLock<Compiled> = LazyLock::new(|| {
 });
 
 /// Whether `text` holds a piece every match of some default shape holds (`eyJ` for a JWT, `AKIA`
-/// for an AWS key, …): false means no default shape can match.
+/// for an AWS key, …): false means no default shape can match. One pass over the bytes (it runs on
+/// every console call's text: twelve substring searches were 5% of a flood's CPU).
 fn might_hold_a_default_shape(text: &str) -> bool {
-    const PIECES: [&str; 12] = [
-        "-----BEGIN",
-        "eyJ",
-        "AKIA",
-        "ASIA",
-        "ghp_",
-        "gho_",
-        "ghu_",
-        "ghs_",
-        "ghr_",
-        "github_pat_",
-        "xox",
-        "AIza",
-    ];
-    PIECES.iter().any(|piece| text.contains(piece))
-        || text
-            .as_bytes()
-            .windows(6)
-            .any(|w| w.eq_ignore_ascii_case(b"bearer"))
+    let bytes = text.as_bytes();
+    (0..bytes.len()).any(|i| {
+        let rest = &bytes[i..];
+        match bytes[i] {
+            b'-' => rest.starts_with(b"-----BEGIN"),
+            b'e' => rest.starts_with(b"eyJ"),
+            b'A' => [b"AKIA", b"ASIA", b"AIza"]
+                .iter()
+                .any(|p| rest.starts_with(*p)),
+            b'g' => {
+                matches!(
+                    rest,
+                    [b'g', b'h', b'p' | b'o' | b'u' | b's' | b'r', b'_', ..]
+                ) || rest.starts_with(b"github_pat_")
+            }
+            b'x' => rest.starts_with(b"xox"),
+            b'b' | b'B' => rest
+                .get(..6)
+                .is_some_and(|w| w.eq_ignore_ascii_case(b"bearer")),
+            _ => false,
+        }
+    })
 }
 
 /// A set of patterns to redact.
@@ -223,6 +227,45 @@ mod tests {
             }
             let full = DEFAULT_SHAPES.apply(&text).unwrap_or_else(|| text.clone());
             proptest::prop_assert_eq!(Redactor::new(true, &[]).unwrap().apply(&text).into_owned(), full);
+        }
+    }
+
+    #[test]
+    fn the_shortcut_finds_each_piece_anywhere_and_passes_plain_text() {
+        for piece in [
+            "-----BEGIN",
+            "eyJ",
+            "AKIA",
+            "ASIA",
+            "AIza",
+            "ghp_",
+            "gho_",
+            "ghu_",
+            "ghs_",
+            "ghr_",
+            "github_pat_",
+            "xox",
+            "bearer",
+            "BeArEr",
+        ] {
+            assert!(might_hold_a_default_shape(piece), "{piece}");
+            assert!(
+                might_hold_a_default_shape(&format!("é at the end {piece}")),
+                "{piece}"
+            );
+            assert!(
+                might_hold_a_default_shape(&format!("{piece} first")),
+                "{piece}"
+            );
+        }
+        for plain in [
+            "",
+            "line 12345",
+            "ghx_ gh_ gh bear eyj AKI ASI AIz xo -----END ----",
+            "b",
+            "g",
+        ] {
+            assert!(!might_hold_a_default_shape(plain), "{plain}");
         }
     }
 
