@@ -604,12 +604,15 @@ fn start(plan: &Plan, extras: &Extras, id: &str) -> Result<Started> {
         inherit_stdin: !stdin_is_terminal,
     };
     let (report_tx, reports) = mpsc::channel();
-    let reader = channel.listen(report_tx).map_err(|e| {
+    let reader = channel.open_reader().map_err(|e| {
         TracerError::cannot_trace(format!("could not open the bootloader's channel: {e}"))
     })?;
-    crate::timings::mark("channel listened to");
+    crate::timings::mark("channel opened");
     let (child, guard) = launch::spawn(&launch)?;
     crate::timings::mark("spawned");
+    // Its thread starts once the program is spawned (the program reports tens of milliseconds
+    // later at the earliest; the channel is open, so its bootloader finds a reader).
+    let reader = reader.listen(report_tx);
     let watchdog = launch::Watchdog::start(child.id(), Some(channel.verifier().marker())).ok();
     Ok(Started {
         channel,

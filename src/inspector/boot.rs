@@ -167,52 +167,24 @@ impl Channel {
 
     /// Reads reports on a thread of its own and sends each to `reports`, until `close`.
     pub fn listen(&self, reports: Sender<Report>) -> io::Result<std::thread::JoinHandle<()>> {
+        Ok(self.open_reader()?.listen(reports))
+    }
+
+    /// Opens the channel for reading (from then on a bootloader's non-blocking open finds a
+    /// reader); `Reader::listen` starts the thread. Apart so that the program can be spawned in
+    /// between: a thread starting while tracer forks made the fork 0.5–1 ms slower.
+    pub fn open_reader(&self) -> io::Result<Reader> {
         // Read and write: the FIFO then always has a writer, so a read never sees its end between
         // two processes' reports, and a bootloader's non-blocking open always finds a reader.
-        let mut fifo = std::fs::OpenOptions::new()
+        let fifo = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
             .open(&self.fifo)?;
-        let stop = Arc::clone(&self.stop);
-        Ok(std::thread::spawn(move || {
-            let mut pending: Vec<u8> = Vec::new();
-            let mut buffer = [0u8; 8192];
-            let mut skipping = false;
-            loop {
-                if stop.load(Ordering::Relaxed) {
-                    return;
-                }
-                let n = match fifo.read(&mut buffer) {
-                    Ok(n) => n,
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                        if stop.load(Ordering::Relaxed) {
-                            return;
-                        }
-                        wait_readable(&fifo, Duration::from_millis(20));
-                        continue;
-                    }
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(_) => return,
-                };
-                for &byte in &buffer[..n] {
-                    if byte == b'\n' {
-                        if !skipping
-                            && let Some(report) = parse(&pending)
-                            && reports.send(report).is_err()
-                        {
-                            return;
-                        }
-                        pending.clear();
-                        skipping = false;
-                    } else if pending.len() < MAX_LINE {
-                        pending.push(byte);
-                    } else {
-                        skipping = true;
-                    }
-                }
-            }
-        }))
+        Ok(Reader {
+            fifo,
+            stop: Arc::clone(&self.stop),
+        })
     }
 
     /// Ends the reading thread: the flag, then an empty line that wakes it.
@@ -280,6 +252,58 @@ impl Verifier {
             ));
         }
         Ok(address)
+    }
+}
+
+/// The channel, open for reading: `listen` reads it on a thread of its own.
+pub struct Reader {
+    fifo: std::fs::File,
+    stop: Arc<AtomicBool>,
+}
+
+impl Reader {
+    /// Reads reports on a thread of its own and sends each to `reports`, until the channel's
+    /// `close`.
+    pub fn listen(self, reports: Sender<Report>) -> std::thread::JoinHandle<()> {
+        let Reader { mut fifo, stop } = self;
+        std::thread::spawn(move || {
+            let mut pending: Vec<u8> = Vec::new();
+            let mut buffer = [0u8; 8192];
+            let mut skipping = false;
+            loop {
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                let n = match fifo.read(&mut buffer) {
+                    Ok(n) => n,
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                        if stop.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        wait_readable(&fifo, Duration::from_millis(20));
+                        continue;
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(_) => return,
+                };
+                for &byte in &buffer[..n] {
+                    if byte == b'\n' {
+                        if !skipping
+                            && let Some(report) = parse(&pending)
+                            && reports.send(report).is_err()
+                        {
+                            return;
+                        }
+                        pending.clear();
+                        skipping = false;
+                    } else if pending.len() < MAX_LINE {
+                        pending.push(byte);
+                    } else {
+                        skipping = true;
+                    }
+                }
+            }
+        })
     }
 }
 
