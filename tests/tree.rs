@@ -20,6 +20,7 @@ fn test_suite() -> Tracer {
         "lib/cart.js",
         "test/cart.test.js",
         "spec/cart.spec.js",
+        "vitest/cart.spec.mjs",
     ] {
         tracer = tracer.file(file, std::fs::read(example.join(file)).unwrap());
     }
@@ -280,6 +281,80 @@ fn a_real_test_runner_from_npm_names_the_failing_test_and_its_assertion() {
         "spec/cart.spec.js",
     );
     assert_eq!(evidence.failure.line, Some(11));
+}
+
+/// vitest from the npm registry (its forks pool: a worker process per test file), when
+/// `examples/test-suite`'s `node_modules` are there (skipped, saying so, without).
+#[test]
+fn vitest_from_npm_is_traced_and_its_failing_test_named_at_its_assertion() {
+    let modules = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/test-suite/node_modules");
+    if !modules.join("vitest").is_dir() || npm_or_skip("vitest_from_npm").is_none() {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED vitest_from_npm: needs {} (`npm ci` in examples/test-suite)",
+            modules.display()
+        );
+        return;
+    }
+    // vitest's report without its clock and durations (`Start at 18:20:10`, `… 6ms`).
+    let steady = |report: &str| -> String {
+        report
+            .lines()
+            .filter(|l| !l.contains("Start at") && !l.contains("Duration"))
+            .map(|l| {
+                let cut = l.trim_end().trim_end_matches("ms");
+                match cut.rsplit_once(' ') {
+                    Some((head, tail))
+                        if cut.len() < l.trim_end().len() && tail.parse::<f64>().is_ok() =>
+                    {
+                        head
+                    }
+                    _ => l,
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let tracer = test_suite();
+    std::os::unix::fs::symlink(&modules, tracer.workspace().join("node_modules")).unwrap();
+    let dir = tracer.workspace().to_owned();
+    let (plain_code, plain_stdout) = plain(&dir, "npm", &["run", "test:vitest"]);
+    let out = tracer
+        .args(["-q", "run", "--", "npm", "run", "test:vitest"])
+        .run();
+    assert_eq!(plain_code, 1, "{plain_stdout}");
+    out.assert_code(1);
+    assert_eq!(steady(&out.stdout()), steady(&plain_stdout));
+    let session = out.session();
+    // vitest's own process and its test file's worker process are traced.
+    let traced: Vec<&str> = session
+        .processes
+        .iter()
+        .filter(|p| p.role == "child")
+        .filter_map(|p| p.argv.get(1).map(String::as_str))
+        .collect();
+    assert!(
+        traced.iter().any(|a| a.ends_with("vitest"))
+            && traced.iter().any(|a| a.contains("tinypool")),
+        "{:#?}",
+        session.processes
+    );
+    let evidence = assert_failing_test(
+        &out,
+        "total > takes ten percent off with TEN",
+        "AssertionError: expected 16.2 to be 18",
+        "vitest/cart.spec.mjs",
+    );
+    // vitest's own claim, 1-based as printed: `toBe` on line 13.
+    assert_eq!(
+        (evidence.failure.line, evidence.failure.column),
+        (Some(13), Some(56))
+    );
+    assert_eq!(
+        evidence.failure.source_line.as_deref().map(str::trim),
+        Some("expect(total([{ price: 10, quantity: 2 }], 'TEN')).toBe(18);")
+    );
 }
 
 #[test]

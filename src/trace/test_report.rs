@@ -1,7 +1,7 @@
 //! What a test runner printed about its first failing test: the test's name, the assertion's
 //! message and the assertion's site in the user's code, read from the report's text. Formats
 //! read: TAP (`node --test` when its output is not a terminal), `node --test`'s spec reporter,
-//! mocha's and jest's default reporters. A claim read from text, never the runtime's: the evidence
+//! mocha's, jest's and vitest's default reporters. A claim read from text, never the runtime's: the evidence
 //! says so.
 
 use std::path::Path;
@@ -41,6 +41,13 @@ enum Heading {
     Numbered(String),
     /// `  ● add › adds two and two` (jest).
     Bullet(String),
+    /// ` FAIL  test/add.test.js > add > adds two and two`, ` FAIL  test/x.test.js [ test/x.test.js ]`
+    /// (vitest: a test, a file that failed to load).
+    Fail(String),
+    /// A line that never belongs to a failure's text and names none: a passing test (`✓ adds`,
+    /// `✔ adds`), a skipped one (`↓ adds`), a file's line in vitest's listing (`❯ test/a.test.js
+    /// (2 tests | 1 failed)`), vitest's rules (`⎯⎯⎯ Failed Tests 1 ⎯⎯⎯`).
+    Listing,
 }
 
 impl Heading {
@@ -58,6 +65,13 @@ impl Heading {
             LazyLock::new(|| Regex::new(r"^\s*\d+\) (?P<name>.+)$").expect("valid regex"));
         static BULLET: LazyLock<Regex> =
             LazyLock::new(|| Regex::new(r"^\s*● (?P<name>.+)$").expect("valid regex"));
+        static FAIL: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(r"^\s*FAIL\s+(?P<file>\S+)\s+(?:> (?P<name>.+?)|\[ .+ \])\s*$")
+                .expect("valid regex")
+        });
+        static LISTING: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(r"^\s*(?:[✓✔↓] |❯ \S+ \(\d+ tests?\b|⎯)").expect("valid regex")
+        });
         if let Some(caps) = TAP.captures(line) {
             if caps.name("directive").is_some() {
                 return None;
@@ -74,6 +88,15 @@ impl Heading {
         if let Some(caps) = BULLET.captures(line) {
             return Some(Heading::Bullet(caps["name"].to_owned()));
         }
+        if let Some(caps) = FAIL.captures(line) {
+            let name = caps
+                .name("name")
+                .unwrap_or_else(|| caps.name("file").expect("in the regex"));
+            return Some(Heading::Fail(name.as_str().to_owned()));
+        }
+        if LISTING.is_match(line) {
+            return Some(Heading::Listing);
+        }
         NUMBERED
             .captures(line)
             .map(|caps| Heading::Numbered(caps["name"].to_owned()))
@@ -81,7 +104,12 @@ impl Heading {
 
     fn name(&self) -> &str {
         match self {
-            Heading::Tap(n) | Heading::Cross(n) | Heading::Numbered(n) | Heading::Bullet(n) => n,
+            Heading::Tap(n)
+            | Heading::Cross(n)
+            | Heading::Numbered(n)
+            | Heading::Bullet(n)
+            | Heading::Fail(n) => n,
+            Heading::Listing => "",
         }
     }
 }
@@ -103,6 +131,9 @@ pub fn first_failed(
         let Some(heading) = Heading::read(text) else {
             continue;
         };
+        if let Heading::Listing = heading {
+            continue;
+        }
         let block: Vec<&str> = lines[at + 1..]
             .iter()
             .map(|(_, t)| t.as_str())
@@ -212,7 +243,10 @@ fn read_tap_block(
 }
 
 /// A failure's text under its heading: the message is its first line that is not blank, the site
-/// the first `at …` frame in the user's own code.
+/// the first frame in the user's own code (`at …`; vitest's `❯ fn file:line:col`). Vitest's
+/// listing prints a failure's message on a line of its own (`→ expected 4 to be 5`) and the
+/// failure again later with its frames: the listing's line is not taken for the message, so the
+/// later report is the one read.
 fn read_text_block(
     block: &[&str],
     cwd: &Path,
@@ -222,10 +256,13 @@ fn read_text_block(
     let mut site = None;
     for line in block {
         let trimmed = line.trim();
-        if trimmed.is_empty() {
+        if trimmed.is_empty() || trimmed.starts_with('→') {
             continue;
         }
-        let frames = mapper::printed_stack_frames(trimmed, cwd);
+        let frames = match trimmed.strip_prefix("❯ ") {
+            Some(frame) => mapper::printed_stack_frames(&vitest_frame(frame), cwd),
+            None => mapper::printed_stack_frames(trimmed, cwd),
+        };
         if let Some(frame) = frames.first() {
             if is_own_code(&frame.file) {
                 site = Some(frame.clone());
@@ -238,6 +275,14 @@ fn read_text_block(
         }
     }
     (message, site)
+}
+
+/// Vitest's frame (`Module.add src/add.js:2:25`, `test/a.test.js:4:21`) as V8 prints one.
+fn vitest_frame(frame: &str) -> String {
+    match frame.rsplit_once(' ') {
+        Some((function, location)) => format!("at {function} ({location})"),
+        None => format!("at {frame}"),
+    }
 }
 
 fn unquote(value: &str) -> &str {
@@ -385,6 +430,104 @@ mod tests {
             "expect(received).toBe(expected) // Object.is equality"
         );
         assert_eq!(test.frame.unwrap().column, 23);
+    }
+
+    /// Vitest 2's default reporter, as `npx vitest run` printed it (stdout and stderr in order):
+    /// the listing (`×` and `→`) is passed over for the report with the frames.
+    #[test]
+    fn vitest_s_report() {
+        let dir = workspace();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/add.js"), "x\n".repeat(4)).unwrap();
+        let listing = [
+            " RUN  v2.1.9 /tmp/vt",
+            "stdout | test/add.test.js > add > adds one and two",
+            "adding",
+            " ❯ test/add.test.js (3 tests | 2 failed) 13ms",
+            "   ✓ add > adds one and two 1ms",
+            "   × add > adds two and two 9ms",
+            "     → expected 4 to be 5 // Object.is equality",
+            "   × add > throws 1ms",
+            "     → a is null",
+            "",
+            "⎯⎯⎯⎯⎯⎯⎯ Failed Tests 2 ⎯⎯⎯⎯⎯⎯⎯",
+            "",
+        ];
+        let first = [
+            " FAIL  test/add.test.js > add > adds two and two",
+            "AssertionError: expected 4 to be 5 // Object.is equality",
+            "",
+            "- Expected",
+            "+ Received",
+            "",
+            " ❯ test/add.test.js:4:21",
+            "      4|   expect(add(2, 2)).toBe(5);",
+            "       |                     ^",
+            "⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯[1/2]⎯",
+        ];
+        let second = [
+            " FAIL  test/add.test.js > add > throws",
+            "TypeError: a is null",
+            " ❯ loadAndTransform node_modules/vite/dist/node/chunks/dep.js:51969:17",
+            " ❯ Module.add src/add.js:2:25",
+            "      2|   if (a === null) throw new TypeError('a is null');",
+            " ❯ test/add.test.js:7:3",
+        ];
+        let all: Vec<&str> = listing
+            .iter()
+            .chain(&first)
+            .chain(&second)
+            .copied()
+            .collect();
+        let test = read(dir.path(), &all);
+        assert_eq!(test.name, "add > adds two and two");
+        assert_eq!(
+            test.message,
+            "AssertionError: expected 4 to be 5 // Object.is equality"
+        );
+        let frame = test.frame.unwrap();
+        assert!(frame.file.ends_with("test/add.test.js"), "{frame:?}");
+        assert_eq!((frame.line, frame.column), (4, 21));
+        assert_eq!(test.event_id, listing.len() as u64 + 1);
+        // The second failure's site is the first frame in the user's own code (a function).
+        let only_second: Vec<&str> = listing.iter().chain(&second).copied().collect();
+        let test = read(dir.path(), &only_second);
+        assert_eq!(
+            (test.name.as_str(), test.message.as_str()),
+            ("add > throws", "TypeError: a is null")
+        );
+        let frame = test.frame.unwrap();
+        assert!(frame.file.ends_with("src/add.js"), "{frame:?}");
+        assert_eq!(
+            (frame.function_name.as_str(), frame.line, frame.column),
+            ("Module.add", 2, 25)
+        );
+        // A file that failed to load is named by its path; its frames are vite's, not the user's.
+        let suite = read(
+            dir.path(),
+            &[
+                " FAIL  test/add.test.js [ test/add.test.js ]",
+                "Error: Failed to load url ../src/missing.js (resolved id: ../src/missing.js). Does the file exist?",
+                " ❯ loadAndTransform node_modules/vite/dist/node/chunks/dep.js:51969:17",
+            ],
+        );
+        assert_eq!(suite.name, "test/add.test.js");
+        assert!(
+            suite.message.starts_with("Error: Failed to load url"),
+            "{suite:?}"
+        );
+        assert_eq!(suite.frame, None);
+        // Jest's file line is no test.
+        let own = |_: &str| true;
+        assert!(
+            first_failed(
+                &output(&["FAIL test/add.test.js", "  ✓ adds (1 ms)"]),
+                u64::MAX,
+                dir.path(),
+                &own
+            )
+            .is_none()
+        );
     }
 
     #[test]
