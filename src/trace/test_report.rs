@@ -1,7 +1,7 @@
 //! What a test runner printed about its first failing test: the test's name, the assertion's
 //! message and the assertion's site in the user's code, read from the report's text. Formats
-//! read: TAP (`node --test` when its output is not a terminal), `node --test`'s spec reporter,
-//! mocha's, jest's and vitest's default reporters. A claim read from text, never the runtime's: the evidence
+//! read: TAP (`node --test` when its output is not a terminal; node-tap's), `node --test`'s spec reporter,
+//! mocha's, jest's, jasmine's and vitest's default reporters. A claim read from text, never the runtime's: the evidence
 //! says so.
 
 use std::path::Path;
@@ -142,7 +142,13 @@ pub fn first_failed(
             .collect();
         let mut name = heading.name().trim().to_owned();
         let mut body = &block[..];
-        if let Heading::Numbered(_) = heading {
+        let jasmine = matches!(heading, Heading::Numbered(_))
+            && block.first().is_some_and(|l| l.trim() == "Message:");
+        if jasmine {
+            // jasmine's failure list: `1) total takes ten percent off` then `  Message:`, the
+            // message, `  Stack:` and its frames.
+            body = &block[1..];
+        } else if let Heading::Numbered(_) = heading {
             // mocha's failure list: `  1) add` then `       adds two and two:`, the name's last
             // part ending in `:` (its progress listing, `    1) adds two and two`, has none).
             let parts = block
@@ -160,7 +166,28 @@ pub fn first_failed(
             body = &block[parts..];
         }
         let (message, frame) = match heading {
-            Heading::Tap(_) => read_tap_block(body, cwd, is_own_code),
+            Heading::Tap(_) => {
+                let tap = read_tap_block(body, cwd, is_own_code);
+                match (tap.message, tap.assertion) {
+                    (Some(message), _) => (Some(message), tap.site),
+                    (None, Some(comparison)) => {
+                        // node-tap: a failed assertion (`not ok 1 - should be equal`) in the
+                        // test its `# Subtest:` line names; its YAML has no `error:`.
+                        let indent = indentation(text);
+                        if let Some(test) = lines[..at].iter().rev().find_map(|(_, l)| {
+                            let subtest = l.trim_start().strip_prefix("# Subtest: ")?;
+                            (indentation(l) < indent).then(|| subtest.trim().to_owned())
+                        }) {
+                            name = test;
+                        }
+                        (
+                            Some(format!("{}{comparison}", heading.name().trim())),
+                            tap.site,
+                        )
+                    }
+                    (None, None) => (None, None),
+                }
+            }
             _ => read_text_block(body, cwd, is_own_code),
         };
         let Some(message) = message else {
@@ -179,16 +206,26 @@ pub fn first_failed(
     None
 }
 
-/// A TAP failure's YAML block: `error:` (inline or `|-` with the message under it), `stack:` (its
-/// frames, `Fn (file:line:col)` without `at`), `location:` (where the test is declared).
-fn read_tap_block(
-    block: &[&str],
-    cwd: &Path,
-    is_own_code: &dyn Fn(&str) -> bool,
-) -> (Option<String>, Option<Frame>) {
+/// What a TAP failure's YAML block says.
+struct TapBlock {
+    /// `error:` (inline, or `|-` with the message under it).
+    message: Option<String>,
+    /// The first frame of `stack:` in the user's own code (frames are `Fn (file:line:col)`,
+    /// without `at`), else `location:` (where the test is declared; node --test) or `at:`
+    /// (`fileName`, `lineNumber`, `columnNumber`; node-tap).
+    site: Option<Frame>,
+    /// node-tap's failed assertion (`compare:`, `diff:`, `at:`, no `error:`): what its `diff:`
+    /// says when it is one line against one (` (expected 18, actual 16.2)`), else empty.
+    assertion: Option<String>,
+}
+
+fn read_tap_block(block: &[&str], cwd: &Path, is_own_code: &dyn Fn(&str) -> bool) -> TapBlock {
     let mut message = None;
     let mut site = None;
     let mut location = None;
+    let mut assertion = false;
+    let mut at: [Option<String>; 3] = [None, None, None];
+    let mut diff: Vec<&str> = Vec::new();
     let mut section = "";
     for line in block {
         let trimmed = line.trim();
@@ -199,7 +236,16 @@ fn read_tap_block(
             && !key.contains(' ')
             && matches!(
                 key,
-                "error" | "stack" | "location" | "failureType" | "code" | "name"
+                "error"
+                    | "stack"
+                    | "location"
+                    | "failureType"
+                    | "code"
+                    | "name"
+                    | "at"
+                    | "diff"
+                    | "compare"
+                    | "source"
             )
         {
             let value = value.trim();
@@ -216,8 +262,13 @@ fn read_tap_block(
                 }
                 "failureType" if unquote(value) == "subtestsFailed" => {
                     // A suite whose tests failed: its tests were reported before it.
-                    return (None, None);
+                    return TapBlock {
+                        message: None,
+                        site: None,
+                        assertion: None,
+                    };
                 }
+                "at" | "diff" | "compare" => assertion = true,
                 _ => {}
             }
             continue;
@@ -236,10 +287,46 @@ fn read_tap_block(
                     .into_iter()
                     .find(|f| is_own_code(&f.file));
             }
+            "at" => {
+                if let Some((key, value)) = trimmed.split_once(": ") {
+                    let slot = match key {
+                        "fileName" => 0,
+                        "lineNumber" => 1,
+                        "columnNumber" => 2,
+                        _ => continue,
+                    };
+                    at[slot] = Some(unquote(value.trim()).to_owned());
+                }
+            }
+            "diff" if !trimmed.is_empty() => diff.push(trimmed),
             _ => {}
         }
     }
-    (message, site.or(location))
+    if location.is_none()
+        && let [Some(file), Some(line), Some(column)] = &at
+    {
+        location = mapper::printed_stack_frames(&format!("at {file}:{line}:{column}"), cwd)
+            .into_iter()
+            .next();
+    }
+    let assertion = (assertion && message.is_none()).then(|| match diff.as_slice() {
+        ["--- expected", "+++ actual", hunk, expected, actual]
+            if hunk.starts_with("@@") && expected.starts_with('-') && actual.starts_with('+') =>
+        {
+            format!(" (expected {}, actual {})", &expected[1..], &actual[1..])
+        }
+        _ => String::new(),
+    });
+    TapBlock {
+        message,
+        site: site.or(location),
+        assertion,
+    }
+}
+
+/// How many spaces a line starts with.
+fn indentation(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
 }
 
 /// A failure's text under its heading: the message is its first line that is not blank, the site
@@ -355,6 +442,68 @@ mod tests {
         assert_eq!(test.event_id, 3);
     }
 
+    /// node-tap 21 (TAP 14, subtests indented): a failed assertion has no `error:`; the test is
+    /// the `# Subtest:` around it, the site its `stack:` (else its `at:`).
+    #[test]
+    fn node_tap_s_report() {
+        let dir = workspace();
+        let lines = [
+            "TAP version 14",
+            "1..1",
+            "# Subtest: test/add.test.js",
+            "    # Subtest: adds one and two",
+            "        ok 1 - should be equal",
+            "        1..1",
+            "    ok 1 - adds one and two # time=7.536ms",
+            "    ",
+            "    # Subtest: takes ten percent off with TEN",
+            "        not ok 1 - should be equal",
+            "          ---",
+            "          compare: ===",
+            "          at:",
+            "            fileName: test/add.test.js",
+            "            lineNumber: 4",
+            "            columnNumber: 57",
+            "            typeName: Test",
+            "          stack: |",
+            "            Test.<anonymous> (test/add.test.js:4:57)",
+            "          source: >",
+            "            t.test('takes ten percent off with TEN', async t => { t.equal(total(x), 18); });",
+            "          diff: |",
+            "            --- expected",
+            "            +++ actual",
+            "            @@ -1,1 +1,1 @@",
+            "            -18",
+            "            +16.2",
+            "          ...",
+            "        ",
+            "        1..1",
+            "    not ok 2 - takes ten percent off with TEN # time=23.994ms",
+            "      ---",
+            "      at:",
+            "        fileName: test/add.test.js",
+            "        lineNumber: 4",
+            "        columnNumber: 3",
+            "        isToplevel: true",
+            "      ...",
+        ];
+        let test = read(dir.path(), &lines);
+        assert_eq!(test.name, "takes ten percent off with TEN");
+        assert_eq!(test.message, "should be equal (expected 18, actual 16.2)");
+        let frame = test.frame.unwrap();
+        assert!(frame.file.ends_with("test/add.test.js"), "{frame:?}");
+        assert_eq!((frame.line, frame.column), (4, 57));
+        // Without `stack:`, `at:` is the site; without a one-line diff, the assertion alone.
+        let bare: Vec<&str> = lines
+            .iter()
+            .copied()
+            .filter(|l| !l.contains("Test.<anonymous>") && !l.contains("+16.2"))
+            .collect();
+        let test = read(dir.path(), &bare);
+        assert_eq!(test.message, "should be equal");
+        assert_eq!(test.frame.map(|f| (f.line, f.column)), Some((4, 57)));
+    }
+
     #[test]
     fn a_skipped_or_todo_test_and_a_failed_suite_are_no_failing_test() {
         let dir = workspace();
@@ -401,6 +550,41 @@ mod tests {
         let frame = test.frame.unwrap();
         assert!(frame.file.ends_with("test/add.test.js"), "{frame:?}");
         assert_eq!((frame.line, frame.column), (6, 12));
+    }
+
+    /// jasmine 5's default reporter: `Message:` is no part of the test's name.
+    #[test]
+    fn jasmine_s_report() {
+        let dir = workspace();
+        let file = dir.path().join("test/add.test.js");
+        let frame = format!(
+            "        at UserContext.<anonymous> (file://{}:4:99)",
+            file.display()
+        );
+        let test = read(
+            dir.path(),
+            &[
+                "Randomized with seed 91623",
+                "Started",
+                ".F",
+                "",
+                "Failures:",
+                "1) total takes ten percent off with TEN",
+                "  Message:",
+                "    Expected 16.2 to be 18.",
+                "  Stack:",
+                "        at <Jasmine>",
+                &frame,
+                "        at <Jasmine>",
+                "",
+                "2 specs, 1 failure",
+            ],
+        );
+        assert_eq!(test.name, "total takes ten percent off with TEN");
+        assert_eq!(test.message, "Expected 16.2 to be 18.");
+        let frame = test.frame.unwrap();
+        assert!(frame.file.ends_with("test/add.test.js"), "{frame:?}");
+        assert_eq!((frame.line, frame.column), (4, 99));
     }
 
     #[test]
