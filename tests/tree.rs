@@ -27,6 +27,27 @@ fn test_suite() -> Tracer {
     tracer
 }
 
+/// `examples/test-suite` in a new workspace, its installed `node_modules` linked in, and the
+/// workspace's path: when `package` is installed there (`.ci/run` runs `npm ci`) and npm is on PATH;
+/// else `None` (skipped, saying so).
+fn test_suite_with_modules(package: &str, test: &str) -> Option<(Tracer, PathBuf)> {
+    let modules = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/test-suite/node_modules");
+    if !modules.join(package).is_dir() {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED {test}: needs {} (`npm ci` in examples/test-suite)",
+            modules.join(package).display()
+        );
+        return None;
+    }
+    npm_or_skip(test)?;
+    let tracer = test_suite();
+    std::os::unix::fs::symlink(&modules, tracer.workspace().join("node_modules")).unwrap();
+    let dir = tracer.workspace().to_owned();
+    Some((tracer, dir))
+}
+
 /// `npm` on PATH, else `None` (skipped, saying so).
 fn npm_or_skip(test: &str) -> Option<PathBuf> {
     let found = std::env::var_os("PATH").and_then(|path| {
@@ -236,19 +257,10 @@ fn node_with_its_own_flags_runs_as_a_command() {
 /// installs them; skipped, saying so, without).
 #[test]
 fn a_real_test_runner_from_npm_names_the_failing_test_and_its_assertion() {
-    let modules = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/test-suite/node_modules");
-    if !modules.join("mocha").is_dir() || npm_or_skip("a_real_test_runner").is_none() {
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED a_real_test_runner_from_npm: needs {} (`npm ci` in examples/test-suite)",
-            modules.display()
-        );
+    let Some((tracer, dir)) = test_suite_with_modules("mocha", "a_real_test_runner_from_npm")
+    else {
         return;
-    }
-    let tracer = test_suite();
-    std::os::unix::fs::symlink(&modules, tracer.workspace().join("node_modules")).unwrap();
-    let dir = tracer.workspace().to_owned();
+    };
     let (plain_code, plain_stdout) = plain(&dir, "npm", &["run", "test:mocha"]);
     let out = tracer
         .args(["-q", "run", "--", "npm", "run", "test:mocha"])
@@ -287,16 +299,9 @@ fn a_real_test_runner_from_npm_names_the_failing_test_and_its_assertion() {
 /// `examples/test-suite`'s `node_modules` are there (skipped, saying so, without).
 #[test]
 fn vitest_from_npm_is_traced_and_its_failing_test_named_at_its_assertion() {
-    let modules = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/test-suite/node_modules");
-    if !modules.join("vitest").is_dir() || npm_or_skip("vitest_from_npm").is_none() {
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED vitest_from_npm: needs {} (`npm ci` in examples/test-suite)",
-            modules.display()
-        );
+    let Some((tracer, dir)) = test_suite_with_modules("vitest", "vitest_from_npm") else {
         return;
-    }
+    };
     // vitest's report without its clock and durations (`Start at 18:20:10`, `… 6ms`).
     let steady = |report: &str| -> String {
         report
@@ -316,9 +321,6 @@ fn vitest_from_npm_is_traced_and_its_failing_test_named_at_its_assertion() {
             .collect::<Vec<_>>()
             .join("\n")
     };
-    let tracer = test_suite();
-    std::os::unix::fs::symlink(&modules, tracer.workspace().join("node_modules")).unwrap();
-    let dir = tracer.workspace().to_owned();
     let (plain_code, plain_stdout) = plain(&dir, "npm", &["run", "test:vitest"]);
     let out = tracer
         .args(["-q", "run", "--", "npm", "run", "test:vitest"])

@@ -410,6 +410,14 @@ mod tests {
         first_failed(&output(lines), u64::MAX, dir, &own).expect("a failing test")
     }
 
+    /// The test's site is in `file`, at `line` and `column` (1-based, as printed).
+    #[track_caller]
+    fn assert_site(test: &FailedTest, file: &str, line: u32, column: u32) {
+        let frame = test.frame.as_ref().expect("a site");
+        assert!(frame.file.ends_with(file), "{frame:?}");
+        assert_eq!((frame.line, frame.column), (line, column));
+    }
+
     #[test]
     fn node_test_s_tap_report() {
         let dir = workspace();
@@ -490,9 +498,7 @@ mod tests {
         let test = read(dir.path(), &lines);
         assert_eq!(test.name, "takes ten percent off with TEN");
         assert_eq!(test.message, "should be equal (expected 18, actual 16.2)");
-        let frame = test.frame.unwrap();
-        assert!(frame.file.ends_with("test/add.test.js"), "{frame:?}");
-        assert_eq!((frame.line, frame.column), (4, 57));
+        assert_site(&test, "test/add.test.js", 4, 57);
         // Without `stack:`, `at:` is the site; without a one-line diff, the assertion alone.
         let bare: Vec<&str> = lines
             .iter()
@@ -547,9 +553,7 @@ mod tests {
             test.message,
             "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:"
         );
-        let frame = test.frame.unwrap();
-        assert!(frame.file.ends_with("test/add.test.js"), "{frame:?}");
-        assert_eq!((frame.line, frame.column), (6, 12));
+        assert_site(&test, "test/add.test.js", 6, 12);
     }
 
     /// jasmine 5's default reporter: `Message:` is no part of the test's name.
@@ -582,9 +586,7 @@ mod tests {
         );
         assert_eq!(test.name, "total takes ten percent off with TEN");
         assert_eq!(test.message, "Expected 16.2 to be 18.");
-        let frame = test.frame.unwrap();
-        assert!(frame.file.ends_with("test/add.test.js"), "{frame:?}");
-        assert_eq!((frame.line, frame.column), (4, 99));
+        assert_site(&test, "test/add.test.js", 4, 99);
     }
 
     #[test]
@@ -669,9 +671,7 @@ mod tests {
             test.message,
             "AssertionError: expected 4 to be 5 // Object.is equality"
         );
-        let frame = test.frame.unwrap();
-        assert!(frame.file.ends_with("test/add.test.js"), "{frame:?}");
-        assert_eq!((frame.line, frame.column), (4, 21));
+        assert_site(&test, "test/add.test.js", 4, 21);
         assert_eq!(test.event_id, listing.len() as u64 + 1);
         // The second failure's site is the first frame in the user's own code (a function).
         let only_second: Vec<&str> = listing.iter().chain(&second).copied().collect();
