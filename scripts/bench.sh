@@ -2,7 +2,8 @@
 # Measures tracer's overhead as ratios against plain node, measured in the same run:
 #   1. start-up: `tracer run examples/hello/hello.js` vs `node examples/hello/hello.js`, with both
 #      commands' stdout /dev/null, and again with both writing to a pipe; then the floor Node's
-#      inspector sets, the same program run by scripts/min-client.c (needs gcc) against plain node
+#      inspector sets, the same program run by scripts/min-client.c (needs gcc) against plain node;
+#      then plain node, the C client and tracer interleaved, one run of each in turn (python3)
 #   2. a flood: 100 000 console.log calls under tracer vs plain node, and under tracer with
 #      TRACER_CONSOLE_CAPTURE=inspector (every call reported by the inspector itself, the path
 #      before the bootloader recorded the console)
@@ -109,6 +110,26 @@ startup "  the same, stdout a pipe" pipe
 if command -v gcc >/dev/null; then
   gcc -O2 -o "$out/min-client" scripts/min-client.c
   startup "  floor: a minimal C client" pipe "$out/min-client src/inspector/boot.js node examples/hello/hello.js" client
+  # The same three interleaved, one run of each in turn (RUNS of each; all three writing to a
+  # pipe): the VM's drift between blocks falls on all three alike.
+  python3 - "$runs" "$out/min-client" "$tracer" "$out/t" >> "$out/startup.txt" <<'PY'
+import statistics, subprocess, sys, time
+runs, client, tracer, store = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+commands = [
+    ["node", "examples/hello/hello.js"],
+    [client, "src/inspector/boot.js", "node", "examples/hello/hello.js"],
+    [tracer, "-q", "run", "--out", store, "examples/hello/hello.js"],
+]
+times = [[] for _ in commands]
+for _ in range(runs + 2):
+    for i, command in enumerate(commands):
+        start = time.perf_counter()
+        subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+        times[i].append(time.perf_counter() - start)
+node, floor, traced = (statistics.median(t[2:]) * 1000 for t in times)
+print("  interleaved, %d of each     node %7.1f ms   client %5.1f ms (%.2fx)   tracer %5.1f ms (%.2fx)"
+      % (runs, node, floor, floor / node, traced, traced / node))
+PY
 fi
 hyperfine -N --warmup 1 --runs "$(( runs / 3 > 3 ? runs / 3 : 3 ))" --export-json "$out/flood.json" \
   --output=null \
