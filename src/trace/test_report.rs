@@ -1,7 +1,7 @@
 //! What a test runner printed about its first failing test: the test's name, the assertion's
 //! message and the assertion's site in the user's code, read from the report's text. Formats
 //! read: TAP (`node --test` when its output is not a terminal; node-tap's), `node --test`'s spec reporter,
-//! mocha's, jest's, jasmine's and vitest's default reporters. A claim read from text, never the runtime's: the evidence
+//! mocha's, jest's, jasmine's, ava's and vitest's default reporters. A claim read from text, never the runtime's: the evidence
 //! says so.
 
 use std::path::Path;
@@ -44,6 +44,9 @@ enum Heading {
     /// ` FAIL  test/add.test.js > add > adds two and two`, ` FAIL  test/x.test.js [ test/x.test.js ]`
     /// (vitest: a test, a file that failed to load).
     Fail(String),
+    /// `  ✘ [fail]: add › adds two and two` (ava's listing; its report follows under the test's
+    /// name, after a `─` rule).
+    Ava(String),
     /// A line that never belongs to a failure's text and names none: a passing test (`✓ adds`,
     /// `✔ adds`), a skipped one (`↓ adds`), a file's line in vitest's listing (`❯ test/a.test.js
     /// (2 tests | 1 failed)`), vitest's rules (`⎯⎯⎯ Failed Tests 1 ⎯⎯⎯`).
@@ -67,6 +70,10 @@ impl Heading {
             LazyLock::new(|| Regex::new(r"^\s*● (?P<name>.+)$").expect("valid regex"));
         static FAIL: LazyLock<Regex> = LazyLock::new(|| {
             Regex::new(r"^\s*FAIL\s+(?P<file>\S+)\s+(?:> (?P<name>.+?)|\[ .+ \])\s*$")
+                .expect("valid regex")
+        });
+        static AVA: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(r"^\s*✘ \[fail\]: (?P<name>.+?)(?: Error thrown in test)?$")
                 .expect("valid regex")
         });
         static LISTING: LazyLock<Regex> = LazyLock::new(|| {
@@ -94,6 +101,9 @@ impl Heading {
                 .unwrap_or_else(|| caps.name("file").expect("in the regex"));
             return Some(Heading::Fail(name.as_str().to_owned()));
         }
+        if let Some(caps) = AVA.captures(line) {
+            return Some(Heading::Ava(caps["name"].to_owned()));
+        }
         if LISTING.is_match(line) {
             return Some(Heading::Listing);
         }
@@ -108,7 +118,8 @@ impl Heading {
             | Heading::Cross(n)
             | Heading::Numbered(n)
             | Heading::Bullet(n)
-            | Heading::Fail(n) => n,
+            | Heading::Fail(n)
+            | Heading::Ava(n) => n,
             Heading::Listing => "",
         }
     }
@@ -132,6 +143,12 @@ pub fn first_failed(
             continue;
         };
         if let Heading::Listing = heading {
+            continue;
+        }
+        if let Heading::Ava(name) = &heading {
+            if let Some(test) = read_ava(&lines, at, name.trim(), cwd, is_own_code) {
+                return Some(test);
+            }
             continue;
         }
         let block: Vec<&str> = lines[at + 1..]
@@ -204,6 +221,106 @@ pub fn first_failed(
         });
     }
     None
+}
+
+/// ava's report of the failing test `name`, listed at line `at`: the lines after the `─` rule
+/// that starts with the test's name, up to the next failing test's name or rule. Its message is
+/// its first line that is neither the test file's `file:line` nor a line of the code excerpt
+/// (`   4: test(…`), with a thrown error's own line after `Error thrown in test:` and a one-line
+/// `Difference` as `actual …, expected …`; its site the first frame in the user's own code, ava's
+/// `› file://test/a.test.js:4:49` included.
+fn read_ava(
+    lines: &[(&Event, String)],
+    at: usize,
+    name: &str,
+    cwd: &Path,
+    is_own_code: &dyn Fn(&str) -> bool,
+) -> Option<FailedTest> {
+    static CODE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"^\d+:(?: |$)|^\S+:\d+$").expect("valid regex"));
+    let names: Vec<String> = lines
+        .iter()
+        .filter_map(|(_, l)| match Heading::read(l) {
+            Some(Heading::Ava(n)) => Some(n.trim().to_owned()),
+            _ => None,
+        })
+        .collect();
+    let start = at + 1 + lines[at + 1..].iter().position(|(_, l)| l.trim() == name)?;
+    let block: Vec<&str> = lines[start + 1..]
+        .iter()
+        .map(|(_, l)| l.as_str())
+        .take_while(|l| !names.iter().any(|n| l.trim() == n) && !l.trim().starts_with('─'))
+        .take(BLOCK_LINES)
+        .collect();
+    let mut message: Option<String> = None;
+    let mut site = None;
+    let mut diff: Vec<&str> = Vec::new();
+    let mut diff_other = false;
+    for line in &block {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || CODE.is_match(trimmed) {
+            continue;
+        }
+        let frame_text = match trimmed.strip_prefix("› ") {
+            Some(at) => format!(
+                "at {}",
+                at.strip_prefix("file://")
+                    .filter(|p| !p.starts_with('/'))
+                    .unwrap_or(at)
+            ),
+            None => trimmed.to_owned(),
+        };
+        if let Some(frame) = mapper::printed_stack_frames(&frame_text, cwd)
+            .into_iter()
+            .next()
+        {
+            if is_own_code(&frame.file) {
+                site = Some(frame);
+                break;
+            }
+            continue;
+        }
+        match &message {
+            None => message = Some(trimmed.to_owned()),
+            Some(m)
+                if m == "Error thrown in test:"
+                    && trimmed.contains("Error")
+                    && !trimmed.ends_with('{') =>
+            {
+                message = Some(format!("{m} {trimmed}"));
+            }
+            Some(m) if m.starts_with("Difference") => {
+                if trimmed.starts_with("- ") || trimmed.starts_with("+ ") {
+                    diff.push(trimmed);
+                } else {
+                    // A structure's difference (`{`, `a: 1,` …) is left as ava printed it.
+                    diff_other = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut message = message?;
+    if let [actual, expected] = diff.as_slice()
+        && !diff_other
+        && message.starts_with("Difference (- actual, + expected)")
+        && actual.starts_with("- ")
+        && expected.starts_with("+ ")
+    {
+        message = format!(
+            "{message} actual {}, expected {}",
+            &actual[2..],
+            &expected[2..]
+        );
+    }
+    let (event, _) = lines[start];
+    Some(FailedTest {
+        name: name.to_owned(),
+        message,
+        frame: site,
+        event_id: event.id,
+        stream: event.stream.unwrap_or(Stream::Stdout),
+    })
 }
 
 /// What a TAP failure's YAML block says.
@@ -554,6 +671,99 @@ mod tests {
             "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:"
         );
         assert_site(&test, "test/add.test.js", 6, 12);
+    }
+
+    /// ava 6's default reporter: the listing (`✘ [fail]: …`), then each failing test's report
+    /// under its name.
+    #[test]
+    fn ava_s_report() {
+        let dir = workspace();
+        let thrown = format!(
+            "      at file://{}/test/add.test.js:2:28",
+            dir.path().display()
+        );
+        let lines = [
+            "  ✔ add › adds one and two",
+            "  ✘ [fail]: add › adds two and two",
+            "  ✘ [fail]: add › throws Error thrown in test",
+            "  ✘ [fail]: add › deep",
+            "  ─",
+            "",
+            "  add › adds two and two",
+            "",
+            "  test/add.test.js:4",
+            "",
+            "   3: test('adds one and two', t => { t.is(add(1, 2), 3); });",
+            "   4: test('adds two and two', t => { t.is(add(2, 2), 5); });",
+            "   5:                                                                           ",
+            "",
+            "  Difference (- actual, + expected):",
+            "",
+            "  - 4",
+            "  + 5",
+            "",
+            "  › file://test/add.test.js:4:39",
+            "",
+            "  add › throws",
+            "",
+            "  Error thrown in test:",
+            "",
+            "  SyntaxError {",
+            "    message: 'Expected property name or \\'}\\' in JSON at position 1',",
+            "  }",
+            "",
+            "  SyntaxError: Expected property name or '}' in JSON at position 1",
+            "      at JSON.parse (<anonymous>)",
+            &thrown,
+            "",
+            "  add › deep",
+            "",
+            "  test/add.test.js:6",
+            "",
+            "  Difference (- actual, + expected):",
+            "",
+            "    {",
+            "  -   a: 2,",
+            "  +   a: 3,",
+            "    }",
+            "",
+            "  ─",
+            "",
+            "  3 tests failed",
+        ];
+        let test = read(dir.path(), &lines);
+        assert_eq!(test.name, "add › adds two and two");
+        assert_eq!(
+            test.message,
+            "Difference (- actual, + expected): actual 4, expected 5"
+        );
+        assert_site(&test, "test/add.test.js", 4, 39);
+        assert_eq!(test.event_id, 7);
+        // The second: a thrown error's own line; its site the test's frame in its stack.
+        let second: Vec<&str> = lines
+            .iter()
+            .copied()
+            .filter(|l| !l.contains("adds two and two"))
+            .collect();
+        let test = read(dir.path(), &second);
+        assert_eq!(test.name, "add › throws");
+        assert_eq!(
+            test.message,
+            "Error thrown in test: SyntaxError: Expected property name or '}' in JSON at position 1"
+        );
+        assert_site(&test, "test/add.test.js", 2, 28);
+        // The third: a structure's difference stays as printed; no site is printed with it.
+        let third: Vec<&str> = second
+            .iter()
+            .copied()
+            .filter(|l| !l.contains("throws"))
+            .collect();
+        let test = read(dir.path(), &third);
+        assert_eq!(
+            (test.name.as_str(), test.message.as_str()),
+            ("add › deep", "Difference (- actual, + expected):")
+        );
+        assert_eq!(test.frame, None);
     }
 
     /// jasmine 5's default reporter: `Message:` is no part of the test's name.
