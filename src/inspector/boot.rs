@@ -165,11 +165,6 @@ impl Channel {
         ]
     }
 
-    /// Reads reports on a thread of its own and sends each to `reports`, until `close`.
-    pub fn listen(&self, reports: Sender<Report>) -> io::Result<std::thread::JoinHandle<()>> {
-        Ok(self.open_reader()?.listen(reports))
-    }
-
     /// Opens the channel for reading (from then on a bootloader's non-blocking open finds a
     /// reader); `Reader::listen` starts the thread. Apart so that the program can be spawned in
     /// between: a thread starting while tracer forks made the fork 0.5–1 ms slower.
@@ -242,7 +237,7 @@ impl Verifier {
 
     /// `verify` for the program itself: tracer's own child, not yet reaped (so its pid cannot
     /// have been reused), started with the channel in its environment by tracer. Only the URL
-    /// and the port are checked (reading its environment took 0.1 ms before the attach).
+    /// and the port are checked (its environment is not read again on the path to the attach).
     pub fn verify_program(pid: u32, url: &str) -> Result<SocketAddr, String> {
         let address = crate::inspector::cdp::loopback_address(url).map_err(|e| format!("{e:#}"))?;
         if !crate::inspector::launch::process_listens_on(pid, address.port()) {
@@ -378,7 +373,7 @@ mod tests {
     fn the_channel_carries_reports_and_refuses_a_process_it_did_not_start() {
         let channel = Channel::create().unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
-        let reader = channel.listen(tx).unwrap();
+        let reader = channel.open_reader().unwrap().listen(tx);
         let env = channel.env(Some("--inspect=0.0.0.0:9229 --max-old-space-size=64"));
         let options = &env.iter().find(|(k, _)| k == "NODE_OPTIONS").unwrap().1;
         assert!(

@@ -197,10 +197,11 @@ pub fn first_failed(
                         }) {
                             name = test;
                         }
-                        (
-                            Some(format!("{}{comparison}", heading.name().trim())),
-                            tap.site,
-                        )
+                        let assertion = match heading.name().trim() {
+                            "" => "not ok",
+                            named => named,
+                        };
+                        (Some(format!("{assertion}{comparison}")), tap.site)
                     }
                     (None, None) => (None, None),
                 }
@@ -344,12 +345,20 @@ fn read_tap_block(block: &[&str], cwd: &Path, is_own_code: &dyn Fn(&str) -> bool
     let mut at: [Option<String>; 3] = [None, None, None];
     let mut diff: Vec<&str> = Vec::new();
     let mut section = "";
+    // The block's keys are at the indentation of its `---`: a deeper line is a value's text (a
+    // `source:` excerpt can hold `error: 'x'`), never a key.
+    let mut key_indent: Option<usize> = None;
     for line in block {
         let trimmed = line.trim();
         if trimmed == "..." {
             break;
         }
-        if let Some((key, value)) = trimmed.split_once(':')
+        if trimmed == "---" && key_indent.is_none() {
+            key_indent = Some(indentation(line));
+            continue;
+        }
+        if key_indent.is_none_or(|indent| indentation(line) == indent)
+            && let Some((key, value)) = trimmed.split_once(':')
             && !key.contains(' ')
             && matches!(
                 key,
@@ -594,6 +603,7 @@ mod tests {
             "            Test.<anonymous> (test/add.test.js:4:57)",
             "          source: >",
             "            t.test('takes ten percent off with TEN', async t => { t.equal(total(x), 18); });",
+            "            error: 'a line of the excerpt, not a key',",
             "          diff: |",
             "            --- expected",
             "            +++ actual",
