@@ -49,7 +49,8 @@ enum Heading {
     Ava(String),
     /// A line that never belongs to a failure's text and names none: a passing test (`✓ adds`,
     /// `✔ adds`), a skipped one (`↓ adds`), a file's line in vitest's listing (`❯ test/a.test.js
-    /// (2 tests | 1 failed)`), vitest's rules (`⎯⎯⎯ Failed Tests 1 ⎯⎯⎯`).
+    /// (2 tests | 1 failed)`), vitest's rules (`⎯⎯⎯ Failed Tests 1 ⎯⎯⎯`) and the headings of what a
+    /// test printed (`stderr | test/a.test.js > adds`).
     Listing,
 }
 
@@ -77,7 +78,8 @@ impl Heading {
                 .expect("valid regex")
         });
         static LISTING: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(r"^\s*(?:[✓✔↓] |❯ \S+ \(\d+ tests?\b|⎯)").expect("valid regex")
+            Regex::new(r"^\s*(?:[✓✔↓] |❯ \S+ \(\d+ tests?\b|⎯)|^(?:stdout|stderr) \| \S")
+                .expect("valid regex")
         });
         if let Some(caps) = TAP.captures(line) {
             if caps.name("directive").is_some() {
@@ -157,6 +159,15 @@ pub fn first_failed(
             .take_while(|t| Heading::read(t).is_none())
             .take(BLOCK_LINES)
             .collect();
+        if matches!(heading, Heading::Cross(_))
+            && block
+                .iter()
+                .find(|l| !l.trim().is_empty())
+                .is_some_and(|l| l.trim_start().starts_with('→'))
+        {
+            // vitest's listing (`× adds 6ms`, `→ expected 4 to be 5`): its `FAIL` report follows.
+            continue;
+        }
         let mut name = heading.name().trim().to_owned();
         let mut body = &block[..];
         let jasmine = matches!(heading, Heading::Numbered(_))
@@ -852,6 +863,8 @@ mod tests {
             " ❯ test/add.test.js (3 tests | 2 failed) 13ms",
             "   ✓ add > adds one and two 1ms",
             "   × add > adds two and two 9ms",
+            "stderr | test/add.test.js > add > adds two and two",
+            "about to fail",
             "     → expected 4 to be 5 // Object.is equality",
             "   × add > throws 1ms",
             "     → a is null",
