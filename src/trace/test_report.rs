@@ -50,7 +50,7 @@ enum Heading {
     /// A line that never belongs to a failure's text and names none: a passing test (`✓ adds`,
     /// `✔ adds`), a skipped one (`↓ adds`), a file's line in vitest's listing (`❯ test/a.test.js
     /// (2 tests | 1 failed)`), vitest's rules (`⎯⎯⎯ Failed Tests 1 ⎯⎯⎯`) and the headings of what a
-    /// test printed (`stderr | test/a.test.js > adds`).
+    /// test printed (`stderr | test/a.test.js > adds`, jest's `● Console`).
     Listing,
 }
 
@@ -95,6 +95,10 @@ impl Heading {
             return (!name.ends_with(':')).then_some(Heading::Cross(name));
         }
         if let Some(caps) = BULLET.captures(line) {
+            // `● Console`: what a test file's tests printed, under a heading of jest's own.
+            if caps["name"].trim() == "Console" {
+                return Some(Heading::Listing);
+            }
             return Some(Heading::Bullet(caps["name"].to_owned()));
         }
         if let Some(caps) = FAIL.captures(line) {
@@ -818,6 +822,38 @@ mod tests {
         assert_eq!(test.name, "total takes ten percent off with TEN");
         assert_eq!(test.message, "Expected 16.2 to be 18.");
         assert_site(&test, "test/add.test.js", 4, 99);
+    }
+
+    /// jest's `● Console` section (what a file's tests printed, when it runs in a worker) comes
+    /// before its failures and names no test.
+    #[test]
+    fn jest_s_console_section_is_no_failing_test() {
+        let dir = workspace();
+        let test = read(
+            dir.path(),
+            &[
+                "FAIL test/add.test.js",
+                "  ● Console",
+                "",
+                "    console.log",
+                "      about to call",
+                "",
+                "      at Object.log (test/add.test.js:4:13)",
+                "",
+                "  ● third › logs then throws",
+                "",
+                "    SyntaxError: Expected property name or '}' in JSON at position 1",
+                "        at JSON.parse (<anonymous>)",
+                "",
+                "    > 5 |     JSON.parse('{');",
+                "        |          ^",
+                "",
+                "      at Object.parse (test/add.test.js:5:10)",
+            ],
+        );
+        assert_eq!(test.name, "third › logs then throws");
+        assert!(test.message.starts_with("SyntaxError"), "{test:?}");
+        assert_site(&test, "test/add.test.js", 5, 10);
     }
 
     #[test]
