@@ -400,6 +400,61 @@ fn a_shell_script_shim_and_a_shebang_with_flags() {
     assert_eq!(out.stdout().trim(), "small heap", "{}", out.dump());
 }
 
+/// A package manager's own script run directly (`tracer run -- ./node_modules/.bin/pnpm test`, a
+/// symlink to its `bin/pnpm.cjs`): tracer runs it with Node, its bootloader reports a launcher, and
+/// the run is traced as a command whose Node processes are its children. It had ended in "Node
+/// exited before its inspector started" (exit 4) with pnpm 9 and yarn 1.
+#[test]
+fn a_package_manager_run_as_a_script_is_a_launcher_and_its_children_are_traced() {
+    let tracer = Tracer::new()
+        .file(
+            "node_modules/pnpm/bin/pnpm.cjs",
+            "#!/usr/bin/env node
+             // Runs the package's test as pnpm does: a shell, then node.
+             const { spawnSync } = require('child_process');
+             const r = spawnSync('sh', ['-c', 'node test.js'], { stdio: 'inherit' });
+             process.exitCode = r.status;
+",
+        )
+        .file(
+            "test.js",
+            "console.log('testing');
+throw new TypeError('the test failed');
+",
+        );
+    let bin = tracer.workspace().join("node_modules/.bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink("../pnpm/bin/pnpm.cjs", bin.join("pnpm")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    let script = tracer.workspace().join("node_modules/pnpm/bin/pnpm.cjs");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = tracer
+        .args(["-q", "run", "--", "./node_modules/.bin/pnpm", "test"])
+        .run();
+    // The program failed (exit 1), not tracer (4).
+    out.assert_code(1);
+    let session = out.session();
+    let roles: Vec<&str> = session.processes.iter().map(|p| p.role.as_str()).collect();
+    assert_eq!(roles.first(), Some(&"launcher"), "{:#?}", session.processes);
+    assert!(roles.contains(&"child"), "{:#?}", session.processes);
+    assert_eq!(session.exit_code, Some(1));
+    let evidence = out.evidence().expect("evidence for a failed run");
+    assert!(
+        evidence.failure.message.contains("the test failed"),
+        "{:?}",
+        evidence.failure
+    );
+    assert!(
+        evidence
+            .failure
+            .file
+            .as_deref()
+            .is_some_and(|f| f.ends_with("test.js")),
+        "{:?}",
+        evidence.failure
+    );
+}
+
 #[test]
 fn children_started_with_exec_argv_and_silent_forks_are_traced_and_never_wait() {
     let out = Tracer::new()

@@ -23,7 +23,7 @@ use crate::inspector::cdp::Cdp;
 use crate::inspector::driver::{Driver, Ending, Limits, Probed};
 use crate::inspector::launch::{self, Launch};
 use crate::inspector::pumps::{self, StderrTail};
-use crate::inspector::tree::{Tree, TreeConfig};
+use crate::inspector::tree::{RootSignal, Tree, TreeConfig};
 use crate::output::human::{self, Styles};
 use crate::output::ndjson::{EventsFile, StdoutStream};
 use crate::output::store::Store;
@@ -688,10 +688,13 @@ fn trace(
     // inspector's own reports (one protocol message per call; see the README's Speed section).
     let console_batches = extras.node_probe.is_none()
         && std::env::var_os(CONSOLE_CAPTURE_ENV).is_none_or(|v| v != "inspector");
-    let (root_tx, root_urls) = mpsc::channel();
+    let (root_tx, root_signals) = mpsc::channel();
     // The root's end wakes the wait for its report at once (an empty message), not at the wait's
     // next tick.
-    launch::notify_exit(pgid, root_tx.clone());
+    let ended_tx = root_tx.clone();
+    launch::notify_exit(pgid, move || {
+        let _ = ended_tx.send(RootSignal::Ended);
+    });
     let tree = Tree::start(
         reports,
         TreeConfig {
@@ -736,7 +739,7 @@ fn trace(
         .is_some()
         .then(|| Instant::now() + Duration::from_secs_f64(args.attach_timeout.max(0.1)));
 
-    let ended = match wait_for_root(&root_urls, &mut child, attach_deadline, deadline, stop) {
+    let ended = match wait_for_root(&root_signals, &mut child, attach_deadline, deadline, stop) {
         Ok(ended) => ended,
         Err(e) => {
             finish(&mut result, &mut child, Some(libc::SIGKILL));
@@ -880,19 +883,22 @@ enum RootWait {
 }
 
 /// Waits for the program's own report on the bootloader's channel, or for the command to end.
-/// `attach_deadline` (a script Node runs): it must report by then.
+/// `attach_deadline` (a script Node runs): it must report by then, unless it reports that it is a
+/// launcher (a package manager's own Node process, run as a script: `node_modules/.bin/pnpm`),
+/// which is then waited for as a command that is not Node.
 fn wait_for_root(
-    urls: &Receiver<String>,
+    signals: &Receiver<RootSignal>,
     child: &mut std::process::Child,
-    attach_deadline: Option<Instant>,
+    mut attach_deadline: Option<Instant>,
     deadline: Option<Instant>,
     stop: &AtomicUsize,
 ) -> Result<RootWait> {
     loop {
-        match urls.recv_timeout(Duration::from_millis(5)) {
+        match signals.recv_timeout(Duration::from_millis(5)) {
+            Ok(RootSignal::Listening(url)) => return Ok(RootWait::Listening(url)),
+            Ok(RootSignal::Launcher) => attach_deadline = None,
             // The command ended (`launch::notify_exit`): seen below.
-            Ok(url) if url.is_empty() => {}
-            Ok(url) => return Ok(RootWait::Listening(url)),
+            Ok(RootSignal::Ended) => {}
             Err(RecvTimeoutError::Disconnected) => {
                 return Err(TracerError::cannot_trace(
                     "the bootloader's channel closed before the program reported",
@@ -903,8 +909,12 @@ fn wait_for_root(
         }
         if let Ok(Some(status)) = child.try_wait() {
             // A Node program that reported waits to be released: it cannot have exited since.
-            if let Some(url) = urls.try_iter().find(|url| !url.is_empty()) {
-                return Ok(RootWait::Listening(url));
+            for signal in signals.try_iter() {
+                match signal {
+                    RootSignal::Listening(url) => return Ok(RootWait::Listening(url)),
+                    RootSignal::Launcher => attach_deadline = None,
+                    RootSignal::Ended => {}
+                }
             }
             if attach_deadline.is_some() {
                 return Err(TracerError::cannot_trace(format!(

@@ -466,9 +466,9 @@ pub fn wait_for(
     }
 }
 
-/// Sends an empty message on `to` when process `pid` exits (without reaping it), from a thread
-/// that ends then; nothing where the kernel has no pidfd (the receiver's own timeout covers it).
-pub fn notify_exit(pid: u32, to: std::sync::mpsc::Sender<String>) {
+/// Calls `then` when process `pid` exits (without reaping it), from a thread that ends then;
+/// nothing where the kernel has no pidfd (the waiter's own timeout covers it).
+pub fn notify_exit(pid: u32, then: impl FnOnce() + Send + 'static) {
     let Some(fd) = pidfd_open(pid) else {
         return;
     };
@@ -482,7 +482,7 @@ pub fn notify_exit(pid: u32, to: std::sync::mpsc::Sender<String>) {
         while unsafe { libc::poll(&mut poll, 1, -1) } < 0
             && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
         {}
-        let _ = to.send(String::new());
+        then();
     });
 }
 

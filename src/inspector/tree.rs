@@ -30,6 +30,19 @@ pub const MAX_LISTED: usize = 1000;
 /// How many processes the tree remembers before it forgets those that are gone.
 const MAX_REMEMBERED: usize = 100_000;
 
+/// What the tree tells the thread that waits for the program's own process (the command tracer
+/// started), and what `launch::notify_exit` does.
+#[derive(Debug, PartialEq)]
+pub enum RootSignal {
+    /// The program is Node and its inspector listens here (checked): attach to it.
+    Listening(String),
+    /// The program is a launcher (npm, pnpm, yarn: a package manager's own Node process): only
+    /// the Node processes it starts are traced, as for a command that is not Node.
+    Launcher,
+    /// The program's process ended.
+    Ended,
+}
+
 /// What the tree needs to know to trace a process.
 pub struct TreeConfig {
     /// The pid of the command tracer started: its report goes to the caller, which traces it.
@@ -64,7 +77,7 @@ pub struct Tree {
 impl Tree {
     /// Handles `reports` on a thread of its own until the channel closes. The program's own
     /// report (pid `root_pid`), once checked, is sent to `root` for the caller to attach.
-    pub fn start(reports: Receiver<Report>, config: TreeConfig, root: Sender<String>) -> Tree {
+    pub fn start(reports: Receiver<Report>, config: TreeConfig, root: Sender<RootSignal>) -> Tree {
         let shared = Arc::new(Shared::default());
         let dispatcher = {
             let shared = Arc::clone(&shared);
@@ -190,7 +203,7 @@ fn is_zombie(pid: u32) -> bool {
 fn dispatch(
     reports: Receiver<Report>,
     config: &TreeConfig,
-    root: &Sender<String>,
+    root: &Sender<RootSignal>,
     shared: Arc<Shared>,
 ) {
     let mut traced = 0usize;
@@ -268,7 +281,9 @@ fn dispatch(
                 labels.insert(report.pid, None);
             }
             Says::Launcher => {
-                if !config.verifier.started_under(report.pid) {
+                if report.pid == config.root_pid {
+                    let _ = root.send(RootSignal::Launcher);
+                } else if !config.verifier.started_under(report.pid) {
                     continue;
                 }
                 process.role = "launcher".into();
@@ -301,7 +316,7 @@ fn dispatch(
                     process.role = "program".into();
                     labels.insert(report.pid, None);
                     lock(&shared.node_version).clone_from(&report.version);
-                    let _ = root.send(url);
+                    let _ = root.send(RootSignal::Listening(url));
                 } else if traced >= MAX_TRACED {
                     process.note = Some(format!(
                         "released untraced: more than {MAX_TRACED} processes besides the program"
