@@ -689,8 +689,8 @@ fn trace(
     let console_batches = extras.node_probe.is_none()
         && std::env::var_os(CONSOLE_CAPTURE_ENV).is_none_or(|v| v != "inspector");
     let (root_tx, root_signals) = mpsc::channel();
-    // The root's end wakes the wait for its report at once (an empty message), not at the wait's
-    // next tick.
+    // The root's end wakes the wait for its report at once (`RootSignal::Ended`), not at the
+    // wait's next tick.
     let ended_tx = root_tx.clone();
     launch::notify_exit(pgid, move || {
         let _ = ended_tx.send(RootSignal::Ended);

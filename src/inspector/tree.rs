@@ -32,7 +32,7 @@ const MAX_REMEMBERED: usize = 100_000;
 
 /// What the tree tells the thread that waits for the program's own process (the command tracer
 /// started), and what `launch::notify_exit` does.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 pub enum RootSignal {
     /// The program is Node and its inspector listens here (checked): attach to it.
     Listening(String),
@@ -76,7 +76,8 @@ pub struct Tree {
 
 impl Tree {
     /// Handles `reports` on a thread of its own until the channel closes. The program's own
-    /// report (pid `root_pid`), once checked, is sent to `root` for the caller to attach.
+    /// report (pid `root_pid`) goes to `root`: its URL once checked, for the caller to attach, or
+    /// that it is a launcher.
     pub fn start(reports: Receiver<Report>, config: TreeConfig, root: Sender<RootSignal>) -> Tree {
         let shared = Arc::new(Shared::default());
         let dispatcher = {

@@ -169,7 +169,8 @@ pub fn first_failed(
                 .find(|l| !l.trim().is_empty())
                 .is_some_and(|l| l.trim_start().starts_with('→'))
         {
-            // vitest's listing (`× adds 6ms`, `→ expected 4 to be 5`): its `FAIL` report follows.
+            // vitest's listing (`× adds 6ms`, then `→ expected 4 to be 5`): the failure is reported
+            // again later, with its frames, under `FAIL`; that report is the one read.
             continue;
         }
         let mut name = heading.name().trim().to_owned();
@@ -471,10 +472,7 @@ fn indentation(line: &str) -> usize {
 }
 
 /// A failure's text under its heading: the message is its first line that is not blank, the site
-/// the first frame in the user's own code (`at …`; vitest's `❯ fn file:line:col`). Vitest's
-/// listing prints a failure's message on a line of its own (`→ expected 4 to be 5`) and the
-/// failure again later with its frames: the listing's line is not taken for the message, so the
-/// later report is the one read.
+/// the first frame in the user's own code (`at …`; vitest's `❯ fn file:line:col`).
 fn read_text_block(
     block: &[&str],
     cwd: &Path,
@@ -484,7 +482,7 @@ fn read_text_block(
     let mut site = None;
     for line in block {
         let trimmed = line.trim();
-        if trimmed.is_empty() || trimmed.starts_with('→') {
+        if trimmed.is_empty() {
             continue;
         }
         let frames = match trimmed.strip_prefix("❯ ") {
