@@ -5,7 +5,7 @@ use tracer::trace::event::Kind;
 use tracer::trace::evidence::Confidence;
 use tracer::trace::session::Status;
 
-use crate::support::{Tracer, assert_nothing_left_running, of_kind};
+use crate::support::{Tracer, assert_nothing_left_running, in_a_cleared_environment, of_kind};
 
 #[test]
 fn console_methods_node_reports_twice_are_recorded_once() {
@@ -768,7 +768,7 @@ fn the_console_captured_through_the_bootloader_is_node_s_own_as_the_program_sees
     // console.trace prints, the globals: the same under tracer as under plain node.
     let tracer = Tracer::new().fixture("console_unseen.js");
     let plain_file = tracer.workspace().join("plain.txt");
-    let plain = std::process::Command::new("node")
+    let plain = in_a_cleared_environment("node")
         .arg("console_unseen.js")
         .arg(&plain_file)
         .current_dir(tracer.workspace())

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::support::{Output, Tracer, fixtures};
+use crate::support::{Output, Tracer, fixtures, in_a_cleared_environment};
 
 const HEADER: &str = r#"{"type":"header","schema":"tracer-trace/v1","baselineId":"b1","recorder":{"name":"hand-written fixture","version":"0"},"startedAt":"2026-12-01T08:00:00Z"}"#;
 
@@ -199,7 +199,7 @@ fn a_wrong_owner_is_found_at_access_time_with_the_value_the_script_got() {
 fn the_script_computes_the_same_with_and_without_the_probe() {
     let trace = recorded_in_the_environment();
     let tracer = case(&trace);
-    let plain = std::process::Command::new("node")
+    let plain = in_a_cleared_environment("node")
         .arg(tracer.workspace().join("case/result/final.js"))
         .output()
         .expect("node runs");
@@ -342,7 +342,7 @@ fn jsdom_s_interface_functions_read_as_their_own_source_under_the_probe() {
     ) else {
         return;
     };
-    let plain = std::process::Command::new("node")
+    let plain = in_a_cleared_environment("node")
         .arg(tracer.workspace().join("case/result/final.js"))
         .output()
         .expect("node runs");

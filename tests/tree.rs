@@ -3,12 +3,13 @@
 //! detached children, a real test runner from npm), and what a program can do to the channel.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use tracer::trace::event::Kind;
 use tracer::trace::session::Status;
 
-use crate::support::{Tracer, alive, assert_nothing_left_running, of_kind};
+use crate::support::{
+    Tracer, alive, assert_nothing_left_running, in_a_cleared_environment, of_kind,
+};
 
 /// The example package whose tests fail (`examples/test-suite`), copied into a new workspace
 /// (without its `node_modules`).
@@ -64,10 +65,9 @@ fn npm_or_skip(test: &str) -> Option<PathBuf> {
 
 /// What the same command prints and returns without tracer, in `dir`.
 fn plain(dir: &Path, program: &str, args: &[&str]) -> (i32, String) {
-    let out = Command::new(program)
+    let out = in_a_cleared_environment(program)
         .args(args)
         .current_dir(dir)
-        .env_remove("NODE_OPTIONS")
         .output()
         .unwrap();
     (

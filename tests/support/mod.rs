@@ -48,6 +48,20 @@ pub const BEHAVIOUR_ENV: &[&str] = &[
     "CI",
 ];
 
+/// `program` with the environment every tracer run in the tests gets: cleared but for `PATH` and
+/// `HOME`. A program run without tracer, to compare with, is run this way too: a `CI` or
+/// `FORCE_COLOR` inherited by one run and not the other changes what test runners print.
+pub fn in_a_cleared_environment(program: impl AsRef<OsStr>) -> Command {
+    let mut command = Command::new(program);
+    command.env_clear();
+    for key in ["PATH", "HOME"] {
+        if let Some(value) = std::env::var_os(key) {
+            command.env(key, value);
+        }
+    }
+    command
+}
+
 /// The folder with the committed fixtures.
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -200,13 +214,7 @@ impl Tracer {
     }
 
     fn command(&self) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_tracer"));
-        command.env_clear();
-        for key in ["PATH", "HOME"] {
-            if let Some(value) = std::env::var_os(key) {
-                command.env(key, value);
-            }
-        }
+        let mut command = in_a_cleared_environment(env!("CARGO_BIN_EXE_tracer"));
         // The audit's key: one per workspace, never the user's own state directory.
         command.env("TRACER_STATE_DIR", self.ws.work.join(".tracer-state"));
         for (key, value) in &self.env {
