@@ -80,7 +80,9 @@ pub fn cdp_messages(bytes: &[u8], workspace: &Path) {
                     worker_sessions.retain(|w| Some(w.as_str()) != session);
                 }
                 // The driver resumes the main thread's pauses itself; they are not captured.
-                "Debugger.paused" | "NodeRuntime.waitingForDisconnect" => {}
+                "Debugger.paused"
+                | "NodeRuntime.waitingForDisconnect"
+                | "NodeRuntime.waitingForDebugger" => {}
                 _ => capture.on_event(None, &method, &params),
             },
             Incoming::Response { id, result } => {

@@ -649,3 +649,59 @@ fn a_token_in_a_child_s_arguments_is_redacted_in_the_process_list() {
     let written = std::fs::read_to_string(out.session_dir().join("session.json")).unwrap();
     assert!(!written.contains(token), "the token is in session.json");
 }
+
+#[test]
+fn processes_past_the_cap_are_released_untraced_and_run_to_their_end() {
+    // 68 Node children, four at a time: the first 64 are traced, the rest released untraced
+    // (after Node said it waits: their bootloaders make the console capture ready until then).
+    let out = Tracer::new()
+        .file(
+            "many.js",
+            "const { execFile } = require('node:child_process');\n\
+             const total = 68;\n\
+             let started = 0;\n\
+             let done = 0;\n\
+             const next = () => {\n\
+               if (started === total) return;\n\
+               const i = started++;\n\
+               execFile(process.execPath, ['-e', `console.log('kid ${i}')`], (e, said) => {\n\
+                 if (e) {\n\
+                   console.log('failed', i, e.message);\n\
+                   process.exitCode = 1;\n\
+                 } else {\n\
+                   process.stdout.write(said);\n\
+                 }\n\
+                 if (++done === total) console.log('all done');\n\
+                 else next();\n\
+               });\n\
+             };\n\
+             for (let k = 0; k < 4; k++) next();\n",
+        )
+        .args(["-q", "run", "--timeout", "120", "many.js"])
+        .run();
+    out.assert_code(0);
+    let stdout = out.stdout();
+    assert!(stdout.contains("all done"), "{stdout}");
+    for i in 0..68 {
+        assert!(stdout.contains(&format!("kid {i}\n")), "kid {i}: {stdout}");
+    }
+    let session = out.session();
+    assert_eq!(session.status, Status::Exited, "{}", out.dump());
+    let untraced = session
+        .processes
+        .iter()
+        .filter(|p| {
+            p.note
+                .as_deref()
+                .is_some_and(|n| n.starts_with("released untraced"))
+        })
+        .count();
+    let traced = session
+        .processes
+        .iter()
+        .filter(|p| p.label.as_deref().is_some_and(|l| l.starts_with("child ")))
+        .count();
+    assert_eq!((traced, untraced), (64, 4), "{:#?}", session.processes);
+    let pids: Vec<u32> = session.processes.iter().map(|p| p.pid).collect();
+    assert_nothing_left_running(session.pid.unwrap(), &pids);
+}

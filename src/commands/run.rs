@@ -759,8 +759,8 @@ fn trace(
         }
     };
     crate::timings::mark("program reported");
-    let url = match ended {
-        RootWait::Listening(url) => url,
+    let (url, announces) = match ended {
+        RootWait::Listening { url, announces } => (url, announces),
         RootWait::Ended(ending) => {
             // The command is not a Node process itself (a shell, npm): its Node processes are
             // the tree's; this thread only sees it end.
@@ -806,44 +806,49 @@ fn trace(
     .with_script_events(args.scripts);
     let mut node_probe = None;
     let skip_pauses = extras.node_probe.is_none();
-    let read = Driver::start(&mut cdp, debugger, skip_pauses, tree.node_version()).and_then(
-        |mut driver| {
-            if console_batches {
-                driver.capture_console_in_batches(&mut cdp)?;
-            }
-            if let Some(request) = &extras.node_probe {
-                driver.set_node_probe(crate::probe::node::NodeProbe::new(request.clone()));
-            }
+    let read = Driver::start(
+        &mut cdp,
+        debugger,
+        skip_pauses,
+        tree.node_version(),
+        announces,
+    )
+    .and_then(|mut driver| {
+        if console_batches {
+            driver.capture_console_in_batches(&mut cdp)?;
+        }
+        if let Some(request) = &extras.node_probe {
+            driver.set_node_probe(crate::probe::node::NodeProbe::new(request.clone()));
+        }
+        let limits = Limits {
+            deadline,
+            stop: Some(stop),
+        };
+        let ending = driver.read_until(&mut cdp, &mut capture, &limits)?;
+        if let Some(signal) = match ending {
+            Ending::TimedOut => Some(libc::SIGTERM),
+            Ending::Signalled(signal) => Some(signal),
+            Ending::Finished | Ending::Closed => None,
+        } {
+            // Ask the program to stop and keep capturing while it winds down; a second signal to
+            // the tracer, or the end of the grace period, kills it.
+            stop.store(0, std::sync::atomic::Ordering::Relaxed);
+            launch::signal_group(pgid, signal);
+            tree.signal_all(&verifier, signal);
             let limits = Limits {
-                deadline,
+                deadline: Some(Instant::now() + STOP_GRACE),
                 stop: Some(stop),
             };
-            let ending = driver.read_until(&mut cdp, &mut capture, &limits)?;
-            if let Some(signal) = match ending {
-                Ending::TimedOut => Some(libc::SIGTERM),
-                Ending::Signalled(signal) => Some(signal),
-                Ending::Finished | Ending::Closed => None,
-            } {
-                // Ask the program to stop and keep capturing while it winds down; a second signal to
-                // the tracer, or the end of the grace period, kills it.
-                stop.store(0, std::sync::atomic::Ordering::Relaxed);
-                launch::signal_group(pgid, signal);
-                tree.signal_all(&verifier, signal);
-                let limits = Limits {
-                    deadline: Some(Instant::now() + STOP_GRACE),
-                    stop: Some(stop),
-                };
-                match driver.read_until(&mut cdp, &mut capture, &limits)? {
-                    Ending::Finished | Ending::Closed => {}
-                    Ending::TimedOut | Ending::Signalled(_) => {
-                        launch::signal_group(pgid, libc::SIGKILL);
-                    }
+            match driver.read_until(&mut cdp, &mut capture, &limits)? {
+                Ending::Finished | Ending::Closed => {}
+                Ending::TimedOut | Ending::Signalled(_) => {
+                    launch::signal_group(pgid, libc::SIGKILL);
                 }
             }
-            node_probe = driver.take_node_probe();
-            Ok((ending, driver.probed().clone()))
-        },
-    );
+        }
+        node_probe = driver.take_node_probe();
+        Ok((ending, driver.probed().clone()))
+    });
     result.node_probe = node_probe;
     crate::timings::mark("program finished");
     cdp.close();
@@ -876,8 +881,9 @@ fn trace(
 
 /// How waiting for the program's own report ended.
 enum RootWait {
-    /// The program is Node and its inspector listens here (checked).
-    Listening(String),
+    /// The program is Node and its inspector listens at `url` (checked); `announces`: see
+    /// `boot::Report::announces`.
+    Listening { url: String, announces: bool },
     /// The command ended (or was stopped) without being a Node process itself.
     Ended(Ending),
 }
@@ -895,7 +901,9 @@ fn wait_for_root(
 ) -> Result<RootWait> {
     loop {
         match signals.recv_timeout(Duration::from_millis(5)) {
-            Ok(RootSignal::Listening(url)) => return Ok(RootWait::Listening(url)),
+            Ok(RootSignal::Listening { url, announces }) => {
+                return Ok(RootWait::Listening { url, announces });
+            }
             Ok(RootSignal::Launcher) => attach_deadline = None,
             // The command ended (`launch::notify_exit`): seen below.
             Ok(RootSignal::Ended) => {}
@@ -911,7 +919,9 @@ fn wait_for_root(
             // A Node program that reported waits to be released: it cannot have exited since.
             for signal in signals.try_iter() {
                 match signal {
-                    RootSignal::Listening(url) => return Ok(RootWait::Listening(url)),
+                    RootSignal::Listening { url, announces } => {
+                        return Ok(RootWait::Listening { url, announces });
+                    }
                     RootSignal::Launcher => attach_deadline = None,
                     RootSignal::Ended => {}
                 }

@@ -3,7 +3,7 @@
 // corepack), it opens the inspector on 127.0.0.1 with a random port, tells tracer its URL on the
 // private channel named by TRACER_BOOT (a FIFO in a 0700 folder tracer made), and waits until
 // tracer has attached and released it; then, when tracer asked for it (a binding), it records the
-// calls of Node's own console and sends them in batches (`captureConsole`, below). A launcher is
+// calls of Node's own console and sends them in batches (`prepareConsole`, below). A launcher is
 // only reported. In a worker thread it does nothing (workers are traced through their parent's
 // session). It never runs the program's code; of the program's values it keeps only the text
 // Node's console printed, until the batch is sent. A report goes out with one write of at most
@@ -91,8 +91,16 @@
     inspector.close();
     return;
   }
+  // Node 20.12, 21.7 and later tell a client that enabled `NodeRuntime` when they start to wait
+  // (`NodeRuntime.waitingForDebugger`); tracer, told so in the report, releases this process
+  // only then, so the console capture is made ready while tracer attaches. Older ones do not,
+  // and nothing runs between the report and the wait: a release that arrives before Node waits
+  // is lost, and Node then waits for another one.
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  const announces = major > 21 || (major === 21 && minor >= 7) || (major === 20 && minor >= 12);
   // Node's version goes with the URL (tracer needs no round trip to ask for it).
-  if (!report({ url, version: process.version }, fd)) {
+  const listening = announces ? { url, version: process.version, announces } : { url, version: process.version };
+  if (!report(listening, fd)) {
     inspector.close();
     return;
   }
@@ -103,18 +111,25 @@
     if (consoleExit !== null) consoleExit();
     report({ exit: typeof code === 'number' ? code : 0 });
   });
+  // Console capture: made ready (nothing of the console changed yet) while tracer attaches when
+  // Node announces its wait, else after the release.
+  let install = null;
+  if (announces) {
+    try {
+      install = prepareConsole();
+    } catch (e) {}
+  }
   inspector.waitForDebugger();
-  // Console capture: tracer added a binding to this context before releasing it when it wants
-  // console calls in batches (one inspector message per batch instead of one per call; see
-  // `src/trace/capture.rs`, `console_batch`). Without the binding nothing below runs and the
-  // inspector reports every console call itself. (Made ready only now: work done between the
-  // report and `waitForDebugger` lets tracer's release arrive before Node waits, and Node then
-  // waits for another one.)
+  // Tracer added a binding to this context before releasing it when it wants console calls in
+  // batches (one inspector message per batch instead of one per call; see
+  // `src/trace/capture.rs`, `console_batch`). Without the binding the console stays as it is and
+  // the inspector reports every console call itself.
   const send = globalThis.__tracerConsole;
   if (typeof send !== 'function') return;
   delete globalThis.__tracerConsole;
   try {
-    consoleExit = captureConsole(send);
+    if (!announces) install = prepareConsole();
+    if (install !== null) consoleExit = install(send);
   } catch (e) {}
 
   // Node's inspector binding: the functions `require('inspector')` wraps (open, url,
@@ -160,7 +175,11 @@
   // change the console's state: `group`, `groupCollapsed` and `groupEnd` where they set the
   // indentation, `clear` where it looks at its stream. A call of Node's console printing through
   // `console.log` when the program has replaced it goes to the program's function, as in Node.
-  function captureConsole(send) {
+  //
+  // `prepareConsole` builds all of it and changes nothing; the `install(send)` it returns puts
+  // it in place (and returns what to run at exit), or declines (null) if the console changed in
+  // between.
+  function prepareConsole() {
     const Console = console.Console;
     // Reflect.ownKeys: Object.getOwnPropertySymbols(console) takes about 0.2 ms the first time.
     const symbols = Reflect.ownKeys(console).filter((k) => typeof k === 'symbol');
@@ -268,6 +287,7 @@
     const MAX_BATCH = 256;
     const MAX_BYTES = 256 * 1024;
     const MAX_TEXT = 2048;
+    let send = null;
     let batch = [];
     // Calls the recording failed on (a program that froze `Error`, say): counted and sent.
     let unrecorded = 0;
@@ -414,7 +434,6 @@
       }
       return apply(nodeWrite, this, arguments);
     }
-    console[kWrite] = write;
     // table, trace, assert, count, timeEnd and timeLog print through `this.log` / `this.warn` /
     // `this.error`: their own while the program's console still has Node's, else the program's.
     for (const m of through) {
@@ -463,15 +482,24 @@
       return console._stdout;
     }
     defineProperty(receivers.clear, '_stdout', { get: clearing });
+    const was = create(null);
     for (const m of all) {
-      const was = console[m];
-      defineProperty(bound[m], 'name', getOwnPropertyDescriptor(was, 'name'));
-      defineProperty(bound[m], 'length', getOwnPropertyDescriptor(was, 'length'));
-      console[m] = bound[m];
+      was[m] = console[m];
+      defineProperty(bound[m], 'name', getOwnPropertyDescriptor(was[m], 'name'));
+      defineProperty(bound[m], 'length', getOwnPropertyDescriptor(was[m], 'length'));
     }
-    return () => {
-      exiting = true;
-      flush();
+    return (binding) => {
+      if (console[kWrite] !== nodeWrite) return null;
+      for (const m of all) {
+        if (console[m] !== was[m]) return null;
+      }
+      send = binding;
+      console[kWrite] = write;
+      for (const m of all) console[m] = bound[m];
+      return () => {
+        exiting = true;
+        flush();
+      };
     };
   }
 })();

@@ -43,6 +43,10 @@ pub struct Report {
     /// Node's `process.version`, as the bootloader reported it with its URL (at most
     /// `MAX_VERSION` characters, else none).
     pub version: Option<String>,
+    /// With a URL: Node will tell the client when it starts to wait for the release
+    /// (`NodeRuntime.waitingForDebugger`, Node 20.12 and 21.7 on), and the bootloader works on
+    /// until then (see `Driver::start`).
+    pub announces: bool,
     pub says: Says,
 }
 
@@ -75,6 +79,8 @@ struct Line {
     untraced: Option<String>,
     #[serde(default)]
     version: Option<String>,
+    #[serde(default)]
+    announces: bool,
 }
 
 /// The longest `process.version` kept from a report (`v20.20.2`; a build's own suffix fits).
@@ -96,6 +102,7 @@ fn parse(line: &[u8]) -> Option<Report> {
         version: line
             .version
             .filter(|v| v.len() <= MAX_VERSION && v.starts_with('v')),
+        announces: line.announces && matches!(says, Says::Listening(_)),
         says,
     })
 }
@@ -349,6 +356,12 @@ mod tests {
         // Not a version: not kept (it would be the session's capabilities).
         let odd = parse(br#"{"pid":7,"url":"ws://127.0.0.1:9/x","version":"20; rm"}"#);
         assert_eq!(odd.unwrap().version, None);
+        // Node announces its wait: only with a URL; absent, it does not.
+        assert!(!report.announces);
+        let announced = parse(br#"{"pid":7,"url":"ws://127.0.0.1:9/x","announces":true}"#);
+        assert!(announced.unwrap().announces);
+        let launcher = parse(br#"{"pid":7,"launcher":true,"announces":true}"#).unwrap();
+        assert!(!launcher.announces);
         assert_eq!(
             parse(br#"{"pid":8,"launcher":true}"#).unwrap().says,
             Says::Launcher

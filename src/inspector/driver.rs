@@ -85,6 +85,7 @@ enum Pending {
     DebuggerEnable,
     WorkerEnable,
     ConsoleBinding,
+    NodeRuntimeEnable,
     Resume,
 }
 
@@ -93,6 +94,9 @@ enum Pending {
 pub struct Driver {
     pending: HashMap<u64, Pending>,
     released: bool,
+    /// Whether Node waits for the release: at once for a bootloader that did not announce its
+    /// wait; else once Node said so (`NodeRuntime.waitingForDebugger`), or could not.
+    node_waits: bool,
     /// When the program was released, until its first event arrives (see `KICK_AFTER`).
     awaiting_first_event: Option<Instant>,
     kicks: usize,
@@ -128,13 +132,22 @@ impl Driver {
     ///
     /// `version`: Node's version as the bootloader reported it; asked for (one more request
     /// before the release) only when it is not known.
+    ///
+    /// `announces`: the bootloader said Node will announce its wait (`boot::Report::announces`):
+    /// it works on until then, and the release waits for `NodeRuntime.waitingForDebugger` too (a
+    /// release that arrives before Node waits is lost).
     pub fn start(
         cdp: &mut Cdp,
         debugger: bool,
         skip_pauses: bool,
         version: Option<String>,
+        announces: bool,
     ) -> Result<Driver> {
         let mut pending = HashMap::new();
+        if announces {
+            let id = cdp.queue("NodeRuntime.enable", json!({}))?;
+            pending.insert(id, Pending::NodeRuntimeEnable);
+        }
         cdp.queue("Runtime.enable", json!({}))?;
         cdp.queue(
             "NodeRuntime.notifyWhenWaitingForDisconnect",
@@ -166,6 +179,7 @@ impl Driver {
         Ok(Driver {
             pending,
             released: false,
+            node_waits: !announces,
             awaiting_first_event: None,
             kicks: 0,
             workers: HashMap::new(),
@@ -242,9 +256,13 @@ impl Driver {
             if limits.deadline.is_some_and(|d| Instant::now() >= d) {
                 return Ok(Ending::TimedOut);
             }
-            // Released only once every setup request has been answered: with everything
-            // pipelined, Node missed the release about once in 100 runs (see the kick below).
-            if !self.released && self.pending.values().all(|p| matches!(p, Pending::Resume)) {
+            // Released only once every setup request has been answered (with everything
+            // pipelined, Node missed the release about once in 100 runs; see the kick below) and
+            // Node waits for it.
+            if !self.released
+                && self.node_waits
+                && self.pending.values().all(|p| matches!(p, Pending::Resume))
+            {
                 if let Some(probe) = self.node_probe.as_mut()
                     && !self.node_probe_armed
                 {
@@ -280,6 +298,9 @@ impl Driver {
                 }
                 Incoming::Closed => return Ok(Ending::Closed),
                 Incoming::Response { id, result } => self.answered(id, result),
+                Incoming::Event { method, .. } if method == "NodeRuntime.waitingForDebugger" => {
+                    self.node_waits = true;
+                }
                 Incoming::Event { method, params } => {
                     self.awaiting_first_event = None;
                     if method == "NodeRuntime.waitingForDisconnect" {
@@ -354,6 +375,8 @@ impl Driver {
             }
             (Some(Pending::DebuggerEnable), Ok(_)) => self.probed.debugger = true,
             (Some(Pending::WorkerEnable), Ok(_)) => self.probed.workers = true,
+            // A Node that cannot announce its wait: released once the rest is answered.
+            (Some(Pending::NodeRuntimeEnable), Err(_)) => self.node_waits = true,
             _ => {}
         }
     }

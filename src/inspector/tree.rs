@@ -34,8 +34,9 @@ const MAX_REMEMBERED: usize = 100_000;
 /// started), and what `launch::notify_exit` does.
 #[derive(Debug)]
 pub enum RootSignal {
-    /// The program is Node and its inspector listens here (checked): attach to it.
-    Listening(String),
+    /// The program is Node and its inspector listens at `url` (checked): attach to it.
+    /// `announces`: see `boot::Report::announces`.
+    Listening { url: String, announces: bool },
     /// The program is a launcher (npm, pnpm, yarn: a package manager's own Node process): only
     /// the Node processes it starts are traced, as for a command that is not Node.
     Launcher,
@@ -317,13 +318,16 @@ fn dispatch(
                     process.role = "program".into();
                     labels.insert(report.pid, None);
                     lock(&shared.node_version).clone_from(&report.version);
-                    let _ = root.send(RootSignal::Listening(url));
+                    let _ = root.send(RootSignal::Listening {
+                        url,
+                        announces: report.announces,
+                    });
                 } else if traced >= MAX_TRACED {
                     process.note = Some(format!(
                         "released untraced: more than {MAX_TRACED} processes besides the program"
                     ));
                     labels.insert(report.pid, None);
-                    release_untraced(url);
+                    release_untraced(url, report.announces);
                 } else {
                     traced += 1;
                     let label = format!("child {traced}");
@@ -336,8 +340,13 @@ fn dispatch(
                     );
                     event.worker = Some(label.clone());
                     let _ = config.events.send(Box::new(event));
-                    let thread =
-                        trace_child(url, report.version, label, config, Arc::clone(&shared));
+                    let thread = trace_child(
+                        url,
+                        (report.version, report.announces),
+                        label,
+                        config,
+                        Arc::clone(&shared),
+                    );
                     lock(&shared.threads).push(thread);
                 }
             }
@@ -423,7 +432,7 @@ fn proc_process(pid: u32) -> Option<(u32, Vec<String>)> {
 /// Attaches to one process of the tree and traces it until its end, its events tagged `label`.
 fn trace_child(
     url: String,
-    version: Option<String>,
+    (version, announces): (Option<String>, bool),
     label: String,
     config: &TreeConfig,
     shared: Arc<Shared>,
@@ -458,7 +467,7 @@ fn trace_child(
             deadline: None,
             stop: None,
         };
-        if let Ok(mut driver) = Driver::start(&mut cdp, debugger, true, version) {
+        if let Ok(mut driver) = Driver::start(&mut cdp, debugger, true, version, announces) {
             // A connection that cannot take the request fails the read below as well.
             if console_batches {
                 let _ = driver.capture_console_in_batches(&mut cdp);
@@ -477,20 +486,40 @@ fn trace_child(
 }
 
 /// Releases a process without tracing it: `Runtime.runIfWaitingForDebugger`, its answer, close.
-fn release_untraced(url: String) {
+/// With `announces` (`boot::Report::announces`), once Node says it waits.
+fn release_untraced(url: String, announces: bool) {
     std::thread::spawn(move || {
         let Ok(mut cdp) = Cdp::connect(&url) else {
             return;
         };
-        if let Ok(id) = cdp.send("Runtime.runIfWaitingForDebugger", json!({})) {
-            let deadline = Instant::now() + Duration::from_secs(5);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let read_until = |cdp: &mut Cdp, done: &dyn Fn(&Incoming) -> bool| {
             while Instant::now() < deadline {
                 match cdp.read() {
-                    Ok(Incoming::Response { id: answered, .. }) if answered == id => break,
-                    Ok(Incoming::Closed) | Err(_) => break,
+                    Ok(Incoming::Closed) | Err(_) => return false,
+                    Ok(incoming) if done(&incoming) => return true,
                     _ => {}
                 }
             }
+            false
+        };
+        // Released once Node waits, or could not say so in time.
+        if announces && let Ok(id) = cdp.send("NodeRuntime.enable", json!({})) {
+            read_until(&mut cdp, &|incoming| match incoming {
+                Incoming::Event { method, .. } => method == "NodeRuntime.waitingForDebugger",
+                // A Node that cannot announce its wait.
+                Incoming::Response {
+                    id: answered,
+                    result,
+                } => *answered == id && result.is_err(),
+                _ => false,
+            });
+        }
+        if let Ok(id) = cdp.send("Runtime.runIfWaitingForDebugger", json!({})) {
+            read_until(
+                &mut cdp,
+                &|incoming| matches!(incoming, Incoming::Response { id: answered, .. } if *answered == id),
+            );
         }
         cdp.close();
     });

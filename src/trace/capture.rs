@@ -9,7 +9,7 @@ use crate::trace::event::{Clock, Event, EventSender, Frame, Kind};
 use crate::trace::mapper::{self, Mapper};
 use crate::trace::values::{self, VALUE_LIMIT};
 
-/// The console methods the bootloader records itself (`boot.js`, `captureConsole`), named as the
+/// The console methods the bootloader records itself (`boot.js`, `prepareConsole`), named as the
 /// program called them.
 const BATCHED_METHODS: [&str; 17] = [
     "log",
