@@ -12,6 +12,8 @@ const BURST_READS: u32 = 4;
 
 pub struct Pacer {
     nap: Duration,
+    /// Off: never naps (see `set_enabled`).
+    enabled: bool,
     last: Option<Instant>,
     streak: u32,
 }
@@ -20,13 +22,25 @@ impl Pacer {
     pub fn new(nap: Duration) -> Self {
         Pacer {
             nap,
+            enabled: true,
             last: None,
             streak: 0,
         }
     }
 
+    /// Turns napping off or on again (with a fresh count): off where every read is awaited by
+    /// someone (a handshake's answers), so that no nap stands between them.
+    pub fn set_enabled(&mut self, enabled: bool) {
+        self.enabled = enabled;
+        self.last = None;
+        self.streak = 0;
+    }
+
     /// Call after each read that returned data; naps when reads are coming back to back.
     pub fn after_read(&mut self) {
+        if !self.enabled {
+            return;
+        }
         let now = Instant::now();
         self.streak = match self.last {
             Some(last) if now.duration_since(last) < BURST_GAP => self.streak + 1,

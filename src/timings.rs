@@ -1,6 +1,6 @@
 //! Phase timings of one run, for measuring where tracer's own time goes: with `TRACER_TIMINGS=1`,
 //! each phase's time since the tracer started is printed on stderr at the end (`timing: spawned
-//! 3.1 ms`). Off, a mark costs one atomic load. How the start-up pieces in the README's Speed
+//! 3.14 ms`). Off, a mark costs one atomic load. How the start-up pieces in the README's Speed
 //! section were measured.
 
 use std::sync::Mutex;
@@ -51,7 +51,7 @@ pub fn print() {
     if let Some(t) = timings() {
         let marks = t.marks.lock().unwrap_or_else(|e| e.into_inner());
         for (phase, ms) in marks.iter() {
-            eprintln!("timing: {phase} {ms:.1} ms");
+            eprintln!("timing: {phase} {ms:.2} ms");
         }
     }
 }

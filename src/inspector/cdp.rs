@@ -133,6 +133,13 @@ impl Cdp {
         })
     }
 
+    /// Whether reads are paced under a flood of messages (on from `connect`; see `Pacer`). The
+    /// driver turns it off until the program is released: the setup's answers come back to back,
+    /// and a nap among them would delay the release.
+    pub fn set_pacing(&mut self, on: bool) {
+        self.socket.get_mut().pacer.set_enabled(on);
+    }
+
     /// Sends `method` with `params` (and whatever was queued before it); returns the request id.
     /// Does not wait for the answer.
     pub fn send(&mut self, method: &str, params: Value) -> Result<u64> {

@@ -143,6 +143,7 @@ impl Driver {
         version: Option<String>,
         announces: bool,
     ) -> Result<Driver> {
+        cdp.set_pacing(false);
         let mut pending = HashMap::new();
         if announces {
             let id = cdp.queue("NodeRuntime.enable", json!({}))?;
@@ -273,6 +274,7 @@ impl Driver {
                     cdp.send("Debugger.pause", json!({}))?;
                 }
                 cdp.send("Runtime.runIfWaitingForDebugger", json!({}))?;
+                cdp.set_pacing(true);
                 crate::timings::mark("released");
                 self.released = true;
                 self.awaiting_first_event = Some(Instant::now());
