@@ -40,6 +40,10 @@ const KICK_AFTER: [Duration; 5] = [
     Duration::from_secs(1),
     Duration::from_secs(3),
 ];
+/// How long after the setup's answers a Node that announced its wait may take to say it waits
+/// before it is released anyway (a Node that does not keep its word is never left waiting; the
+/// repeats above cover a release that arrives before the wait).
+const ANNOUNCE_GRACE: Duration = Duration::from_millis(500);
 /// The cache V8 keeps of parsed scripts' sources for the debugger, in bytes.
 const MAX_SCRIPTS_CACHE: u64 = 10 * 1024 * 1024;
 
@@ -97,6 +101,8 @@ pub struct Driver {
     /// Whether Node waits for the release: at once for a bootloader that did not announce its
     /// wait; else once Node said so (`NodeRuntime.waitingForDebugger`), or could not.
     node_waits: bool,
+    /// When every setup request had been answered while Node had not yet said it waits.
+    answered_at: Option<Instant>,
     /// When the program was released, until its first event arrives (see `KICK_AFTER`).
     awaiting_first_event: Option<Instant>,
     kicks: usize,
@@ -181,6 +187,7 @@ impl Driver {
             pending,
             released: false,
             node_waits: !announces,
+            answered_at: None,
             awaiting_first_event: None,
             kicks: 0,
             workers: HashMap::new(),
@@ -260,10 +267,12 @@ impl Driver {
             // Released only once every setup request has been answered (with everything
             // pipelined, Node missed the release about once in 100 runs; see the kick below) and
             // Node waits for it.
-            if !self.released
-                && self.node_waits
-                && self.pending.values().all(|p| matches!(p, Pending::Resume))
-            {
+            let answered = self.pending.values().all(|p| matches!(p, Pending::Resume));
+            if !self.released && !self.node_waits && answered {
+                let since = *self.answered_at.get_or_insert_with(Instant::now);
+                self.node_waits = since.elapsed() >= ANNOUNCE_GRACE;
+            }
+            if !self.released && self.node_waits && answered {
                 if let Some(probe) = self.node_probe.as_mut()
                     && !self.node_probe_armed
                 {
@@ -516,7 +525,97 @@ fn batch_size(payload: &str) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::batch_size;
+    use super::*;
+
+    /// A stand-in for Node's inspector on loopback: answers every request; if `announce`, says it
+    /// waits a while after the setup's last request (a bootloader still at work); asks for the
+    /// disconnect once released. Returns the methods it was sent, with `(waiting)` where it said
+    /// it waits.
+    fn fake_inspector(announce: bool) -> (String, std::thread::JoinHandle<Vec<String>>) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("ws://{}/fake", listener.local_addr().unwrap());
+        let server = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            let mut socket = tungstenite::accept(stream).unwrap();
+            let mut methods = Vec::new();
+            while let Ok(message) = socket.read() {
+                let Ok(text) = message.to_text() else { break };
+                let Ok(request) = serde_json::from_str::<Value>(text) else {
+                    continue;
+                };
+                let method = request["method"].as_str().unwrap_or_default().to_owned();
+                let answer = json!({"id": request["id"], "result": {}});
+                socket.send(answer.to_string().into()).unwrap();
+                if method == "Runtime.runIfWaitingForDebugger" {
+                    let event = json!({"method": "NodeRuntime.waitingForDisconnect", "params": {}});
+                    socket.send(event.to_string().into()).unwrap();
+                }
+                if method == "NodeWorker.enable" && announce {
+                    std::thread::sleep(Duration::from_millis(100));
+                    // Anything the client sent meanwhile came before Node said it waits.
+                    let stream = socket.get_ref();
+                    stream.set_nonblocking(true).unwrap();
+                    if stream.peek(&mut [0u8; 1]).is_ok() {
+                        methods.push("(sent before the wait)".into());
+                    }
+                    stream.set_nonblocking(false).unwrap();
+                    let event = json!({"method": "NodeRuntime.waitingForDebugger", "params": {}});
+                    socket.send(event.to_string().into()).unwrap();
+                    methods.push("(waiting)".into());
+                }
+                methods.push(method);
+            }
+            methods
+        });
+        (url, server)
+    }
+
+    struct Nothing;
+    impl Observer for Nothing {
+        fn on_event(&mut self, _: Option<&str>, _: &str, _: &Value) {}
+    }
+
+    fn released(announce: bool) -> (Ending, Vec<String>) {
+        let (url, server) = fake_inspector(announce);
+        let mut cdp = Cdp::connect(&url).unwrap();
+        let mut driver =
+            Driver::start(&mut cdp, false, true, Some("v20.20.2".into()), true).unwrap();
+        let limits = Limits {
+            deadline: Some(Instant::now() + Duration::from_secs(20)),
+            stop: None,
+        };
+        let ending = driver.read_until(&mut cdp, &mut Nothing, &limits).unwrap();
+        cdp.close();
+        (ending, server.join().unwrap())
+    }
+
+    #[test]
+    fn a_node_that_announced_its_wait_is_released_once_it_says_it_waits() {
+        let (ending, methods) = released(true);
+        assert_eq!(ending, Ending::Finished);
+        let waiting = methods.iter().position(|m| m == "(waiting)");
+        let release = methods
+            .iter()
+            .position(|m| m == "Runtime.runIfWaitingForDebugger");
+        assert!(methods.iter().any(|m| m == "NodeRuntime.enable"));
+        assert!(waiting.is_some() && release > waiting, "{methods:?}");
+        assert!(
+            !methods.iter().any(|m| m == "(sent before the wait)"),
+            "{methods:?}"
+        );
+    }
+
+    #[test]
+    fn a_node_that_announced_its_wait_and_never_says_it_is_released_anyway() {
+        // Never left waiting: released after the grace, not at the deadline.
+        let (ending, methods) = released(false);
+        assert_eq!(ending, Ending::Finished, "{methods:?}");
+        assert!(
+            methods
+                .iter()
+                .any(|m| m == "Runtime.runIfWaitingForDebugger")
+        );
+    }
 
     #[test]
     fn a_batch_says_how_many_calls_it_holds() {
