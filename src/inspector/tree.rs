@@ -342,7 +342,8 @@ fn dispatch(
                     let _ = config.events.send(Box::new(event));
                     let thread = trace_child(
                         url,
-                        (report.version, report.announces),
+                        report.version,
+                        report.announces,
                         label,
                         config,
                         Arc::clone(&shared),
@@ -432,7 +433,8 @@ fn proc_process(pid: u32) -> Option<(u32, Vec<String>)> {
 /// Attaches to one process of the tree and traces it until its end, its events tagged `label`.
 fn trace_child(
     url: String,
-    (version, announces): (Option<String>, bool),
+    version: Option<String>,
+    announces: bool,
     label: String,
     config: &TreeConfig,
     shared: Arc<Shared>,
@@ -493,15 +495,15 @@ fn release_untraced(url: String, announces: bool) {
             return;
         };
         let deadline = Instant::now() + Duration::from_secs(5);
+        // Reads until `done` says so, the connection ends or the deadline passes.
         let read_until = |cdp: &mut Cdp, done: &dyn Fn(&Incoming) -> bool| {
             while Instant::now() < deadline {
                 match cdp.read() {
-                    Ok(Incoming::Closed) | Err(_) => return false,
-                    Ok(incoming) if done(&incoming) => return true,
+                    Ok(Incoming::Closed) | Err(_) => return,
+                    Ok(incoming) if done(&incoming) => return,
                     _ => {}
                 }
             }
-            false
         };
         // Released once Node waits, or could not say so in time.
         if announces && let Ok(id) = cdp.send("NodeRuntime.enable", json!({})) {
