@@ -267,12 +267,14 @@ impl Driver {
             // Released only once every setup request has been answered (with everything
             // pipelined, Node missed the release about once in 100 runs; see the kick below) and
             // Node waits for it.
-            let answered = self.pending.values().all(|p| matches!(p, Pending::Resume));
-            if !self.released && !self.node_waits && answered {
+            // (Asked only until then: this loop reads every message of a flood.)
+            let answered =
+                !self.released && self.pending.values().all(|p| matches!(p, Pending::Resume));
+            if answered && !self.node_waits {
                 let since = *self.answered_at.get_or_insert_with(Instant::now);
                 self.node_waits = since.elapsed() >= ANNOUNCE_GRACE;
             }
-            if !self.released && self.node_waits && answered {
+            if answered && self.node_waits {
                 if let Some(probe) = self.node_probe.as_mut()
                     && !self.node_probe_armed
                 {
