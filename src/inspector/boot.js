@@ -99,8 +99,7 @@
   const [major, minor] = process.versions.node.split('.').map(Number);
   const announces = major > 21 || (major === 21 && minor >= 7) || (major === 20 && minor >= 12);
   // Node's version goes with the URL (tracer needs no round trip to ask for it).
-  const listening = announces ? { url, version: process.version, announces } : { url, version: process.version };
-  if (!report(listening, fd)) {
+  if (!report({ url, version: process.version, announces }, fd)) {
     inspector.close();
     return;
   }
