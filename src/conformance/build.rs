@@ -196,7 +196,14 @@ fn in_parts(
 
         let joined_all = join_parts(&receiver, parts.len(), &names, options, &stop, &joined);
         // On a failure, release the threads waiting for the window; they stop at their next line.
-        stop.store(joined_all.is_none(), Ordering::Relaxed);
+        // The flag is set under the window's lock: a thread that has just seen it unset, under
+        // that lock, is then already waiting when the notification comes (set without the lock,
+        // the wake-up could fall between its check and its wait, and it waited for ever: seen
+        // once, in `bad_input_read_in_parts_is_refused_as_the_one_pass_refuses_it`).
+        {
+            let _window = joined.0.lock().unwrap_or_else(|e| e.into_inner());
+            stop.store(joined_all.is_none(), Ordering::Relaxed);
+        }
         joined.1.notify_all();
         drop(receiver);
         let digest = hashing.join().ok()?.ok()?;
