@@ -563,7 +563,7 @@ struct Started {
     channel: Channel,
     reader: std::thread::JoinHandle<()>,
     reports: Receiver<crate::inspector::boot::Report>,
-    child: std::process::Child,
+    child: crate::inspector::spawn::Program,
     guard: Option<crate::guard::Guard>,
     /// Kills the group if the tracer itself is killed; says goodbye when dropped.
     watchdog: Option<launch::Watchdog>,
@@ -711,7 +711,9 @@ fn trace(
     );
 
     let mut finish =
-        |result: &mut RunResult, child: &mut std::process::Child, first_signal: Option<i32>| {
+        |result: &mut RunResult,
+         child: &mut crate::inspector::spawn::Program,
+         first_signal: Option<i32>| {
             if let Some(signal) = first_signal {
                 tree.signal_all(&verifier, signal);
                 launch::stop_group(pgid, signal, STOP_GRACE);
@@ -894,7 +896,7 @@ enum RootWait {
 /// which is then waited for as a command that is not Node.
 fn wait_for_root(
     signals: &Receiver<RootSignal>,
-    child: &mut std::process::Child,
+    child: &mut crate::inspector::spawn::Program,
     mut attach_deadline: Option<Instant>,
     deadline: Option<Instant>,
     stop: &AtomicUsize,

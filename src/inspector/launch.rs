@@ -13,6 +13,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::error::TracerError;
+use crate::inspector::spawn::{self, Program};
 
 /// Everything needed to start the command.
 pub struct Launch<'a> {
@@ -213,40 +214,50 @@ pub fn loader_likely(target: &Path, node_options: Option<&str>) -> bool {
 /// Spawns the command: own process group, killed if the tracer dies (`PR_SET_PDEATHSIG`), stdout
 /// and stderr piped to the pumps, `TRACER_SESSION` and `launch.env` set. A `NODE_OPTIONS` the
 /// caller does not set is removed.
-pub fn spawn(launch: &Launch<'_>) -> Result<(Child, Option<crate::guard::Guard>), TracerError> {
-    let mut command = Command::new(launch.program);
-    command
-        .args(launch.args)
-        .current_dir(launch.cwd)
-        .env_remove("NODE_OPTIONS")
-        .env("TRACER_SESSION", launch.session_id)
-        .envs(launch.env.iter().map(|(k, v)| (k, v)))
-        .stdin(if launch.inherit_stdin {
-            Stdio::inherit()
-        } else {
-            Stdio::piped()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    die_with_parent(&mut command);
-    if launch.no_send {
-        close_inherited_on_exec(&mut command);
-    }
-    let guard = if launch.no_send {
-        let handle = crate::guard::install(&mut command).map_err(|e| {
-            TracerError::cannot_trace(format!("the no-send guard could not be prepared: {e}"))
-        })?;
-        Some(handle)
-    } else {
-        None
-    };
-    let child = command.spawn().map_err(|e| {
+pub fn spawn(launch: &Launch<'_>) -> Result<(Program, Option<crate::guard::Guard>), TracerError> {
+    let could_not_start = |e: io::Error| {
         TracerError::cannot_trace(format!(
             "could not start {}: {e}. Check that it is a working executable (for Node, pass --node PATH)",
             launch.program.display()
         ))
-    })?;
+    };
+    let mut set = vec![(OsString::from("TRACER_SESSION"), OsString::from(launch.session_id))];
+    set.extend(launch.env.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))));
+    // Without the no-send guard, nothing needs a step of tracer's own code in the child beyond
+    // what `spawn::start` does, which does not copy the tracer.
+    let (child, guard) = if launch.no_send {
+        let mut command = Command::new(launch.program);
+        command
+            .args(launch.args)
+            .current_dir(launch.cwd)
+            .env_remove("NODE_OPTIONS")
+            .envs(set.iter().map(|(k, v)| (k, v)))
+            .stdin(if launch.inherit_stdin {
+                Stdio::inherit()
+            } else {
+                Stdio::piped()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        die_with_parent(&mut command);
+        close_inherited_on_exec(&mut command);
+        let handle = crate::guard::install(&mut command).map_err(|e| {
+            TracerError::cannot_trace(format!("the no-send guard could not be prepared: {e}"))
+        })?;
+        let child = command.spawn().map_err(could_not_start)?;
+        (Program::from_std(child), Some(handle))
+    } else {
+        let child = spawn::start(&spawn::Spec {
+            program: launch.program,
+            args: launch.args,
+            cwd: launch.cwd,
+            env: spawn::environment(&["NODE_OPTIONS"], &set),
+            inherit_stdin: launch.inherit_stdin,
+        })
+        .map_err(could_not_start)?;
+        (child, None)
+    };
     if let Some(stdout) = child.stdout.as_ref() {
         enlarge_pipe(stdout);
     }
@@ -447,16 +458,41 @@ pub fn stop_group(pgid: u32, first: i32, grace: Duration) {
     signal_group(pgid, libc::SIGKILL);
 }
 
+/// A child process `wait_for` can wait for: one std started, or `spawn`'s.
+pub trait Reapable {
+    fn pid(&self) -> u32;
+    /// Its exit status if it has exited (reaping it), else `None`.
+    fn reap_if_exited(&mut self) -> io::Result<Option<std::process::ExitStatus>>;
+}
+
+impl Reapable for Child {
+    fn pid(&self) -> u32 {
+        self.id()
+    }
+    fn reap_if_exited(&mut self) -> io::Result<Option<std::process::ExitStatus>> {
+        self.try_wait()
+    }
+}
+
+impl Reapable for Program {
+    fn pid(&self) -> u32 {
+        self.id()
+    }
+    fn reap_if_exited(&mut self) -> io::Result<Option<std::process::ExitStatus>> {
+        self.try_wait()
+    }
+}
+
 /// Waits for `child` to exit for at most `limit`; `None` if it is still running.
 pub fn wait_for(
-    child: &mut Child,
+    child: &mut impl Reapable,
     limit: Duration,
 ) -> io::Result<Option<std::process::ExitStatus>> {
     let deadline = Instant::now() + limit;
     // Woken the moment it exits (a pidfd is readable then); polled where there is none.
-    let pidfd = pidfd_open(child.id());
+    let pidfd = pidfd_open(child.pid());
     loop {
-        if let Some(status) = child.try_wait()? {
+        if let Some(status) = child.reap_if_exited()? {
             return Ok(Some(status));
         }
         let now = Instant::now();
