@@ -710,28 +710,27 @@ fn trace(
         root_tx,
     );
 
-    let mut finish =
-        |result: &mut RunResult,
-         child: &mut crate::inspector::spawn::Program,
-         first_signal: Option<i32>| {
-            if let Some(signal) = first_signal {
-                tree.signal_all(&verifier, signal);
-                launch::stop_group(pgid, signal, STOP_GRACE);
+    let mut finish = |result: &mut RunResult,
+                      child: &mut crate::inspector::spawn::Program,
+                      first_signal: Option<i32>| {
+        if let Some(signal) = first_signal {
+            tree.signal_all(&verifier, signal);
+            launch::stop_group(pgid, signal, STOP_GRACE);
+        }
+        result.status = match launch::wait_for(child, EXIT_GRACE) {
+            Ok(Some(status)) => Some(status),
+            _ => {
+                launch::stop_group(pgid, libc::SIGKILL, STOP_GRACE);
+                child.wait().ok()
             }
-            result.status = match launch::wait_for(child, EXIT_GRACE) {
-                Ok(Some(status)) => Some(status),
-                _ => {
-                    launch::stop_group(pgid, libc::SIGKILL, STOP_GRACE);
-                    child.wait().ok()
-                }
-            };
-            crate::timings::mark("program reaped");
-            // Nothing the command started outlives the run, in its process group or out of it.
-            launch::stop_group(pgid, libc::SIGTERM, Duration::from_millis(500));
-            tree.stop_leftovers(&verifier, Duration::from_millis(500));
-            crate::timings::mark("group and tree stopped");
-            pumps::finish(std::mem::take(&mut pump_threads), DRAIN_GRACE);
         };
+        crate::timings::mark("program reaped");
+        // Nothing the command started outlives the run, in its process group or out of it.
+        launch::stop_group(pgid, libc::SIGTERM, Duration::from_millis(500));
+        tree.stop_leftovers(&verifier, Duration::from_millis(500));
+        crate::timings::mark("group and tree stopped");
+        pumps::finish(std::mem::take(&mut pump_threads), DRAIN_GRACE);
+    };
     let deadline = args
         .timeout
         .map(|t| Instant::now() + Duration::from_secs_f64(t));

@@ -221,8 +221,16 @@ pub fn spawn(launch: &Launch<'_>) -> Result<(Program, Option<crate::guard::Guard
             launch.program.display()
         ))
     };
-    let mut set = vec![(OsString::from("TRACER_SESSION"), OsString::from(launch.session_id))];
-    set.extend(launch.env.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))));
+    let mut set = vec![(
+        OsString::from("TRACER_SESSION"),
+        OsString::from(launch.session_id),
+    )];
+    set.extend(
+        launch
+            .env
+            .iter()
+            .map(|(k, v)| (OsString::from(k), OsString::from(v))),
+    );
     // Without the no-send guard, nothing needs a step of tracer's own code in the child beyond
     // what `spawn::start` does, which does not copy the tracer.
     let (child, guard) = if launch.no_send {

@@ -68,7 +68,8 @@ impl Program {
 
     /// Waits for it to exit and reaps it.
     pub fn wait(&mut self) -> io::Result<ExitStatus> {
-        self.reap(0).map(|status| status.expect("waitpid without WNOHANG returns a status"))
+        self.reap(0)
+            .map(|status| status.expect("waitpid without WNOHANG returns a status"))
     }
 
     fn reap(&mut self, flags: libc::c_int) -> io::Result<Option<ExitStatus>> {
@@ -283,12 +284,13 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
             if libc::sigaction(signal, std::ptr::null(), &mut action) != 0 {
                 continue;
             }
-            if action.sa_sigaction != libc::SIG_IGN || signal == libc::SIGPIPE {
-                if action.sa_sigaction != libc::SIG_DFL {
-                    let mut default: libc::sigaction = std::mem::zeroed();
-                    default.sa_sigaction = libc::SIG_DFL;
-                    libc::sigaction(signal, &default, std::ptr::null_mut());
-                }
+            let handled =
+                action.sa_sigaction != libc::SIG_IGN && action.sa_sigaction != libc::SIG_DFL;
+            let ignored_pipe = signal == libc::SIGPIPE && action.sa_sigaction == libc::SIG_IGN;
+            if handled || ignored_pipe {
+                let mut default: libc::sigaction = std::mem::zeroed();
+                default.sa_sigaction = libc::SIG_DFL;
+                libc::sigaction(signal, &default, std::ptr::null_mut());
             }
         }
         if libc::setpgid(0, 0) != 0 {
@@ -348,4 +350,144 @@ pub fn environment(remove: &[&str], set: &[(OsString, OsString)]) -> Vec<(OsStri
         }
     }
     env
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    fn spec<'a>(program: &'a Path, args: &'a [OsString], cwd: &'a Path) -> Spec<'a> {
+        Spec {
+            program,
+            args,
+            cwd,
+            env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+            inherit_stdin: false,
+        }
+    }
+
+    fn output(program: &mut Program) -> String {
+        let mut text = String::new();
+        program
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
+        text
+    }
+
+    fn words(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn the_child_gets_its_folder_its_environment_its_arguments_and_its_stdin() {
+        let folder = tempfile::tempdir().unwrap();
+        let args = words(&[
+            "-c",
+            "pwd; echo \"$ONE|$#|$1\"; env | sort; cat",
+            "sh",
+            "a b",
+        ]);
+        let mut s = spec(Path::new("sh"), &args, folder.path());
+        s.env.push(("ONE".into(), "1".into()));
+        let mut program = start(&s).unwrap();
+        let mut stdin = program.stdin.take().unwrap();
+        stdin.write_all(b"from stdin\n").unwrap();
+        drop(stdin);
+        let text = output(&mut program);
+        assert!(program.wait().unwrap().success());
+        let folder = folder.path().canonicalize().unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], folder.to_str().unwrap());
+        assert_eq!(lines[1], "1|1|a b");
+        // Nothing of the test's own environment: exactly what the spec holds (sh adds PWD, SHLVL, _).
+        let env: Vec<&str> = lines[2..lines.len() - 1]
+            .iter()
+            .copied()
+            .filter(|l| !l.starts_with("PWD=") && !l.starts_with("SHLVL=") && !l.starts_with("_="))
+            .collect();
+        assert_eq!(env, ["ONE=1", "PATH=/usr/bin:/bin"]);
+        assert_eq!(lines[lines.len() - 1], "from stdin");
+    }
+
+    #[test]
+    fn the_child_leads_its_own_process_group_with_no_signal_blocked_and_sigpipe_at_its_default() {
+        let here = std::env::current_dir().unwrap();
+        let args = words(&["5"]);
+        let mut program = start(&spec(Path::new("sleep"), &args, &here)).unwrap();
+        let pid = program.id() as libc::pid_t;
+        // SAFETY: getpgid on a pid; no memory is passed.
+        assert_eq!(unsafe { libc::getpgid(pid) }, pid);
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let mask = |name: &str| {
+            let line = status.lines().find(|l| l.starts_with(name)).unwrap();
+            u64::from_str_radix(line[name.len()..].trim(), 16).unwrap()
+        };
+        assert_eq!(mask("SigBlk:"), 0, "{status}");
+        assert_eq!(mask("SigIgn:") & (1 << (libc::SIGPIPE - 1)), 0, "{status}");
+        // SAFETY: kill on our own child.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+        assert_eq!(program.wait().unwrap().signal(), Some(libc::SIGKILL));
+        // Reaped once: asking again gives the same status.
+        assert_eq!(
+            program.try_wait().unwrap().unwrap().signal(),
+            Some(libc::SIGKILL)
+        );
+    }
+
+    #[test]
+    fn the_child_dies_with_the_tracer_through_its_death_signal() {
+        // PR_GET_PDEATHSIG (2), read by the child itself.
+        let here = std::env::current_dir().unwrap();
+        let args = words(&[
+            "-c",
+            "import ctypes; v = ctypes.c_int(); ctypes.CDLL(None).prctl(2, ctypes.byref(v)); print(v.value)",
+        ]);
+        let mut program = start(&spec(Path::new("python3"), &args, &here)).unwrap();
+        let text = output(&mut program);
+        assert!(program.wait().unwrap().success());
+        assert_eq!(text.trim(), libc::SIGKILL.to_string());
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_binary_is_run_by_the_shell_as_execvp_runs_it() {
+        let folder = tempfile::tempdir().unwrap();
+        let script = folder.path().join("no-shebang");
+        std::fs::write(&script, "echo \"shell ran $0 with $1\"\n").unwrap();
+        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let args = words(&["x"]);
+        // A test running beside this one may fork while the file is still open for writing
+        // (exec then says ETXTBSY); that is the test's race, not the spawn's.
+        let mut attempts = 0;
+        let mut program = loop {
+            match start(&spec(Path::new("./no-shebang"), &args, folder.path())) {
+                Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && attempts < 50 => {
+                    attempts += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                started => break started.unwrap(),
+            }
+        };
+        let text = output(&mut program);
+        assert!(program.wait().unwrap().success());
+        assert_eq!(text.trim(), "shell ran ./no-shebang with x");
+    }
+
+    #[test]
+    fn what_cannot_be_started_is_an_error_naming_why() {
+        let folder = tempfile::tempdir().unwrap();
+        let missing = start(&spec(Path::new("no-such-program-here"), &[], folder.path()));
+        assert_eq!(missing.err().unwrap().raw_os_error(), Some(libc::ENOENT));
+        let not_executable = folder.path().join("data.txt");
+        std::fs::write(&not_executable, "x").unwrap();
+        let refused = start(&spec(&not_executable, &[], folder.path()));
+        assert_eq!(refused.err().unwrap().raw_os_error(), Some(libc::EACCES));
+        let gone = folder.path().join("gone");
+        let no_folder = start(&spec(Path::new("/bin/true"), &[], &gone));
+        assert_eq!(no_folder.err().unwrap().raw_os_error(), Some(libc::ENOENT));
+    }
 }
