@@ -3,7 +3,8 @@
 #   1. start-up: `tracer run examples/hello/hello.js` vs `node examples/hello/hello.js`, with both
 #      commands' stdout /dev/null, and again with both writing to a pipe; then the floor Node's
 #      inspector sets, the same program run by scripts/min-client.c (needs gcc) against plain node;
-#      then plain node, the C client and tracer interleaved, one run of each in turn (python3)
+#      then plain node, the C client and tracer interleaved, one run of each in turn, the order
+#      alternating (python3), with the median of each round's differences
 #   2. a flood: 100 000 console.log calls under tracer vs plain node, and under tracer with
 #      TRACER_CONSOLE_CAPTURE=inspector (every call reported by the inspector itself, the path
 #      before the bootloader recorded the console)
@@ -121,14 +122,22 @@ commands = [
     [tracer, "-q", "run", "--out", store, "examples/hello/hello.js"],
 ]
 times = [[] for _ in commands]
-for _ in range(runs + 2):
-    for i, command in enumerate(commands):
+for round in range(runs + 2):
+    # The order alternates from one round to the next, so that neither command always runs first.
+    order = range(len(commands)) if round % 2 == 0 else reversed(range(len(commands)))
+    for i in order:
         start = time.perf_counter()
-        subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(commands[i], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
         times[i].append(time.perf_counter() - start)
 node, floor, traced = (statistics.median(t[2:]) * 1000 for t in times)
 print("  interleaved, %d of each     node %7.1f ms   client %5.1f ms (%.2fx)   tracer %5.1f ms (%.2fx)"
       % (runs, node, floor, floor / node, traced, traced / node))
+# The same rounds as differences within each round (median of the per-round differences): the
+# VM's drift between rounds cancels out.
+def above(a, b):
+    return statistics.median(x - y for x, y in zip(times[a][2:], times[b][2:])) * 1000
+print("    per round, median         client %+.2f ms, tracer %+.2f ms above node; tracer %+.2f ms above the client"
+      % (above(1, 0), above(2, 0), above(2, 1)))
 PY
 fi
 hyperfine -N --warmup 1 --runs "$(( runs / 3 > 3 ? runs / 3 : 3 ))" --export-json "$out/flood.json" \
