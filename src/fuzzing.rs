@@ -109,7 +109,6 @@ pub fn inspector_stderr(bytes: &[u8]) {
         events,
         Clock::start(),
         tail.clone(),
-        Some(Box::new(|url: &str| assert!(!url.ends_with('\n')))),
     );
     for event in lines {
         assert_eq!(event.kind, Kind::Output);

@@ -18,7 +18,7 @@ use anyhow::{Context, Result};
 use crate::cli::{ExitCodeMode, GlobalArgs, RunArgs};
 use crate::error::TracerError;
 use crate::exit;
-use crate::inspector::boot::{Channel, Verifier};
+use crate::inspector::boot::Channel;
 use crate::inspector::cdp::Cdp;
 use crate::inspector::driver::{Driver, Ending, Limits, Probed};
 use crate::inspector::launch::{self, Launch};
@@ -658,26 +658,6 @@ fn trace(
     if let Some(stdin) = child.stdin.take() {
         forward_stdin(stdin);
     }
-    let (root_tx, root_signals) = mpsc::channel();
-    // Node prints where the program's inspector listens on its stderr while it opens it, before
-    // the bootloader's report is written: the program's own inspector is then checked and
-    // connected to while the report is on its way, and attached to only if the report names the
-    // same URL. Only for a script with no inspector flag of its own (a command's first such line
-    // may be any process's; a `--inspect` on a `#!` line opens an inspector the bootloader does
-    // not report).
-    let own_inspector_flag = plan.argv.iter().any(|a| {
-        let a = a.to_string_lossy();
-        a.starts_with("--inspect") || a.starts_with("--debug")
-    });
-    let on_listening_line: Option<pumps::OnListeningLine> =
-        (plan.target.is_some() && !own_inspector_flag).then(|| {
-            let line_tx = root_tx.clone();
-            Box::new(move |url: &str| {
-                let _ = line_tx.send(RootSignal::ListeningLine {
-                    url: url.to_owned(),
-                });
-            }) as pumps::OnListeningLine
-        });
     let mut pump_threads = vec![
         pumps::pump_stdout(
             child.stdout.take().expect("piped stdout"),
@@ -692,7 +672,6 @@ fn trace(
             events.clone(),
             clock,
             result.tail.clone(),
-            on_listening_line,
         ),
     ];
     // The Debugger domain costs ~30 ms at start-up (V8 in debug mode): paid only when script
@@ -709,6 +688,7 @@ fn trace(
     // inspector's own reports (one protocol message per call; see the README's Speed section).
     let console_batches = extras.node_probe.is_none()
         && std::env::var_os(CONSOLE_CAPTURE_ENV).is_none_or(|v| v != "inspector");
+    let (root_tx, root_signals) = mpsc::channel();
     // The root's end wakes the wait for its report at once (`RootSignal::Ended`), not at the
     // wait's next tick.
     let ended_tx = root_tx.clone();
@@ -760,15 +740,7 @@ fn trace(
         .is_some()
         .then(|| Instant::now() + Duration::from_secs_f64(args.attach_timeout.max(0.1)));
 
-    let mut early = None;
-    let ended = match wait_for_root(
-        &root_signals,
-        &mut child,
-        attach_deadline,
-        deadline,
-        stop,
-        &mut early,
-    ) {
+    let ended = match wait_for_root(&root_signals, &mut child, attach_deadline, deadline, stop) {
         Ok(ended) => ended,
         Err(e) => {
             finish(&mut result, &mut child, Some(libc::SIGKILL));
@@ -809,11 +781,7 @@ fn trace(
             return Ok(result);
         }
     };
-    let connected = match early {
-        Some((early_url, cdp)) if early_url == url => Ok(cdp),
-        _ => Cdp::connect(&url),
-    };
-    let mut cdp = match connected {
+    let mut cdp = match Cdp::connect(&url) {
         Ok(cdp) => cdp,
         Err(e) => {
             finish(&mut result, &mut child, Some(libc::SIGKILL));
@@ -925,30 +893,17 @@ enum RootWait {
 /// `attach_deadline` (a script Node runs): it must report by then, unless it reports that it is a
 /// launcher (a package manager's own Node process, run as a script: `node_modules/.bin/pnpm`),
 /// which is then waited for as a command that is not Node.
-///
-/// `early` gets a connection made on Node's own line saying where the program's inspector listens
-/// (`Debugger listening on URL`, `RootSignal::ListeningLine`), once the program is checked to
-/// listen there; the caller uses it only if the report names the same URL.
 fn wait_for_root(
     signals: &Receiver<RootSignal>,
     child: &mut crate::inspector::spawn::Program,
     mut attach_deadline: Option<Instant>,
     deadline: Option<Instant>,
     stop: &AtomicUsize,
-    early: &mut Option<(String, Cdp)>,
 ) -> Result<RootWait> {
     loop {
         match signals.recv_timeout(Duration::from_millis(5)) {
             Ok(RootSignal::Listening { url, announces }) => {
                 return Ok(RootWait::Listening { url, announces });
-            }
-            Ok(RootSignal::ListeningLine { url }) => {
-                if early.is_none()
-                    && Verifier::verify_program(child.id(), &url).is_ok()
-                    && let Ok(cdp) = Cdp::connect(&url)
-                {
-                    *early = Some((url, cdp));
-                }
             }
             Ok(RootSignal::Launcher) => attach_deadline = None,
             // The command ended (`launch::notify_exit`): seen below.
@@ -969,7 +924,7 @@ fn wait_for_root(
                         return Ok(RootWait::Listening { url, announces });
                     }
                     RootSignal::Launcher => attach_deadline = None,
-                    RootSignal::Ended | RootSignal::ListeningLine { .. } => {}
+                    RootSignal::Ended => {}
                 }
             }
             if attach_deadline.is_some() {

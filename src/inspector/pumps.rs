@@ -4,8 +4,7 @@
 //! that become `output` events, and keeps memory bounded whatever the program writes. The stderr
 //! pump strips the lines Node's inspector prints on a process's stderr when tracer attaches and
 //! detaches from what it passes on. (Where each inspector listens comes from the bootloader's
-//! channel, `crate::inspector::boot`, never from stderr; the first such line only lets the
-//! program's own inspector be checked and connected to before its report arrives.)
+//! channel, `crate::inspector::boot`, never from stderr.)
 
 use std::io::{Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,10 +29,6 @@ const INSPECTOR_LINES: [&str; 5] = [
     "Waiting for the debugger to disconnect...",
     "Debugger ending on ",
 ];
-
-/// Called with the URL of the first `Debugger listening on URL` line on the program's stderr (see
-/// `pump_stderr`).
-pub type OnListeningLine = Box<dyn FnOnce(&str) + Send>;
 
 /// The last `STDERR_TAIL_LIMIT` characters of the program's stderr (inspector lines removed).
 #[derive(Clone, Default)]
@@ -355,17 +350,12 @@ pub fn pump_stdout(
 }
 
 /// Pumps the program's stderr: strips the inspector's lines, passes the rest through (unless `passthrough` is off), records lines, and keeps the tail.
-/// `on_listening_line`, when given, is called with the URL of the first `Debugger listening on` line: Node
-/// prints it while its inspector opens, before the bootloader's report is written, so that the
-/// program's own inspector can be checked and connected to sooner (the report, from the channel,
-/// still decides where tracer attaches; see `commands::run`).
 pub fn pump_stderr(
     reader: impl Read + Send + 'static,
     passthrough: bool,
     events: EventSender,
     clock: Clock,
     tail: StderrTail,
-    on_listening_line: Option<OnListeningLine>,
 ) -> Pump {
     let pump = Arc::new(Mutex::new(StderrPump {
         out: passthrough.then(std::io::stderr),
@@ -375,7 +365,6 @@ pub fn pump_stderr(
         events,
         clock,
         tail,
-        on_listening_line,
     }));
     let (processing, ending) = (Arc::clone(&pump), pump);
     let process = move |data: &[u8]| {
@@ -412,7 +401,6 @@ struct StderrPump {
     events: EventSender,
     clock: Clock,
     tail: StderrTail,
-    on_listening_line: Option<OnListeningLine>,
 }
 
 impl StderrPump {
@@ -460,11 +448,6 @@ impl StderrPump {
         let held = !self.passed;
         self.passed = false;
         if held && is_inspector_line(&text) {
-            if let Some(url) = text.strip_prefix(INSPECTOR_LINES[0])
-                && let Some(callback) = self.on_listening_line.take()
-            {
-                callback(url.trim_end());
-            }
             self.unpassed.clear();
             self.line = LineBuffer::new();
             return true;
@@ -584,7 +567,7 @@ mod tests {
     fn run_stderr(input: &'static [u8]) -> (Vec<String>, String) {
         let (events_tx, events_rx) = mpsc::sync_channel(100);
         let tail = StderrTail::default();
-        pump_stderr(input, false, events_tx, Clock::start(), tail.clone(), None)
+        pump_stderr(input, false, events_tx, Clock::start(), tail.clone())
             .join()
             .unwrap();
         let lines = events_rx.iter().map(|e| e.value.unwrap()).collect();
@@ -598,29 +581,6 @@ mod tests {
         );
         assert_eq!(lines, ["hello", "Error: boom", "    at x"]);
         assert_eq!(tail, "hello\nError: boom\n    at x\n");
-    }
-
-    #[test]
-    fn the_first_listening_line_s_url_is_handed_on_once_and_the_line_still_stripped() {
-        let (events_tx, events_rx) = mpsc::sync_channel(100);
-        let (urls_tx, urls_rx) = mpsc::channel();
-        let input: &[u8] = b"(node:1) Warning: x\n# Debugger listening on ws://127.0.0.1:9/relayed\nDebugger listening on ws://127.0.0.1:1/a\r\nFor help, see: https://nodejs.org/en/docs/inspector\nDebugger listening on ws://127.0.0.1:2/b\nhello\n";
-        let callback: OnListeningLine =
-            Box::new(move |url: &str| urls_tx.send(url.to_owned()).unwrap());
-        pump_stderr(
-            input,
-            false,
-            events_tx,
-            Clock::start(),
-            StderrTail::default(),
-            Some(callback),
-        )
-        .join()
-        .unwrap();
-        let lines: Vec<String> = events_rx.iter().map(|e| e.value.unwrap()).collect();
-        assert_eq!(lines, ["(node:1) Warning: x", "hello"]);
-        // Node's own line only (not a test runner's relay), the first one, without its line end.
-        assert_eq!(urls_rx.iter().collect::<Vec<_>>(), ["ws://127.0.0.1:1/a"]);
     }
 
     #[test]

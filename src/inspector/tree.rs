@@ -42,9 +42,6 @@ pub enum RootSignal {
     Launcher,
     /// The program's process ended.
     Ended,
-    /// Node's own line on the program's stderr says its inspector listens at `url` (not checked;
-    /// sent by the stderr pump, `pumps::pump_stderr`, not by the tree).
-    ListeningLine { url: String },
 }
 
 /// What the tree needs to know to trace a process.
