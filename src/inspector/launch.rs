@@ -104,12 +104,7 @@ pub fn search_path(name: &OsStr) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|dir| dir.join(name))
-        .find(|candidate| {
-            use std::os::unix::fs::PermissionsExt;
-            candidate
-                .metadata()
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
+        .find(|candidate| spawn::executable(candidate))
 }
 
 /// `NODE_OPTIONS` without any `--inspect*` or `--debug*` flag (and their separate values), read
@@ -569,13 +564,8 @@ impl Watchdog {
     pub fn start(pgid: u32, marker: Option<&[u8]>) -> io::Result<Watchdog> {
         // Prepared before the fork: the guardian allocates nothing.
         let marker: Vec<u8> = marker.map(<[u8]>::to_vec).unwrap_or_default();
-        use std::os::fd::FromRawFd;
-        let mut fds = [0 as libc::c_int; 2];
-        // SAFETY: pipe2 fills two descriptors we then own.
-        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let [read_end, write_end] = fds;
+        let (reading, goodbye) = spawn::pipe()?;
+        let read_end = std::os::fd::AsRawFd::as_raw_fd(&reading);
         // SAFETY: after fork the child only calls async-signal-safe functions (dup2, syscall,
         // setpgid, signal, read, kill, _exit) and touches no memory shared with other threads.
         let pid = unsafe { libc::fork() };
@@ -608,10 +598,9 @@ impl Watchdog {
                 libc::_exit(0);
             }
         }
-        // SAFETY: the read end is ours to close; the write end is ours to own.
-        unsafe { libc::close(read_end) };
+        drop(reading);
         Ok(Watchdog {
-            goodbye: Some(unsafe { std::os::fd::OwnedFd::from_raw_fd(write_end) }),
+            goodbye: Some(goodbye),
         })
     }
 }

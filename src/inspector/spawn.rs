@@ -245,14 +245,15 @@ fn resolve(spec: &Spec<'_>) -> io::Result<PathBuf> {
         .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))
 }
 
-fn executable(path: &Path) -> bool {
+/// Whether `path` is a regular file with an execute bit.
+pub fn executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     path.metadata()
         .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// A pipe, both ends closed on `exec`: (read, write).
-fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0 as libc::c_int; 2];
     // SAFETY: pipe2 fills two descriptors we then own.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
