@@ -4,7 +4,8 @@
 #      commands' stdout /dev/null, and again with both writing to a pipe; then the floor Node's
 #      inspector sets, the same program run by scripts/min-client.c (needs gcc) against plain node;
 #      then plain node, the C client and tracer interleaved, one run of each in turn, the order
-#      alternating (python3), with the median of each round's differences
+#      alternating (python3), with the median of each round's differences; and, inside Node, what
+#      building the bootloader's console capture costs (scripts/console-capture-cost.js)
 #   2. a flood: 100 000 console.log calls under tracer vs plain node, and under tracer with
 #      TRACER_CONSOLE_CAPTURE=inspector (every call reported by the inspector itself, the path
 #      before the bootloader recorded the console)
@@ -140,6 +141,13 @@ print("    per round, median         client %+.2f ms, tracer %+.2f ms above node
       % (above(1, 0), above(2, 0), above(2, 1)))
 PY
 fi
+# Inside Node, what the bootloader does between its report and its wait: building the console
+# capture (scripts/console-capture-cost.js, 5 fresh processes; medians).
+for _ in 1 2 3 4 5; do node scripts/console-capture-cost.js; done |
+  awk '{ f[NR] = $3; c[NR] = $9; s[NR] = $13 }
+    function med(a,  n, i, j, t) { n = NR; for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((n + 1) / 2)] }
+    END { printf "  console capture, in Node    first call %d us (compiling %d us), second call %d us\n", med(f), med(c), med(s) }' \
+  >> "$out/startup.txt"
 hyperfine -N --warmup 1 --runs "$(( runs / 3 > 3 ? runs / 3 : 3 ))" --export-json "$out/flood.json" \
   --output=null \
   "node examples/hello/flood.js 100000" \
