@@ -374,7 +374,10 @@ pub fn execute(
     crate::timings::mark("session started on disk");
     // Retention (`--keep`) runs while Node starts, off the path to the program's first line and
     // to the summary; the run's own session is never among what it removes.
-    let housekeeping = Housekeeping::start(store.clone(), id.clone(), args.keep.max(1));
+    let retention = {
+        let (store, id, keep) = (store.clone(), id.clone(), args.keep.max(1));
+        Joined(Some(std::thread::spawn(move || store.retain(keep, &id))))
+    };
 
     let events_file = match store.events_file(&id) {
         Ok(file) => file,
@@ -444,11 +447,8 @@ pub fn execute(
     let _ = events.send(Box::new(exit_event));
     drop(events);
     let log = fan_out
-        .finish()
-        .unwrap_or_else(|| EventLog::new(args.max_events));
-    // The bootloader's folder is removed on the housekeeping thread while the session is
-    // written.
-    housekeeping.dispose(run.channel.take());
+        .join()
+        .unwrap_or_else(|_| EventLog::new(args.max_events));
 
     session.exception_count = log.exceptions();
     let (kept, dropped) = log.finish();
@@ -485,7 +485,8 @@ pub fn execute(
     store.write_json(&id, "evidence.json", &evidence)?;
     store.finish(&id)?;
     crate::timings::mark("session and evidence written");
-    drop(housekeeping);
+    drop(std::mem::take(&mut run.cleanup));
+    drop(retention);
     crate::timings::mark("retention done");
 
     if !global.quiet {
@@ -514,45 +515,14 @@ pub fn execute(
     })
 }
 
-/// The run's housekeeping thread: retention (`--keep`) while Node starts, then what it is handed
-/// to drop while the session is written (the bootloader's folder). Waited for when this
-/// goes out of scope, on every path: tracer never exits in the middle of its work (retention
-/// halfway through removing a folder).
-struct Housekeeping {
-    chores: Option<mpsc::Sender<Box<dyn Send>>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
+/// A thread that is waited for when this goes out of scope, on every path: tracer never exits
+/// in the middle of its work (retention halfway through removing a folder).
+#[derive(Default)]
+struct Joined(Option<std::thread::JoinHandle<()>>);
 
-impl Housekeeping {
-    fn start(store: Store, id: String, keep: usize) -> Housekeeping {
-        let (chores, handed) = mpsc::channel::<Box<dyn Send>>();
-        let thread = std::thread::spawn(move || {
-            store.retain(keep, &id);
-            for chore in handed {
-                drop(chore);
-            }
-        });
-        Housekeeping {
-            chores: Some(chores),
-            thread: Some(thread),
-        }
-    }
-
-    /// Drops `value` on the thread (what its `Drop` does: removing a folder), or here if the
-    /// thread is gone.
-    fn dispose(&self, value: impl Send + 'static) {
-        if let Some(chores) = &self.chores
-            && let Err(mpsc::SendError(value)) = chores.send(Box::new(value))
-        {
-            drop(value);
-        }
-    }
-}
-
-impl Drop for Housekeeping {
+impl Drop for Joined {
     fn drop(&mut self) {
-        drop(self.chores.take());
-        if let Some(thread) = self.thread.take() {
+        if let Some(thread) = self.0.take() {
             let _ = thread.join();
         }
     }
@@ -572,8 +542,8 @@ struct RunResult {
     node_probe: Option<crate::probe::node::NodeReport>,
     /// The tree's tracks, as the bootloader's channel reported them.
     processes: Vec<crate::trace::session::Process>,
-    /// The bootloader's channel, once the run no longer needs it: dropping it removes its folder.
-    channel: Option<Channel>,
+    /// Removing the bootloader's folder.
+    cleanup: Joined,
 }
 
 /// Where a run's captured events go: the stream, its clock, and the flag that says the tracer's
@@ -902,8 +872,9 @@ fn trace(
     let _ = reader.join();
     result.processes = tree.finish(DRAIN_GRACE);
     crate::timings::mark("tree finished");
-    // The channel's folder is removed while the session is written (see `Housekeeping`).
-    result.channel = Some(channel);
+    // The channel's folder is removed while the session is written (joined before tracer
+    // returns).
+    result.cleanup = Joined(Some(std::thread::spawn(move || drop(channel))));
     match outcome {
         None => Ok(result),
         Some(e) => Err(Box::new((result, e))),

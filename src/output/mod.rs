@@ -7,7 +7,8 @@ pub mod human;
 pub mod ndjson;
 pub mod store;
 
-use std::sync::mpsc::{self, Receiver, TryRecvError};
+use std::sync::mpsc::TryRecvError;
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::pacing::Pacer;
@@ -27,24 +28,8 @@ pub struct Sinks {
     pub default_redaction: bool,
 }
 
-/// The thread `fan_out` started; `finish` has its log.
-pub struct FanOut {
-    log: Receiver<EventLog>,
-}
-
-impl FanOut {
-    /// Waits until the stream has ended and every line is written (the `events.ndjson` file and
-    /// stdout flushed), and returns the log; `None` if the thread died. Its thread then closes
-    /// the file and ends on its own, off the path to the summary.
-    pub fn finish(self) -> Option<EventLog> {
-        self.log.recv().ok()
-    }
-}
-
-/// Consumes the event stream on its own thread until every sender is gone; `FanOut::finish` has
-/// the log.
-pub fn fan_out(events: EventReceiver, mut sinks: Sinks) -> FanOut {
-    let (log_tx, log) = mpsc::sync_channel(1);
+/// Consumes the event stream on its own thread until every sender is gone; returns the log.
+pub fn fan_out(events: EventReceiver, mut sinks: Sinks) -> JoinHandle<EventLog> {
     std::thread::spawn(move || {
         let mut next_id = 1u64;
         let mut pacer = Pacer::new(Duration::from_millis(1));
@@ -93,10 +78,8 @@ pub fn fan_out(events: EventReceiver, mut sinks: Sinks) -> FanOut {
         if let Some(file) = sinks.events_file.as_mut() {
             file.flush();
         }
-        let Sinks { log, .. } = sinks;
-        let _ = log_tx.send(log);
-    });
-    FanOut { log }
+        sinks.log
+    })
 }
 
 /// Redacts the strings of an event that can carry the program's data.
