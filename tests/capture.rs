@@ -827,6 +827,30 @@ fn the_bootloader_makes_no_deprecation_warning_where_node_would_throw_one() {
 }
 
 #[test]
+fn the_console_capture_is_built_without_changing_the_console() {
+    // The bootloader builds its capture while tracer attaches and puts it in place only after
+    // the release: building it must leave the console as it was. scripts/console-capture-cost.js
+    // (a line of scripts/bench.sh) builds it twice from src/inspector/boot.js, checks that, and
+    // prints what it cost.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = in_a_cleared_environment("node")
+        .arg(root.join("scripts/console-capture-cost.js"))
+        .output()
+        .expect("run node");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shape = regex::Regex::new(
+        r"^first call \d+ us \(to its first statement \d+ us\), second call \d+ us\n$",
+    )
+    .unwrap();
+    assert!(shape.is_match(&stdout), "{stdout}");
+}
+
+#[test]
 fn console_values_are_the_text_node_printed() {
     let out = Tracer::new()
         .file(
