@@ -403,14 +403,17 @@ pub fn execute(
     crate::timings::mark("event stream started");
 
     let feed = Feed {
-        events: &events,
+        events,
         clock,
         stdout_gone: Arc::clone(&stdout_gone),
         redactor: &redactor,
     };
     let outcome = match started {
         Ok(started) => trace(started, &plan, args, extras, feed, &stop),
-        Err(e) => Err(Box::new((RunResult::default(), e))),
+        Err(e) => {
+            drop(feed);
+            Err(Box::new((RunResult::default(), e)))
+        }
     };
     crate::timings::mark("traced");
     let (mut run, error) = match outcome {
@@ -422,7 +425,8 @@ pub fn execute(
     };
     let network_attempts = run.guard.take().map(crate::guard::Guard::finish);
 
-    // The exit event is always the last one: the sinks stop at it.
+    // The exit event is always the last one: the sinks get it once the stream has ended (every
+    // sender was dropped in `trace`, so the fan-out's thread is done or about to be).
     let mut exit_event = Event::new(Kind::Exit, clock.ms(), "exit");
     if let Some(status) = run.status {
         session.exit_code = status.code();
@@ -444,11 +448,10 @@ pub fn execute(
                 .into(),
         );
     }
-    let _ = events.send(Box::new(exit_event));
-    drop(events);
-    let log = fan_out
-        .join()
-        .unwrap_or_else(|_| EventLog::new(args.max_events));
+    let log = match fan_out.join() {
+        Ok(fan_out) => fan_out.finish(exit_event),
+        Err(_) => EventLog::new(args.max_events),
+    };
 
     session.exception_count = log.exceptions();
     let (kept, dropped) = log.finish();
@@ -547,9 +550,10 @@ struct RunResult {
 }
 
 /// Where a run's captured events go: the stream, its clock, and the flag that says the tracer's
-/// stdout lost its reader.
+/// stdout lost its reader. The stream's sending half is the run's: `trace` drops it (and every
+/// clone) once the program is gone, which ends the stream.
 struct Feed<'a> {
-    events: &'a EventSender,
+    events: EventSender,
     clock: Clock,
     stdout_gone: Arc<AtomicBool>,
     /// What the tree's process list (its `argv`) goes through, as every stored value does.
@@ -855,6 +859,9 @@ fn trace(
     crate::timings::mark("program finished");
     cdp.close();
     crate::timings::mark("inspector connection closed");
+    // Nothing more is captured: the stream ends once the pumps and the tree are done with it.
+    drop(capture);
+    drop(events);
     let outcome = match read {
         Ok((ending, probed)) => {
             result.ending = Some(ending);

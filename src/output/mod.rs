@@ -1,6 +1,7 @@
 //! Sinks fed by the one event stream: the human renderer (stderr), the NDJSON writer (stdout) and
 //! the session store (files). `fan_out` is the only consumer of the stream: it numbers the events
-//! and hands each to every sink, and to the bounded log the session is built from.
+//! and hands each to every sink, and to the bounded log the session is built from; the run's
+//! exit, always the last event, goes through the same sinks once the stream has ended.
 
 pub mod annotations;
 pub mod human;
@@ -28,20 +29,73 @@ pub struct Sinks {
     pub default_redaction: bool,
 }
 
-/// Consumes the event stream on its own thread until every sender is gone; returns the log.
-pub fn fan_out(events: EventReceiver, mut sinks: Sinks) -> JoinHandle<EventLog> {
+/// Every sink with what numbering and redaction need carried from one event to the next.
+pub struct FanOut {
+    sinks: Sinks,
+    next_id: u64,
+    line_states: [LineState; 2],
+}
+
+impl FanOut {
+    /// Numbers `event`, redacts it and hands it to every sink and to the log.
+    fn deliver(&mut self, mut event: Box<Event>) {
+        let sinks = &mut self.sinks;
+        event.id = self.next_id;
+        self.next_id += 1;
+        redact(
+            &mut event,
+            &sinks.redactor,
+            sinks.default_redaction,
+            &mut self.line_states,
+        );
+        let always = matches!(event.kind, Kind::Exception | Kind::Exit);
+        let to_stdout = sinks.stdout.as_ref().is_some_and(|s| s.wants());
+        let to_file = sinks.events_file.as_ref().is_some_and(|f| f.wants(always));
+        // Past the file's cap and with no live reader, an event is only kept in the log.
+        if to_stdout || to_file {
+            let json = serde_json::to_string(&event).unwrap_or_default();
+            if let Some(stdout) = sinks.stdout.as_mut().filter(|_| to_stdout) {
+                stdout.line(&json);
+            }
+            if let Some(file) = sinks.events_file.as_mut().filter(|_| to_file) {
+                file.line(&json, always);
+            }
+        }
+        sinks.log.push(*event);
+    }
+
+    fn flush(&mut self) {
+        if let Some(file) = self.sinks.events_file.as_mut() {
+            file.flush();
+        }
+    }
+
+    /// Delivers the stream's last event (the run's exit) once every sender is gone and the
+    /// thread has handed this back, and returns the log.
+    pub fn finish(mut self, last: Event) -> EventLog {
+        self.deliver(Box::new(last));
+        self.flush();
+        self.sinks.log
+    }
+}
+
+/// Consumes the event stream on its own thread until every sender is gone, then hands the sinks
+/// back for the last event ([`FanOut::finish`]): the thread ends as soon as the run's own
+/// senders are dropped, not after one more wake-up for the exit.
+pub fn fan_out(events: EventReceiver, sinks: Sinks) -> JoinHandle<FanOut> {
     std::thread::spawn(move || {
-        let mut next_id = 1u64;
+        let mut out = FanOut {
+            sinks,
+            next_id: 1,
+            line_states: [LineState::default(), LineState::default()],
+        };
         let mut pacer = Pacer::new(Duration::from_millis(1));
-        let mut line_states = [LineState::default(), LineState::default()];
         loop {
-            let mut event = match events.try_recv() {
+            let event = match events.try_recv() {
                 Ok(event) => event,
                 Err(TryRecvError::Empty) => {
                     // Nothing waiting: make what was written visible before blocking.
-                    if let Some(file) = sinks.events_file.as_mut() {
-                        file.flush();
-                    }
+                    out.flush();
                     match events.recv() {
                         Ok(event) => {
                             pacer.after_read();
@@ -52,33 +106,10 @@ pub fn fan_out(events: EventReceiver, mut sinks: Sinks) -> JoinHandle<EventLog> 
                 }
                 Err(TryRecvError::Disconnected) => break,
             };
-            event.id = next_id;
-            next_id += 1;
-            redact(
-                &mut event,
-                &sinks.redactor,
-                sinks.default_redaction,
-                &mut line_states,
-            );
-            let always = matches!(event.kind, Kind::Exception | Kind::Exit);
-            let to_stdout = sinks.stdout.as_ref().is_some_and(|s| s.wants());
-            let to_file = sinks.events_file.as_ref().is_some_and(|f| f.wants(always));
-            // Past the file's cap and with no live reader, an event is only kept in the log.
-            if to_stdout || to_file {
-                let json = serde_json::to_string(&event).unwrap_or_default();
-                if let Some(stdout) = sinks.stdout.as_mut().filter(|_| to_stdout) {
-                    stdout.line(&json);
-                }
-                if let Some(file) = sinks.events_file.as_mut().filter(|_| to_file) {
-                    file.line(&json, always);
-                }
-            }
-            sinks.log.push(*event);
+            out.deliver(event);
         }
-        if let Some(file) = sinks.events_file.as_mut() {
-            file.flush();
-        }
-        sinks.log
+        out.flush();
+        out
     })
 }
 
