@@ -101,6 +101,8 @@ pub struct Driver {
     /// Whether Node waits for the release: at once for a bootloader that did not announce its
     /// wait; else once Node said so (`NodeRuntime.waitingForDebugger`), or could not.
     node_waits: bool,
+    /// Whether Node itself said it waits (the event, not the grace or an older Node).
+    heard_wait: bool,
     /// When every setup request had been answered while Node had not yet said it waits.
     answered_at: Option<Instant>,
     /// When the program was released, until its first event arrives (see `KICK_AFTER`).
@@ -129,7 +131,8 @@ pub struct Driver {
 impl Driver {
     /// Enables what the trace needs. `debugger`: the `Debugger` domain (script events and their
     /// source-map URLs). The setup requests are queued and reach Node in one write (with the
-    /// console binding's, when asked for); the program is released once every one of them has
+    /// console binding's, when asked for); the program is released once Node says it waits (it
+    /// applies the setup first), or, for a Node that cannot say so, once every one of them has
     /// been answered.
     ///
     /// `skip_pauses`: the program never pauses for the debugger (no break-on-start round trip, no
@@ -187,6 +190,7 @@ impl Driver {
             pending,
             released: false,
             node_waits: !announces,
+            heard_wait: false,
             answered_at: None,
             awaiting_first_event: None,
             kicks: 0,
@@ -264,9 +268,14 @@ impl Driver {
             if limits.deadline.is_some_and(|d| Instant::now() >= d) {
                 return Ok(Ending::TimedOut);
             }
-            // Released only once every setup request has been answered (with everything
-            // pipelined, Node missed the release about once in 100 runs; see the kick below) and
-            // Node waits for it.
+            // Released once Node waits for it: a release that arrives before the wait is lost
+            // (with everything pipelined before Node could say it waits, it missed the release
+            // about once in 100 runs; see the kick below). When Node said so itself, at once: it
+            // dispatches what it was sent in order, so the setup still on its way is applied
+            // before the release, and the release does not wait for the setup's answers to make
+            // their way back (0.1 ms). Else (a Node that cannot say it waits, or the grace below)
+            // once every setup request has been answered. The audit's probe arms itself once its
+            // setup is answered.
             // (Asked only until then: this loop reads every message of a flood.)
             let answered =
                 !self.released && self.pending.values().all(|p| matches!(p, Pending::Resume));
@@ -274,7 +283,8 @@ impl Driver {
                 let since = *self.answered_at.get_or_insert_with(Instant::now);
                 self.node_waits = since.elapsed() >= ANNOUNCE_GRACE;
             }
-            if answered && self.node_waits {
+            let heard = !self.released && self.heard_wait && self.node_probe.is_none();
+            if (answered || heard) && self.node_waits {
                 if let Some(probe) = self.node_probe.as_mut()
                     && !self.node_probe_armed
                 {
@@ -313,6 +323,7 @@ impl Driver {
                 Incoming::Response { id, result } => self.answered(id, result),
                 Incoming::Event { method, .. } if method == "NodeRuntime.waitingForDebugger" => {
                     self.node_waits = true;
+                    self.heard_wait = true;
                 }
                 Incoming::Event { method, params } => {
                     self.awaiting_first_event = None;
@@ -617,6 +628,58 @@ mod tests {
                 .iter()
                 .any(|m| m == "Runtime.runIfWaitingForDebugger")
         );
+    }
+
+    #[test]
+    fn a_node_that_says_it_waits_is_released_before_the_setup_s_answers_are_back() {
+        // A stand-in that says it waits on the setup's first request and holds every answer back
+        // until the release has come (or for 5 s).
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("ws://{}/fake", listener.local_addr().unwrap());
+        let server = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            let mut socket = tungstenite::accept(stream).unwrap();
+            socket
+                .get_ref()
+                .set_read_timeout(Some(Duration::from_secs(5)))
+                .unwrap();
+            let mut held = Vec::new();
+            let mut released_early = false;
+            while let Ok(message) = socket.read() {
+                let Ok(request) = serde_json::from_str::<Value>(message.to_text().unwrap_or(""))
+                else {
+                    continue;
+                };
+                if held.is_empty() {
+                    let event = json!({"method": "NodeRuntime.waitingForDebugger", "params": {}});
+                    socket.send(event.to_string().into()).unwrap();
+                }
+                held.push(request["id"].clone());
+                if request["method"] == "Runtime.runIfWaitingForDebugger" {
+                    released_early = true;
+                    break;
+                }
+            }
+            for id in held {
+                let answer = json!({"id": id, "result": {}});
+                socket.send(answer.to_string().into()).unwrap();
+            }
+            let event = json!({"method": "NodeRuntime.waitingForDisconnect", "params": {}});
+            socket.send(event.to_string().into()).unwrap();
+            released_early
+        });
+        let mut cdp = Cdp::connect(&url).unwrap();
+        let mut driver =
+            Driver::start(&mut cdp, false, true, Some("v20.20.2".into()), true).unwrap();
+        driver.capture_console_in_batches(&mut cdp).unwrap();
+        let limits = Limits {
+            deadline: Some(Instant::now() + Duration::from_secs(20)),
+            stop: None,
+        };
+        let ending = driver.read_until(&mut cdp, &mut Nothing, &limits).unwrap();
+        cdp.close();
+        assert_eq!(ending, Ending::Finished);
+        assert!(server.join().unwrap(), "the release waited for the answers");
     }
 
     #[test]
