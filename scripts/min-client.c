@@ -8,9 +8,9 @@
 // them (the bootloader at BOOT_JS, src/inspector/boot.js), reads the bootloader's report, connects
 // to the URL in it (127.0.0.1 only), sends in one write what tracer sends before the release
 // (NodeRuntime.notifyWhenWaitingForDisconnect, Runtime.enable, the console binding, and
-// NodeRuntime.enable when the report says Node announces its wait) and, once it is answered (and
-// Node said it waits), the release; then waits for Node's disconnect request, disconnects and
-// waits for the command.
+// NodeRuntime.enable when the report says Node announces its wait) and the release once Node
+// says it waits (or, for a Node that cannot, once the setup is answered); then waits for Node's
+// disconnect request, disconnects and waits for the command.
 // The command's stdout and stderr go to a pipe, as under tracer, read at the end: for programs
 // that print less than a pipe holds (64 KiB), such as examples/hello/hello.js. Exits with the
 // command's exit code. Build: gcc -O2 -o min-client scripts/min-client.c
@@ -152,10 +152,11 @@ int main(int argc, char **argv) {
   int announces = strstr(report, "\"announces\":true") != NULL;
   if (announces) n += frame(setup + n, "{\"id\":5,\"method\":\"NodeRuntime.enable\",\"params\":{}}");
   if (write(sock, setup, n) < 0) fail("write");
-  // The release once the setup is answered, as tracer does: sent with the setup, Node misses it
-  // now and then (its main thread stays waiting), and so it is repeated while nothing arrives.
-  while (!memmem(buffer, used, "\"id\":3,", 7) ||
-         (announces && !memmem(buffer, used, "NodeRuntime.waitingForDebugger", 30)))
+  // The release as tracer sends it: once Node says it waits (it applies the setup first), or,
+  // for a Node that cannot say so, once the setup is answered (sent with the setup, Node misses
+  // it now and then: its main thread stays waiting, and so it is repeated while nothing arrives).
+  while (announces ? !memmem(buffer, used, "NodeRuntime.waitingForDebugger", 30)
+                   : !memmem(buffer, used, "\"id\":3,", 7))
     if (read_some() <= 0) fail("setup");
   const char *release = "{\"id\":4,\"method\":\"Runtime.runIfWaitingForDebugger\",\"params\":{}}";
   n = frame(setup, release);
