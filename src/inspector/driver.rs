@@ -107,6 +107,11 @@ pub struct Driver {
     answered_at: Option<Instant>,
     /// When the program was released, until its first event arrives (see `KICK_AFTER`).
     awaiting_first_event: Option<Instant>,
+    /// The first release's request id, and whether Node has answered a release: only an event
+    /// after that answer is the program's (the setup's own events, such as its context, can
+    /// follow a release sent as soon as Node said it waits).
+    release_id: Option<u64>,
+    release_answered: bool,
     kicks: usize,
     workers: HashMap<String, String>,
     console_calls: u64,
@@ -193,6 +198,8 @@ impl Driver {
             heard_wait: false,
             answered_at: None,
             awaiting_first_event: None,
+            release_id: None,
+            release_answered: false,
             kicks: 0,
             workers: HashMap::new(),
             console_calls: 0,
@@ -294,7 +301,7 @@ impl Driver {
                     // bootloader released the process with no break on its first line.
                     cdp.send("Debugger.pause", json!({}))?;
                 }
-                cdp.send("Runtime.runIfWaitingForDebugger", json!({}))?;
+                self.release_id = Some(cdp.send("Runtime.runIfWaitingForDebugger", json!({}))?);
                 cdp.set_pacing(true);
                 crate::timings::mark("released");
                 self.released = true;
@@ -310,7 +317,7 @@ impl Driver {
                     // Node can miss the release: it answers `runIfWaitingForDebugger` but its main
                     // thread stays in `WaitForFrontendEvent` (a lost wake-up, seen about once in
                     // 500 runs under load, confirmed with gdb). Any further message wakes it, so
-                    // while nothing at all has arrived since the release, say it again.
+                    // while nothing has arrived since Node answered the release, say it again.
                     if let Some(since) = self.awaiting_first_event
                         && let Some(&after) = KICK_AFTER.get(self.kicks)
                         && since.elapsed() >= after
@@ -320,13 +327,22 @@ impl Driver {
                     }
                 }
                 Incoming::Closed => return Ok(Ending::Closed),
-                Incoming::Response { id, result } => self.answered(id, result),
+                Incoming::Response { id, result } => {
+                    // Answers come in the order of the requests: one to a request made with or
+                    // after the release means the release was dispatched.
+                    if self.release_id.is_some_and(|release| id >= release) {
+                        self.release_answered = true;
+                    }
+                    self.answered(id, result);
+                }
                 Incoming::Event { method, .. } if method == "NodeRuntime.waitingForDebugger" => {
                     self.node_waits = true;
                     self.heard_wait = true;
                 }
                 Incoming::Event { method, params } => {
-                    self.awaiting_first_event = None;
+                    if self.release_answered {
+                        self.awaiting_first_event = None;
+                    }
                     if method == "NodeRuntime.waitingForDisconnect" {
                         if self.probed.workers_seen > 0 {
                             self.drain_workers(cdp, observer)?;
@@ -680,6 +696,73 @@ mod tests {
         cdp.close();
         assert_eq!(ending, Ending::Finished);
         assert!(server.join().unwrap(), "the release waited for the answers");
+    }
+
+    #[test]
+    fn a_release_lost_after_the_setup_s_own_events_is_said_again() {
+        // Node says it waits at once, so the release goes out before the setup is answered; the
+        // setup's answers and its context's event come back first, then the release's answer,
+        // and then nothing (Node missed the wake-up) until the release is said again.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("ws://{}/fake", listener.local_addr().unwrap());
+        let server = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            let mut socket = tungstenite::accept(stream).unwrap();
+            socket
+                .get_ref()
+                .set_read_timeout(Some(Duration::from_secs(10)))
+                .unwrap();
+            let mut held = Vec::new();
+            let mut releases = 0;
+            while let Ok(message) = socket.read() {
+                let Ok(request) = serde_json::from_str::<Value>(message.to_text().unwrap_or(""))
+                else {
+                    continue;
+                };
+                if held.is_empty() && releases == 0 {
+                    let event = json!({"method": "NodeRuntime.waitingForDebugger", "params": {}});
+                    socket.send(event.to_string().into()).unwrap();
+                }
+                if request["method"] != "Runtime.runIfWaitingForDebugger" {
+                    held.push(request["id"].clone());
+                    continue;
+                }
+                releases += 1;
+                if releases == 1 {
+                    for id in held.drain(..) {
+                        let answer = json!({"id": id, "result": {}});
+                        socket.send(answer.to_string().into()).unwrap();
+                    }
+                    let context = json!({"method": "Runtime.executionContextCreated",
+                        "params": {"context": {"id": 1, "auxData": {"isDefault": true}}}});
+                    socket.send(context.to_string().into()).unwrap();
+                }
+                let answer = json!({"id": request["id"], "result": {}});
+                socket.send(answer.to_string().into()).unwrap();
+                if releases == 2 {
+                    let event = json!({"method": "NodeRuntime.waitingForDisconnect", "params": {}});
+                    socket.send(event.to_string().into()).unwrap();
+                    break;
+                }
+            }
+            releases
+        });
+        let mut cdp = Cdp::connect(&url).unwrap();
+        let mut driver =
+            Driver::start(&mut cdp, false, true, Some("v20.20.2".into()), true).unwrap();
+        driver.capture_console_in_batches(&mut cdp).unwrap();
+        let limits = Limits {
+            deadline: Some(Instant::now() + Duration::from_secs(5)),
+            stop: None,
+        };
+        let ending = driver.read_until(&mut cdp, &mut Nothing, &limits).unwrap();
+        cdp.close();
+        assert_eq!(
+            ending,
+            Ending::Finished,
+            "the lost release was not said again"
+        );
+        assert_eq!(server.join().unwrap(), 2);
     }
 
     #[test]

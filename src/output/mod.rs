@@ -108,7 +108,7 @@ pub fn fan_out(events: EventReceiver, sinks: Sinks) -> JoinHandle<FanOut> {
             };
             out.deliver(event);
         }
-        out.flush();
+        // What is still buffered goes out with the last event (`FanOut::finish`).
         out
     })
 }
