@@ -954,7 +954,15 @@ fn record_served(browser: &Path, fixture: &str) -> (tempfile::TempDir, u16, Stri
     let port = serve(&Path::new(FIXTURES).join(fixture));
     let browser = browser.to_string_lossy().into_owned();
     let url = format!("http://127.0.0.1:{port}/page.html");
-    let recorded = record_target(dir.path(), &browser, &url);
+    // Each of these pages ends the recording with its `tracer:done` mark; the settle period is
+    // long so that a navigation that is slow to start a renderer (the whole suite running on two
+    // cores) does not end it first.
+    let recorded = record_with(
+        dir.path(),
+        &browser,
+        &["--timeout", "60", "--settle", "30", &url],
+    );
+    check(&recorded, "tracer record");
     let stderr = String::from_utf8_lossy(&recorded.stderr).into_owned();
     let all = lines(&dir.path().join("case/ruyi-trace/logs/current.ndjson"));
     (dir, port, stderr, all[1..].to_vec())
