@@ -1,7 +1,7 @@
 //! Phase timings of one run, for measuring where tracer's own time goes: with `TRACER_TIMINGS=1`,
 //! each phase's time since the tracer started is printed on stderr at the end (`timing: spawned
-//! 3.14 ms`). Off, a mark costs one atomic load. How the start-up pieces in the README's Speed
-//! section were measured.
+//! 3.14 ms`), after the start's own time on `CLOCK_MONOTONIC`. Off, a mark costs one atomic load. How
+//! the start-up pieces in the README's Speed section were measured.
 
 use std::sync::Mutex;
 use std::sync::OnceLock;
@@ -9,6 +9,9 @@ use std::time::Instant;
 
 struct Timings {
     start: Instant,
+    /// `start` on `CLOCK_MONOTONIC`, in nanoseconds, for lining the marks up with other processes'
+    /// (`scripts/startup-timeline.py`).
+    start_ns: i128,
     marks: Mutex<Vec<(&'static str, f64)>>,
 }
 
@@ -17,9 +20,19 @@ static TIMINGS: OnceLock<Option<Timings>> = OnceLock::new();
 fn timings() -> Option<&'static Timings> {
     TIMINGS
         .get_or_init(|| {
-            (std::env::var_os("TRACER_TIMINGS").is_some_and(|v| v == "1")).then(|| Timings {
-                start: Instant::now(),
-                marks: Mutex::new(Vec::new()),
+            (std::env::var_os("TRACER_TIMINGS").is_some_and(|v| v == "1")).then(|| {
+                let start = Instant::now();
+                let mut now = libc::timespec {
+                    tv_sec: 0,
+                    tv_nsec: 0,
+                };
+                // SAFETY: clock_gettime writes one timespec we own.
+                unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
+                Timings {
+                    start,
+                    start_ns: i128::from(now.tv_sec) * 1_000_000_000 + i128::from(now.tv_nsec),
+                    marks: Mutex::new(Vec::new()),
+                }
             })
         })
         .as_ref()
@@ -50,6 +63,7 @@ pub fn elapsed_ms() -> Option<f64> {
 pub fn print() {
     if let Some(t) = timings() {
         let marks = t.marks.lock().unwrap_or_else(|e| e.into_inner());
+        eprintln!("timing: started at {} ns on CLOCK_MONOTONIC", t.start_ns);
         for (phase, ms) in marks.iter() {
             eprintln!("timing: {phase} {ms:.2} ms");
         }
