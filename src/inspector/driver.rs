@@ -646,63 +646,15 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_node_that_says_it_waits_is_released_before_the_setup_s_answers_are_back() {
-        // A stand-in that says it waits on the setup's first request and holds every answer back
-        // until the release has come (or for 5 s).
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("ws://{}/fake", listener.local_addr().unwrap());
-        let server = std::thread::spawn(move || {
-            let (stream, _) = listener.accept().unwrap();
-            let mut socket = tungstenite::accept(stream).unwrap();
-            socket
-                .get_ref()
-                .set_read_timeout(Some(Duration::from_secs(5)))
-                .unwrap();
-            let mut held = Vec::new();
-            let mut released_early = false;
-            while let Ok(message) = socket.read() {
-                let Ok(request) = serde_json::from_str::<Value>(message.to_text().unwrap_or(""))
-                else {
-                    continue;
-                };
-                if held.is_empty() {
-                    let event = json!({"method": "NodeRuntime.waitingForDebugger", "params": {}});
-                    socket.send(event.to_string().into()).unwrap();
-                }
-                held.push(request["id"].clone());
-                if request["method"] == "Runtime.runIfWaitingForDebugger" {
-                    released_early = true;
-                    break;
-                }
-            }
-            for id in held {
-                let answer = json!({"id": id, "result": {}});
-                socket.send(answer.to_string().into()).unwrap();
-            }
-            let event = json!({"method": "NodeRuntime.waitingForDisconnect", "params": {}});
-            socket.send(event.to_string().into()).unwrap();
-            released_early
-        });
-        let mut cdp = Cdp::connect(&url).unwrap();
-        let mut driver =
-            Driver::start(&mut cdp, false, true, Some("v20.20.2".into()), true).unwrap();
-        driver.capture_console_in_batches(&mut cdp).unwrap();
-        let limits = Limits {
-            deadline: Some(Instant::now() + Duration::from_secs(20)),
-            stop: None,
-        };
-        let ending = driver.read_until(&mut cdp, &mut Nothing, &limits).unwrap();
-        cdp.close();
-        assert_eq!(ending, Ending::Finished);
-        assert!(server.join().unwrap(), "the release waited for the answers");
-    }
+    type Socket = tungstenite::WebSocket<std::net::TcpStream>;
 
-    #[test]
-    fn a_release_lost_after_the_setup_s_own_events_is_said_again() {
-        // Node says it waits at once, so the release goes out before the setup is answered; the
-        // setup's answers and its context's event come back first, then the release's answer,
-        // and then nothing (Node missed the wake-up) until the release is said again.
+    /// Drives a session with console batches against `serve`, a stand-in for Node's inspector
+    /// that says it waits on the setup's first request and is then handed every request it is
+    /// sent, with the socket, until it returns `Some`. Returns how the session ended and what
+    /// `serve` returned.
+    fn drive<T: Send + 'static>(
+        mut serve: impl FnMut(&mut Socket, &Value) -> Option<T> + Send + 'static,
+    ) -> (Ending, Option<T>) {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("ws://{}/fake", listener.local_addr().unwrap());
         let server = std::thread::spawn(move || {
@@ -712,40 +664,23 @@ mod tests {
                 .get_ref()
                 .set_read_timeout(Some(Duration::from_secs(10)))
                 .unwrap();
-            let mut held = Vec::new();
-            let mut releases = 0;
+            let mut first = true;
             while let Ok(message) = socket.read() {
                 let Ok(request) = serde_json::from_str::<Value>(message.to_text().unwrap_or(""))
                 else {
                     continue;
                 };
-                if held.is_empty() && releases == 0 {
+                if std::mem::take(&mut first) {
                     let event = json!({"method": "NodeRuntime.waitingForDebugger", "params": {}});
                     socket.send(event.to_string().into()).unwrap();
                 }
-                if request["method"] != "Runtime.runIfWaitingForDebugger" {
-                    held.push(request["id"].clone());
-                    continue;
-                }
-                releases += 1;
-                if releases == 1 {
-                    for id in held.drain(..) {
-                        let answer = json!({"id": id, "result": {}});
-                        socket.send(answer.to_string().into()).unwrap();
-                    }
-                    let context = json!({"method": "Runtime.executionContextCreated",
-                        "params": {"context": {"id": 1, "auxData": {"isDefault": true}}}});
-                    socket.send(context.to_string().into()).unwrap();
-                }
-                let answer = json!({"id": request["id"], "result": {}});
-                socket.send(answer.to_string().into()).unwrap();
-                if releases == 2 {
+                if let Some(result) = serve(&mut socket, &request) {
                     let event = json!({"method": "NodeRuntime.waitingForDisconnect", "params": {}});
                     socket.send(event.to_string().into()).unwrap();
-                    break;
+                    return Some(result);
                 }
             }
-            releases
+            None
         });
         let mut cdp = Cdp::connect(&url).unwrap();
         let mut driver =
@@ -757,12 +692,62 @@ mod tests {
         };
         let ending = driver.read_until(&mut cdp, &mut Nothing, &limits).unwrap();
         cdp.close();
+        (ending, server.join().unwrap())
+    }
+
+    fn answer(socket: &mut Socket, id: &Value) {
+        let answer = json!({"id": id, "result": {}});
+        socket.send(answer.to_string().into()).unwrap();
+    }
+
+    #[test]
+    fn a_node_that_says_it_waits_is_released_before_the_setup_s_answers_are_back() {
+        // Every answer is held back until the release has come.
+        let mut held = Vec::new();
+        let (ending, released) = drive(move |socket, request| {
+            held.push(request["id"].clone());
+            if request["method"] != "Runtime.runIfWaitingForDebugger" {
+                return None;
+            }
+            for id in held.drain(..) {
+                answer(socket, &id);
+            }
+            Some(())
+        });
+        assert_eq!(ending, Ending::Finished);
+        assert!(released.is_some(), "the release waited for the answers");
+    }
+
+    #[test]
+    fn a_release_lost_after_the_setup_s_own_events_is_said_again() {
+        // The release goes out before the setup is answered; the setup's answers and its
+        // context's event come back first, then the release's answer, and then nothing (Node
+        // missed the wake-up) until the release is said again.
+        let mut held = Vec::new();
+        let mut releases = 0;
+        let (ending, said) = drive(move |socket, request| {
+            if request["method"] != "Runtime.runIfWaitingForDebugger" {
+                held.push(request["id"].clone());
+                return None;
+            }
+            releases += 1;
+            for id in held.drain(..) {
+                answer(socket, &id);
+            }
+            if releases == 1 {
+                let context = json!({"method": "Runtime.executionContextCreated",
+                    "params": {"context": {"id": 1, "auxData": {"isDefault": true}}}});
+                socket.send(context.to_string().into()).unwrap();
+            }
+            answer(socket, &request["id"]);
+            (releases == 2).then_some(releases)
+        });
         assert_eq!(
             ending,
             Ending::Finished,
             "the lost release was not said again"
         );
-        assert_eq!(server.join().unwrap(), 2);
+        assert_eq!(said, Some(2));
     }
 
     #[test]
