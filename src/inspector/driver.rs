@@ -604,17 +604,27 @@ mod tests {
         fn on_event(&mut self, _: Option<&str>, _: &str, _: &Value) {}
     }
 
-    fn released(announce: bool) -> (Ending, Vec<String>) {
-        let (url, server) = fake_inspector(announce);
-        let mut cdp = Cdp::connect(&url).unwrap();
+    /// A session with a bootloader that announces its wait, against the stand-in at `url`, with
+    /// console batches or not, for at most `limit`.
+    fn session(url: &str, batches: bool, limit: Duration) -> Ending {
+        let mut cdp = Cdp::connect(url).unwrap();
         let mut driver =
             Driver::start(&mut cdp, false, true, Some("v20.20.2".into()), true).unwrap();
+        if batches {
+            driver.capture_console_in_batches(&mut cdp).unwrap();
+        }
         let limits = Limits {
-            deadline: Some(Instant::now() + Duration::from_secs(20)),
+            deadline: Some(Instant::now() + limit),
             stop: None,
         };
         let ending = driver.read_until(&mut cdp, &mut Nothing, &limits).unwrap();
         cdp.close();
+        ending
+    }
+
+    fn released(announce: bool) -> (Ending, Vec<String>) {
+        let (url, server) = fake_inspector(announce);
+        let ending = session(&url, false, Duration::from_secs(20));
         (ending, server.join().unwrap())
     }
 
@@ -682,16 +692,7 @@ mod tests {
             }
             None
         });
-        let mut cdp = Cdp::connect(&url).unwrap();
-        let mut driver =
-            Driver::start(&mut cdp, false, true, Some("v20.20.2".into()), true).unwrap();
-        driver.capture_console_in_batches(&mut cdp).unwrap();
-        let limits = Limits {
-            deadline: Some(Instant::now() + Duration::from_secs(5)),
-            stop: None,
-        };
-        let ending = driver.read_until(&mut cdp, &mut Nothing, &limits).unwrap();
-        cdp.close();
+        let ending = session(&url, true, Duration::from_secs(5));
         (ending, server.join().unwrap())
     }
 
