@@ -12,8 +12,8 @@ use tracer::trace::event::{Event, Kind, Stream};
 use tracer::trace::session::{Session, Status};
 
 use crate::support::{
-    Output, Running, Tracer, WATCHDOG, assert_nothing_left_running, of_kind, output_lines,
-    parse_file, parse_ndjson,
+    Output, Running, Tracer, WATCHDOG, assert_nothing_left_running, latest_in, of_kind,
+    output_lines, parse_file, parse_ndjson,
 };
 
 /// A program that never ends: a `sleep` grandchild, its pids, `ready` once set up.
@@ -284,7 +284,7 @@ fn a_full_disk_ends_with_a_clear_error_or_a_complete_session() {
     match out.code() {
         0 => {
             // Everything fitted after all: then the session must be complete.
-            let id = std::fs::read_to_string(out_dir.join("latest")).unwrap();
+            let id = latest_in(&out_dir).unwrap();
             let session: Session = parse_file(
                 &out_dir
                     .join("sessions")

@@ -4,7 +4,7 @@
 use tracer::trace::evidence::Evidence;
 use tracer::trace::session::{Session, Status};
 
-use crate::support::Tracer;
+use crate::support::{Tracer, latest_in};
 
 #[test]
 fn show_evidence_and_list_read_the_sessions_back() {
@@ -110,8 +110,15 @@ fn every_file_tracer_writes_under_out_is_private() {
     let mut seen = Vec::new();
     for entry in walkdir::WalkDir::new(out.out_dir()) {
         let entry = entry.unwrap();
-        let mode = entry.metadata().unwrap().permissions().mode() & 0o777;
         let name = entry.path().display().to_string();
+        if entry.file_type().is_symlink() {
+            // `latest`, a link (which has no mode of its own) into the private folder.
+            assert_eq!(entry.file_name(), "latest", "{name} is a link");
+            assert!(latest_in(out.out_dir().as_path()).is_ok());
+            seen.push("latest".into());
+            continue;
+        }
+        let mode = entry.metadata().unwrap().permissions().mode() & 0o777;
         let wanted = if entry.file_type().is_dir() {
             0o700
         } else {
@@ -207,10 +214,7 @@ fn out_puts_the_sessions_where_asked() {
         .run();
     out.assert_code(0);
     assert!(!out.out_dir().exists(), "nothing in the default .tracer");
-    let id = std::fs::read_to_string(out.workspace().join("traces/latest"))
-        .unwrap()
-        .trim()
-        .to_owned();
+    let id = latest_in(&out.workspace().join("traces")).unwrap();
     for file in ["session.json", "events.ndjson", "evidence.json"] {
         assert!(
             out.workspace()

