@@ -464,10 +464,15 @@ impl StderrPump {
     }
 }
 
+/// The most read from a stream at once.
+const MAX_CHUNK: usize = 64 * 1024;
+
 /// Reads `reader` to its end in chunks, pacing under a flood; `take` returns false to stop early.
 /// Returns false when `take` stopped it.
 fn read_chunks(reader: &mut impl Read, mut take: impl FnMut(&[u8]) -> bool) -> bool {
-    let mut chunk = vec![0u8; 64 * 1024];
+    // 4 KiB until a read fills it, then 64 KiB: a program that prints little does not have tracer
+    // zero (and fault in) 64 KiB per stream.
+    let mut chunk = vec![0u8; 4096];
     let mut pacer = Pacer::new(PUMP_NAP);
     loop {
         let n = match reader.read(&mut chunk) {
@@ -476,6 +481,9 @@ fn read_chunks(reader: &mut impl Read, mut take: impl FnMut(&[u8]) -> bool) -> b
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(_) => return true,
         };
+        if n == chunk.len() && chunk.len() < MAX_CHUNK {
+            chunk.resize(MAX_CHUNK, 0);
+        }
         pacer.after_read();
         if !take(&chunk[..n]) {
             return false;
