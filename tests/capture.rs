@@ -217,8 +217,10 @@ fn colour_only_when_asked_or_on_a_terminal() {
 
 #[test]
 fn neither_the_program_nor_its_descendants_outlive_a_killed_tracer() {
+    let tmpdir = tempfile::tempdir().unwrap();
     let mut running = Tracer::new()
         .fixture("forever.js")
+        .env("TMPDIR", tmpdir.path())
         .args(["run", "forever.js"])
         .spawn();
     let line = running.wait_for_stdout_line("pids");
@@ -234,6 +236,17 @@ fn neither_the_program_nor_its_descendants_outlive_a_killed_tracer() {
     // PR_SET_PDEATHSIG reaches the program itself; the tracer's watchdog kills the rest of its
     // process group (the `sleep` grandchild).
     assert_nothing_left_running(node, &[node, sleep]);
+    // And removes the bootloader's folder, which the tracer removes at its end.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let left = || std::fs::read_dir(tmpdir.path()).unwrap().count();
+    while left() > 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let names: Vec<_> = std::fs::read_dir(tmpdir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(names.is_empty(), "left in TMPDIR: {names:?}");
 }
 
 #[test]

@@ -315,21 +315,43 @@ pub fn execute(
     let redactor = Redactor::new(!args.no_default_redact, &args.redact)?;
     crate::timings::mark("options checked");
     let store = Store::new(&args.store.out);
-    let id = store.create()?;
     let stop = Arc::new(AtomicUsize::new(0));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register_usize(signal, Arc::clone(&stop), signal as usize)
             .context("installing signal handlers")?;
     }
-    // The program first: the rest of the setup runs while Node starts (about 75 ms here).
-    let clock = Clock::start();
-    let started = start(&plan, extras, &id);
     // A setup step that fails now ends the program too (it waits for the tracer's release).
     let abandon = |started: Result<Started>| {
         if let Ok(started) = started {
             started.abandon();
         }
     };
+    // The program first: the rest of the setup runs while Node starts (about 75 ms here). Its
+    // session's id is in its environment, so the id is chosen first and its folder made right
+    // after the spawn; should another run have taken that id meanwhile, the program (still held
+    // by its bootloader, before any of its code) is stopped and started again under another.
+    let clock = Clock::start();
+    let mut attempt = 0;
+    let (id, started) = loop {
+        let id = store.propose(attempt);
+        let started = start(&plan, extras, &id);
+        match store.claim(&id) {
+            Ok(true) => break (id, started),
+            Ok(false) if attempt < 1000 => {
+                abandon(started);
+                attempt += 1;
+            }
+            Ok(false) => {
+                abandon(started);
+                return Err(store.no_free_id());
+            }
+            Err(e) => {
+                abandon(started);
+                return Err(e);
+            }
+        }
+    };
+    crate::timings::mark("session's folder made");
 
     let mut session = Session {
         id: id.clone(),
@@ -618,7 +640,12 @@ fn start(plan: &Plan, extras: &Extras, id: &str) -> Result<Started> {
     // Its thread starts once the program is spawned (the program reports tens of milliseconds
     // later at the earliest; the channel is open, so its bootloader finds a reader).
     let reader = reader.listen(report_tx);
-    let watchdog = Watchdog::start(child.id(), Some(channel.verifier().marker())).ok();
+    let watchdog = Watchdog::start(
+        child.id(),
+        Some(channel.verifier().marker()),
+        &channel.leftovers(),
+    )
+    .ok();
     Ok(Started {
         channel,
         reader,

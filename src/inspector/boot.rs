@@ -146,6 +146,12 @@ impl Channel {
         self.dir.path()
     }
 
+    /// What dropping the channel removes, in the order to remove it: the FIFO, the bootloader,
+    /// their folder (the watchdog removes them if tracer dies without dropping it).
+    pub fn leftovers(&self) -> [&Path; 3] {
+        [&self.fifo, &self.boot, self.dir.path()]
+    }
+
     /// The environment the command gets: `TRACER_BOOT`, and `NODE_OPTIONS` with the bootloader
     /// first and every `--inspect*`/`--debug*` flag of `user` removed.
     pub fn env(&self, user: Option<&str>) -> Vec<(String, String)> {

@@ -23,11 +23,15 @@ const STACK: usize = 256 * 1024;
 /// The longest marker the watchdog looks for (a `TRACER_BOOT=…` entry: the variable and a path).
 const MAX_MARKER: usize = 4200;
 
+/// The most bytes of paths it removes (each NUL-terminated).
+const MAX_LEFTOVERS: usize = 3 * 4200;
+
 /// A guardian that outlives the tracer: if the tracer dies without saying goodbye (SIGKILL, a
 /// crash), it kills the program's whole process group, and every process whose environment holds
 /// `marker` (the bootloader's `TRACER_BOOT=…`: a child that left the group with `setsid` or
 /// `detached: true`), so descendants do not outlive the run either. `PR_SET_PDEATHSIG` alone
-/// reaches only the direct child. Dropping it says goodbye: the watchdog then exits.
+/// reaches only the direct child. Then it removes what the tracer would have removed at its end
+/// (the bootloader's files and folder). Dropping it says goodbye: the watchdog then exits.
 pub struct Watchdog {
     goodbye: Option<OwnedFd>,
     /// Its pid: a child of the tracer, never waited for (it exits as soon as it reads the
@@ -42,14 +46,35 @@ struct Plan {
     read_end: libc::c_int,
     marker: [u8; MAX_MARKER],
     marker_len: usize,
+    /// Paths to remove, in order, each followed by a NUL; a folder is removed as a folder.
+    leftovers: [u8; MAX_LEFTOVERS],
+    leftovers_len: usize,
 }
 
 impl Watchdog {
-    /// Starts the guardian for the process group `pgid` (and the processes marked `marker`).
-    pub fn start(pgid: u32, marker: Option<&[u8]>) -> io::Result<Watchdog> {
+    /// Starts the guardian for the process group `pgid` (and the processes marked `marker`),
+    /// which removes `leftovers` (files, then their folder) once it has killed them.
+    pub fn start(
+        pgid: u32,
+        marker: Option<&[u8]>,
+        leftovers: &[&std::path::Path],
+    ) -> io::Result<Watchdog> {
+        use std::os::unix::ffi::OsStrExt;
         let marker = marker.unwrap_or_default();
         if marker.len() > MAX_MARKER {
             return Err(io::Error::other("the watchdog's marker is too long"));
+        }
+        let mut paths = Vec::new();
+        for path in leftovers {
+            let bytes = path.as_os_str().as_bytes();
+            if bytes.contains(&0) {
+                return Err(io::Error::other("a path holds a NUL byte"));
+            }
+            paths.extend_from_slice(bytes);
+            paths.push(0);
+        }
+        if paths.len() > MAX_LEFTOVERS {
+            return Err(io::Error::other("the watchdog's paths are too long"));
         }
         let (reading, goodbye) = spawn::pipe()?;
         // SAFETY: an anonymous private mapping of STACK bytes, checked below; it is never
@@ -72,8 +97,11 @@ impl Watchdog {
             read_end: reading.as_raw_fd(),
             marker: [0; MAX_MARKER],
             marker_len: marker.len(),
+            leftovers: [0; MAX_LEFTOVERS],
+            leftovers_len: paths.len(),
         });
         plan.marker[..marker.len()].copy_from_slice(marker);
+        plan.leftovers[..paths.len()].copy_from_slice(&paths);
         let plan: &'static Plan = Box::leak(plan);
         // SAFETY: the stack and the plan live as long as the process (leaked, above). Every
         // signal is blocked around the clone, so no handler of the tracer's runs in the watchdog
@@ -163,6 +191,15 @@ extern "C" fn watch(arg: *mut libc::c_void) -> libc::c_int {
             let marker = plan.marker.get(..plan.marker_len).unwrap_or_default();
             if !marker.is_empty() {
                 kill_marked(marker);
+            }
+            let leftovers = plan.leftovers.get(..plan.leftovers_len).unwrap_or_default();
+            for path in leftovers.split_inclusive(|&b| b == 0) {
+                let at = libc::AT_FDCWD as isize as usize;
+                let removed = sys(libc::SYS_unlinkat, [at, path.as_ptr() as usize, 0, 0]);
+                if removed == -(libc::EISDIR as isize) {
+                    let folder = libc::AT_REMOVEDIR as usize;
+                    sys(libc::SYS_unlinkat, [at, path.as_ptr() as usize, folder, 0]);
+                }
             }
         }
         sys(libc::SYS_exit_group, [0, 0, 0, 0]);
@@ -366,7 +403,7 @@ mod tests {
     }
 
     #[test]
-    fn the_watchdog_kills_the_group_when_its_tracer_is_gone_and_not_after_a_goodbye() {
+    fn the_watchdog_kills_the_group_and_cleans_up_only_when_its_tracer_dies() {
         use std::os::unix::process::CommandExt;
         for goodbye in [true, false] {
             let mut child = std::process::Command::new("sleep")
@@ -374,7 +411,11 @@ mod tests {
                 .process_group(0)
                 .spawn()
                 .unwrap();
-            let mut watchdog = Watchdog::start(child.id(), None).unwrap();
+            let folder = tempfile::tempdir().unwrap();
+            let file = folder.path().join("boot.js");
+            std::fs::write(&file, "x").unwrap();
+            let mut watchdog =
+                Watchdog::start(child.id(), None, &[file.as_path(), folder.path()]).unwrap();
             let pid = watchdog.pid;
             if goodbye {
                 drop(watchdog);
@@ -392,6 +433,8 @@ mod tests {
                 std::thread::sleep(Duration::from_millis(5));
             }
             assert_eq!(running(child.id()), goodbye, "goodbye: {goodbye}");
+            assert_eq!(file.exists(), goodbye, "goodbye: {goodbye}");
+            assert_eq!(folder.path().exists(), goodbye, "goodbye: {goodbye}");
             let _ = child.kill();
             child.wait().unwrap();
         }

@@ -59,6 +59,37 @@ impl Store {
 
     /// Creates a new session folder with a fresh, time-ordered id, marked as running.
     pub fn create(&self) -> Result<String> {
+        for attempt in 0u32..1000 {
+            let id = self.propose(attempt);
+            if self.claim(&id)? {
+                return Ok(id);
+            }
+        }
+        Err(self.no_free_id())
+    }
+
+    /// The error when every proposed id was taken.
+    pub fn no_free_id(&self) -> anyhow::Error {
+        anyhow::anyhow!(
+            "could not find a free session id in {}",
+            self.sessions().display()
+        )
+    }
+
+    /// A fresh, time-ordered session id (`20261130-093412-118-5f2a`: the time to the millisecond,
+    /// then a salt from the pid and `attempt`), not yet claimed.
+    pub fn propose(&self, attempt: u32) -> String {
+        let stamp = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
+        let stamp: String = stamp.chars().filter(char::is_ascii_digit).collect();
+        let (date, rest) = stamp.split_at(8.min(stamp.len()));
+        let (time, millis) = rest.split_at(6.min(rest.len()));
+        let salt = (std::process::id() ^ attempt.wrapping_mul(0x9E37)) & 0xffff;
+        format!("{date}-{time}-{millis}-{salt:04x}")
+    }
+
+    /// Makes the folder of session `id`, marked as running (the marker holds this process's pid).
+    /// False when another run already holds that id: then propose another.
+    pub fn claim(&self, id: &str) -> Result<bool> {
         let sessions = self.sessions();
         fs::DirBuilder::new()
             .recursive(true)
@@ -70,35 +101,24 @@ impl Store {
                     sessions.display()
                 )
             })?;
-        let stamp = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
-        let stamp: String = stamp.chars().filter(char::is_ascii_digit).collect();
-        let (date, rest) = stamp.split_at(8.min(stamp.len()));
-        let (time, millis) = rest.split_at(6.min(rest.len()));
-        let pid = std::process::id();
-        for attempt in 0u32..1000 {
-            let salt = (pid ^ attempt.wrapping_mul(0x9E37)) & 0xffff;
-            let id = format!("{date}-{time}-{millis}-{salt:04x}");
-            match fs::DirBuilder::new()
-                .mode(DIR_MODE)
-                .create(sessions.join(&id))
-            {
-                Ok(()) => {
-                    File::options()
-                        .write(true)
-                        .create_new(true)
-                        .mode(FILE_MODE)
-                        .open(sessions.join(&id).join(RUNNING_MARKER))?
-                        .write_all(pid.to_string().as_bytes())?;
-                    return Ok(id);
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e) => {
-                    return Err(e)
-                        .with_context(|| format!("creating a session in {}", sessions.display()));
-                }
+        match fs::DirBuilder::new()
+            .mode(DIR_MODE)
+            .create(sessions.join(id))
+        {
+            Ok(()) => {
+                File::options()
+                    .write(true)
+                    .create_new(true)
+                    .mode(FILE_MODE)
+                    .open(sessions.join(id).join(RUNNING_MARKER))?
+                    .write_all(std::process::id().to_string().as_bytes())?;
+                Ok(true)
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+            Err(e) => {
+                Err(e).with_context(|| format!("creating a session in {}", sessions.display()))
             }
         }
-        anyhow::bail!("could not find a free session id in {}", sessions.display())
     }
 
     /// Marks the session as no longer running and points `latest` at it: a new link, renamed over
@@ -346,6 +366,21 @@ mod tests {
             std::os::unix::fs::symlink(elsewhere, &latest).unwrap();
             assert_eq!(store.latest(), None, "{elsewhere}");
         }
+    }
+
+    #[test]
+    fn an_id_is_claimed_once_and_the_next_attempt_proposes_another() {
+        let root = tempfile::tempdir().unwrap();
+        let store = Store::new(&root.path().join("out"));
+        let id = store.propose(0);
+        assert!(valid_id(&id), "{id}");
+        assert!(
+            store.claim(&id).unwrap(),
+            "the first claim makes the folder"
+        );
+        assert!(store.dir(&id).join(RUNNING_MARKER).is_file());
+        assert!(!store.claim(&id).unwrap(), "taken: another run holds it");
+        assert_ne!(store.propose(1).rsplit('-').next(), id.rsplit('-').next());
     }
 
     #[test]
