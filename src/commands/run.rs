@@ -511,7 +511,6 @@ pub fn execute(
     store.write_json(&id, "evidence.json", &evidence)?;
     store.finish(&id)?;
     crate::timings::mark("session and evidence written");
-    drop(std::mem::take(&mut run.cleanup));
     drop(retention);
     crate::timings::mark("retention done");
 
@@ -543,7 +542,6 @@ pub fn execute(
 
 /// A thread that is waited for when this goes out of scope, on every path: tracer never exits
 /// in the middle of its work (retention halfway through removing a folder).
-#[derive(Default)]
 struct Joined(Option<std::thread::JoinHandle<()>>);
 
 impl Drop for Joined {
@@ -568,8 +566,6 @@ struct RunResult {
     node_probe: Option<crate::probe::node::NodeReport>,
     /// The tree's tracks, as the bootloader's channel reported them.
     processes: Vec<crate::trace::session::Process>,
-    /// Removing the bootloader's folder.
-    cleanup: Joined,
 }
 
 /// Where a run's captured events go: the stream, its clock, and the flag that says the tracer's
@@ -907,9 +903,10 @@ fn trace(
     let _ = reader.join();
     result.processes = tree.finish(DRAIN_GRACE);
     crate::timings::mark("tree finished");
-    // The channel's folder is removed while the session is written (joined before tracer
-    // returns).
-    result.cleanup = Joined(Some(std::thread::spawn(move || drop(channel))));
+    // The channel's folder, in memory where it can be (`boot::parent`), is removed here: 0.06 ms,
+    // less than a thread to remove it beside the session's writes took (reap to summary 0.71 →
+    // 0.625 ms, 80 interleaved runs).
+    drop(channel);
     match outcome {
         None => Ok(result),
         Some(e) => Err(Box::new((result, e))),
