@@ -566,6 +566,8 @@ struct RunResult {
     node_probe: Option<crate::probe::node::NodeReport>,
     /// The tree's tracks, as the bootloader's channel reported them.
     processes: Vec<crate::trace::session::Process>,
+    /// Told goodbye once the tree is done; reaped when this is dropped, by then long gone.
+    watchdog: Option<Watchdog>,
 }
 
 /// Where a run's captured events go: the stream, its clock, and the flag that says the tracer's
@@ -675,7 +677,7 @@ fn trace(
         reports,
         mut child,
         guard,
-        watchdog: _watchdog,
+        mut watchdog,
         user_options,
     } = started;
     let mut result = RunResult::default();
@@ -903,6 +905,11 @@ fn trace(
     let _ = reader.join();
     result.processes = tree.finish(DRAIN_GRACE);
     crate::timings::mark("tree finished");
+    // Nothing of the run is left to guard: the watchdog exits now, and is reaped with the result.
+    if let Some(watchdog) = watchdog.as_mut() {
+        watchdog.goodbye();
+    }
+    result.watchdog = watchdog;
     // The channel's folder, in memory where it can be (`boot::parent`), is removed here: 0.06 ms,
     // less than a thread to remove it beside the session's writes took (reap to summary 0.71 →
     // 0.625 ms, 80 interleaved runs).

@@ -34,9 +34,7 @@ const MAX_LEFTOVERS: usize = 3 * 4200;
 /// (the bootloader's files and folder). Dropping it says goodbye: the watchdog then exits.
 pub struct Watchdog {
     goodbye: Option<OwnedFd>,
-    /// Its pid: a child of the tracer, never waited for (it exits as soon as it reads the
-    /// goodbye; a zombie until the tracer exits).
-    #[cfg_attr(not(test), allow(dead_code))]
+    /// Its pid: a child of the tracer, reaped when this is dropped.
     pid: libc::pid_t,
 }
 
@@ -134,11 +132,30 @@ impl Watchdog {
     }
 }
 
-impl Drop for Watchdog {
-    fn drop(&mut self) {
+impl Watchdog {
+    /// Tells the watchdog that the tracer is done: it exits without doing anything.
+    pub fn goodbye(&mut self) {
         if let Some(fd) = self.goodbye.take() {
             let file = std::fs::File::from(fd);
             let _ = io::Write::write_all(&mut &file, b"d");
+        }
+    }
+}
+
+impl Drop for Watchdog {
+    /// Says goodbye if that is not done yet and reaps the watchdog, so that no zombie is left for
+    /// init to collect (an init that reaps late, as this VM's does, showed them piling up). Said
+    /// goodbye to earlier, it has exited by now; the wait is bounded all the same.
+    fn drop(&mut self) {
+        self.goodbye();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        loop {
+            // SAFETY: waits, without blocking, for this process's own child.
+            let reaped = unsafe { libc::waitpid(self.pid, std::ptr::null_mut(), libc::WNOHANG) };
+            if reaped != 0 || std::time::Instant::now() >= deadline {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_micros(50));
         }
     }
 }
@@ -391,6 +408,7 @@ unsafe fn sys(number: libc::c_long, [a, b, c, d]: [usize; 4]) -> isize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
     use std::time::{Duration, Instant};
 
     /// Whether a process `pid` is still running (not gone, not a zombie).
@@ -418,16 +436,19 @@ mod tests {
                 Watchdog::start(child.id(), None, &[file.as_path(), folder.path()]).unwrap();
             let pid = watchdog.pid;
             if goodbye {
+                // Said goodbye to and reaped: not even a zombie is left.
                 drop(watchdog);
+                assert!(!Path::new(&format!("/proc/{pid}")).exists());
             } else {
                 // The tracer's end of the pipe closed without a goodbye, as when it dies.
                 drop(watchdog.goodbye.take());
+                let mut status = 0;
+                // SAFETY: waits for our own child.
+                assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+                assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
+                // Reaped here: its pid may be another test's child by the time it is dropped.
+                std::mem::forget(watchdog);
             }
-            // It exits either way, once it has done what it does.
-            let mut status = 0;
-            // SAFETY: waits for our own child.
-            assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
-            assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
             let deadline = Instant::now() + Duration::from_secs(5);
             while running(child.id()) && Instant::now() < deadline && !goodbye {
                 std::thread::sleep(Duration::from_millis(5));
