@@ -76,8 +76,12 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: min-client BOOT_JS COMMAND [ARGS...]\n");
     return 2;
   }
-  char dir[] = "/tmp/min-client-XXXXXX";
-  if (!mkdtemp(dir)) fail("mkdtemp");
+  // In memory where it can be, as tracer makes its own (src/inspector/boot.rs, `parent`).
+  char dir[] = "/dev/shm/min-client-XXXXXX";
+  if (!mkdtemp(dir)) {
+    strcpy(dir, "/tmp/min-client-XXXXXX");
+    if (!mkdtemp(dir)) fail("mkdtemp");
+  }
   char fifo[64], options[4200];
   snprintf(fifo, sizeof fifo, "%s/channel", dir);
   if (mkfifo(fifo, 0600)) fail("mkfifo");
