@@ -187,28 +187,16 @@ pub fn start(spec: &Spec<'_>) -> io::Result<Program> {
     // Not zeroed: the child writes only the little it uses (zeroing it took 16 page faults).
     let mut stack: Vec<std::mem::MaybeUninit<u8>> = Vec::with_capacity(CHILD_STACK);
     // SAFETY: the stack is ours and outlives the child's use of it (with CLONE_VFORK the clone
-    // returns only once the child has exec'd or exited); `plan` likewise. Every signal is blocked
-    // around the clone so that no handler of the tracer's runs in the child, which resets them
-    // before it unblocks any.
+    // returns only once the child has exec'd or exited); `plan` likewise. The child resets the
+    // tracer's handlers before it unblocks any signal.
     let pid = unsafe {
-        let top = stack.as_mut_ptr().add(CHILD_STACK).cast::<u8>();
-        let top = top.sub(top as usize % 16);
-        let mut all: libc::sigset_t = std::mem::zeroed();
-        let mut old: libc::sigset_t = std::mem::zeroed();
-        libc::sigfillset(&mut all);
-        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
-        let pid = libc::clone(
+        clone_on(
+            stack.as_mut_ptr().cast(),
+            CHILD_STACK,
             child_main,
-            top.cast(),
             libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
             (&raw const plan).cast_mut().cast(),
-        );
-        let clone_error = io::Error::last_os_error();
-        libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
-        if pid < 0 {
-            return Err(clone_error);
-        }
-        pid
+        )?
     };
     drop(stack);
     let mut program = Program {
@@ -225,6 +213,35 @@ pub fn start(spec: &Spec<'_>) -> io::Result<Program> {
         return Err(io::Error::from_raw_os_error(error));
     }
     Ok(program)
+}
+
+/// Clones this process to run `entry(arg)` on the stack of `len` bytes at `stack`, every signal
+/// blocked around the clone so that no handler of the tracer's runs in the child before it has
+/// reset them (the child starts with them all blocked). Returns the child's pid.
+///
+/// # Safety
+/// `stack` and what `arg` points to must stay valid as long as the child uses them, and `entry`
+/// must do only what is safe in a clone sharing (with `CLONE_VM`) or copying the tracer's memory.
+pub unsafe fn clone_on(
+    stack: *mut u8,
+    len: usize,
+    entry: extern "C" fn(*mut libc::c_void) -> libc::c_int,
+    flags: libc::c_int,
+    arg: *mut libc::c_void,
+) -> io::Result<libc::pid_t> {
+    // SAFETY: the caller's promises above; the mask is restored whatever the clone did.
+    unsafe {
+        let top = stack.add(len);
+        let top = top.sub(top as usize % 16);
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
+        let pid = libc::clone(entry, top.cast(), flags, arg);
+        let error = io::Error::last_os_error();
+        libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+        if pid < 0 { Err(error) } else { Ok(pid) }
+    }
 }
 
 /// The file to exec: `spec.program` when it names a path, else the first executable file of that

@@ -101,28 +101,16 @@ impl Watchdog {
         plan.marker[..marker.len()].copy_from_slice(marker);
         plan.leftovers[..paths.len()].copy_from_slice(&paths);
         let plan: &'static Plan = Box::leak(plan);
-        // SAFETY: the stack and the plan live as long as the process (leaked, above). Every
-        // signal is blocked around the clone, so no handler of the tracer's runs in the watchdog
-        // before it has reset them; the watchdog touches only its stack and reads only `plan`.
+        // SAFETY: the stack and the plan live as long as the process (leaked, above); the
+        // watchdog touches only its stack and reads only `plan`, with raw system calls.
         let pid = unsafe {
-            let top = region.cast::<u8>().add(STACK);
-            let top = top.sub(top as usize % 16);
-            let mut all: libc::sigset_t = std::mem::zeroed();
-            let mut old: libc::sigset_t = std::mem::zeroed();
-            libc::sigfillset(&mut all);
-            libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
-            let pid = libc::clone(
+            spawn::clone_on(
+                region.cast(),
+                STACK,
                 watch,
-                top.cast(),
                 libc::CLONE_VM | libc::SIGCHLD,
                 std::ptr::from_ref(plan).cast_mut().cast(),
-            );
-            let error = io::Error::last_os_error();
-            libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
-            if pid < 0 {
-                return Err(error);
-            }
-            pid
+            )?
         };
         drop(reading);
         Ok(Watchdog {
@@ -363,10 +351,10 @@ unsafe fn kill_marked(marker: &[u8]) {
 ///
 /// # Safety
 /// Whatever the call itself requires of its arguments.
-#[cfg(target_arch = "x86_64")]
 unsafe fn sys(number: libc::c_long, [a, b, c, d]: [usize; 4]) -> isize {
     let result: isize;
     // SAFETY: the Linux x86_64 system call convention; the kernel clobbers rcx and r11.
+    #[cfg(target_arch = "x86_64")]
     unsafe {
         std::arch::asm!(
             "syscall",
@@ -380,17 +368,8 @@ unsafe fn sys(number: libc::c_long, [a, b, c, d]: [usize; 4]) -> isize {
             options(nostack),
         );
     }
-    result
-}
-
-/// A system call made directly: its result, or `-errno`. Nothing is written anywhere else.
-///
-/// # Safety
-/// Whatever the call itself requires of its arguments.
-#[cfg(target_arch = "aarch64")]
-unsafe fn sys(number: libc::c_long, [a, b, c, d]: [usize; 4]) -> isize {
-    let result: isize;
     // SAFETY: the Linux aarch64 system call convention (number in x8, result in x0).
+    #[cfg(target_arch = "aarch64")]
     unsafe {
         std::arch::asm!(
             "svc 0",
@@ -404,6 +383,9 @@ unsafe fn sys(number: libc::c_long, [a, b, c, d]: [usize; 4]) -> isize {
     }
     result
 }
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+compile_error!("the watchdog's system calls are written for x86_64 and aarch64 only");
 
 #[cfg(test)]
 mod tests {
