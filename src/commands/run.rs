@@ -328,27 +328,23 @@ pub fn execute(
     };
     // The program first: the rest of the setup runs while Node starts (about 75 ms here). Its
     // session's id is in its environment, so the id is chosen first and its folder made right
-    // after the spawn; should another run have taken that id meanwhile, the program (still held
-    // by its bootloader, before any of its code) is stopped and started again under another.
+    // after the spawn. Should another run have taken that id meanwhile (the same millisecond and
+    // salt), the program, still held by its bootloader before any of its code, is stopped and
+    // started again under an id claimed first.
     let clock = Clock::start();
-    let mut attempt = 0;
-    let (id, started) = loop {
-        let id = store.propose(attempt);
-        let started = start(&plan, extras, &id);
-        match store.claim(&id) {
-            Ok(true) => break (id, started),
-            Ok(false) if attempt < 1000 => {
-                abandon(started);
-                attempt += 1;
-            }
-            Ok(false) => {
-                abandon(started);
-                return Err(store.no_free_id());
-            }
-            Err(e) => {
-                abandon(started);
-                return Err(e);
-            }
+    let id = store.propose(0);
+    let mut started = start(&plan, extras, &id);
+    let id = match store.claim(&id) {
+        Ok(true) => id,
+        Ok(false) => {
+            abandon(started);
+            let id = store.create()?;
+            started = start(&plan, extras, &id);
+            id
+        }
+        Err(e) => {
+            abandon(started);
+            return Err(e);
         }
     };
     crate::timings::mark("session's folder made");

@@ -8,8 +8,9 @@
 //! TLB shootdown across the CPUs its threads run on, for every page it writes for the rest of the
 //! run: 0.06 ms of the tail after the program's exit and 0.09 ms between the report and the reap
 //! in `TRACER_TIMINGS=1` phases (80 interleaved runs), plus the fork's own 0.2 ms while Node
-//! starts. What it reads (the program's group, the marker) is copied where the tracer never frees
-//! it: one watchdog per run, so that is bounded.
+//! starts. What it reads (the program's group, the marker, the paths it removes) is copied where
+//! the tracer never frees it, and its stack is never unmapped: one watchdog per run, so that is
+//! bounded (a few hundred bytes, and the stack's few touched pages).
 
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -19,12 +20,6 @@ use crate::inspector::spawn;
 /// The watchdog's stack: `kill_marked`'s buffers (40 KiB) and its frames. Reserved, not
 /// committed: only the pages it touches are ever allocated.
 const STACK: usize = 256 * 1024;
-
-/// The longest marker the watchdog looks for (a `TRACER_BOOT=…` entry: the variable and a path).
-const MAX_MARKER: usize = 4200;
-
-/// The most bytes of paths it removes (each NUL-terminated).
-const MAX_LEFTOVERS: usize = 3 * 4200;
 
 /// A guardian that outlives the tracer: if the tracer dies without saying goodbye (SIGKILL, a
 /// crash), it kills the program's whole process group, and every process whose environment holds
@@ -38,15 +33,13 @@ pub struct Watchdog {
     pid: libc::pid_t,
 }
 
-/// What the watchdog reads: written before the clone, never changed or freed after it.
+/// What the watchdog reads: made before the clone, never changed or freed after it (leaked).
 struct Plan {
     pgid: libc::pid_t,
     read_end: libc::c_int,
-    marker: [u8; MAX_MARKER],
-    marker_len: usize,
+    marker: &'static [u8],
     /// Paths to remove, in order, each followed by a NUL; a folder is removed as a folder.
-    leftovers: [u8; MAX_LEFTOVERS],
-    leftovers_len: usize,
+    leftovers: &'static [u8],
 }
 
 impl Watchdog {
@@ -58,10 +51,6 @@ impl Watchdog {
         leftovers: &[&std::path::Path],
     ) -> io::Result<Watchdog> {
         use std::os::unix::ffi::OsStrExt;
-        let marker = marker.unwrap_or_default();
-        if marker.len() > MAX_MARKER {
-            return Err(io::Error::other("the watchdog's marker is too long"));
-        }
         let mut paths = Vec::new();
         for path in leftovers {
             let bytes = path.as_os_str().as_bytes();
@@ -70,9 +59,6 @@ impl Watchdog {
             }
             paths.extend_from_slice(bytes);
             paths.push(0);
-        }
-        if paths.len() > MAX_LEFTOVERS {
-            return Err(io::Error::other("the watchdog's paths are too long"));
         }
         let (reading, goodbye) = spawn::pipe()?;
         // SAFETY: an anonymous private mapping of STACK bytes, checked below; it is never
@@ -90,17 +76,12 @@ impl Watchdog {
         if region == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
         }
-        let mut plan = Box::new(Plan {
+        let plan: &'static Plan = Box::leak(Box::new(Plan {
             pgid: pgid as libc::pid_t,
             read_end: reading.as_raw_fd(),
-            marker: [0; MAX_MARKER],
-            marker_len: marker.len(),
-            leftovers: [0; MAX_LEFTOVERS],
-            leftovers_len: paths.len(),
-        });
-        plan.marker[..marker.len()].copy_from_slice(marker);
-        plan.leftovers[..paths.len()].copy_from_slice(&paths);
-        let plan: &'static Plan = Box::leak(plan);
+            marker: Box::leak(marker.unwrap_or_default().into()),
+            leftovers: Box::leak(paths.into_boxed_slice()),
+        }));
         // SAFETY: the stack and the plan live as long as the process (leaked, above); the
         // watchdog touches only its stack and reads only `plan`, with raw system calls.
         let pid = unsafe {
@@ -118,9 +99,7 @@ impl Watchdog {
             pid,
         })
     }
-}
 
-impl Watchdog {
     /// Tells the watchdog that the tracer is done: it exits without doing anything.
     pub fn goodbye(&mut self) {
         if let Some(fd) = self.goodbye.take() {
@@ -193,12 +172,10 @@ extern "C" fn watch(arg: *mut libc::c_void) -> libc::c_int {
                 libc::SYS_kill,
                 [(-plan.pgid) as isize as usize, libc::SIGKILL as usize, 0, 0],
             );
-            let marker = plan.marker.get(..plan.marker_len).unwrap_or_default();
-            if !marker.is_empty() {
-                kill_marked(marker);
+            if !plan.marker.is_empty() {
+                kill_marked(plan.marker);
             }
-            let leftovers = plan.leftovers.get(..plan.leftovers_len).unwrap_or_default();
-            for path in leftovers.split_inclusive(|&b| b == 0) {
+            for path in plan.leftovers.split_inclusive(|&b| b == 0) {
                 let at = libc::AT_FDCWD as isize as usize;
                 let removed = sys(libc::SYS_unlinkat, [at, path.as_ptr() as usize, 0, 0]);
                 if removed == -(libc::EISDIR as isize) {
