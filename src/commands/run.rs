@@ -606,8 +606,7 @@ impl Started {
 fn start(plan: &Plan, extras: &Extras, id: &str) -> Result<Started> {
     let channel = Channel::create().map_err(|e| {
         TracerError::cannot_trace(format!(
-            "could not make the bootloader's private folder in {}: {e}",
-            crate::inspector::boot::parent().display()
+            "could not make the bootloader's private folder {e}"
         ))
     })?;
     crate::timings::mark("bootloader's channel made");

@@ -116,11 +116,26 @@ pub struct Channel {
 }
 
 impl Channel {
-    /// Makes the folder (0700, in [`parent`]), the bootloader and the FIFO.
+    /// Makes the folder (0700, in [`parent`]), the bootloader and the FIFO; in the temporary
+    /// directory when that fails in memory (a full `/dev/shm`: 64 MiB in a Docker container).
     pub fn create() -> io::Result<Channel> {
+        let named = |folder: &Path, e: io::Error| {
+            io::Error::new(e.kind(), format!("in {}: {e}", folder.display()))
+        };
+        let parent = parent();
+        Channel::create_in(&parent).or_else(|e| {
+            let fallback = std::env::temp_dir();
+            if fallback == parent {
+                return Err(named(&parent, e));
+            }
+            Channel::create_in(&fallback).map_err(|e| named(&fallback, e))
+        })
+    }
+
+    fn create_in(parent: &Path) -> io::Result<Channel> {
         let dir = tempfile::Builder::new()
             .prefix("tracer-boot-")
-            .tempdir_in(parent())?;
+            .tempdir_in(parent)?;
         std::fs::set_permissions(
             dir.path(),
             std::os::unix::fs::PermissionsExt::from_mode(0o700),
