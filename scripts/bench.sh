@@ -4,7 +4,8 @@
 #      commands' stdout /dev/null, and again with both writing to a pipe; then the floor Node's
 #      inspector sets, the same program run by scripts/min-client.c (needs gcc) against plain node;
 #      then plain node, the C client and tracer interleaved, one run of each in turn, the order
-#      alternating (python3), with the median of each round's differences; and, inside Node, what
+#      alternating (python3; PAIRED rounds, default RUNS), with the median of each round's
+#      differences and tracer's paired ratio with its 95% interval; and, inside Node, what
 #      building the bootloader's console capture costs (scripts/console-capture-cost.js)
 #   2. a flood: 100 000 console.log calls under tracer vs plain node, and under tracer with
 #      TRACER_CONSOLE_CAPTURE=inspector (every call reported by the inspector itself, the path
@@ -114,8 +115,10 @@ if command -v gcc >/dev/null; then
   startup "  floor: a minimal C client" pipe "$out/min-client src/inspector/boot.js node examples/hello/hello.js" client
   # The same three interleaved, one run of each in turn (RUNS of each; all three writing to a
   # pipe): the VM's drift between blocks falls on all three alike.
-  python3 - "$runs" "$out/min-client" "$tracer" "$out/t" >> "$out/startup.txt" <<'PY'
-import statistics, subprocess, sys, time
+  # PAIRED=N sets how many such rounds (default RUNS): the paired ratio's interval narrows with
+  # them (1000 rounds: +-0.5 ms on this VM).
+  python3 - "${PAIRED:-$runs}" "$out/min-client" "$tracer" "$out/t" >> "$out/startup.txt" <<'PY'
+import random, statistics, subprocess, sys, time
 runs, client, tracer, store = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 commands = [
     ["node", "examples/hello/hello.js"],
@@ -139,6 +142,12 @@ def above(a, b):
     return statistics.median(x - y for x, y in zip(times[a][2:], times[b][2:])) * 1000
 print("    per round, median         client %+.2f ms, tracer %+.2f ms above node; tracer %+.2f ms above the client"
       % (above(1, 0), above(2, 0), above(2, 1)))
+# tracer's paired difference as a ratio to plain node, with a bootstrap 95% interval of its median.
+differences = [x - y for x, y in zip(times[2][2:], times[0][2:])]
+random.seed(1)
+medians = sorted(statistics.median(random.choices(differences, k=len(differences))) for _ in range(400))
+print("    paired ratio              tracer %.3fx of node (95%%: %.3f..%.3fx)"
+      % tuple(1 + d / (node / 1000) for d in (statistics.median(differences), medians[10], medians[389])))
 PY
 fi
 # Inside Node, what the bootloader does between its report and its wait: building the console
