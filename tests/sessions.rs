@@ -112,9 +112,11 @@ fn every_file_tracer_writes_under_out_is_private() {
         let entry = entry.unwrap();
         let name = entry.path().display().to_string();
         if entry.file_type().is_symlink() {
-            // `latest`, a link (which has no mode of its own) into the private folder.
+            // `latest`, a link (which has no mode of its own) to this run's session, whose
+            // folder is checked like the rest.
             assert_eq!(entry.file_name(), "latest", "{name} is a link");
-            assert!(latest_in(out.out_dir().as_path()).is_ok());
+            let id = latest_in(out.out_dir().as_path()).unwrap();
+            assert_eq!(out.session_ids(), [id]);
             seen.push("latest".into());
             continue;
         }
