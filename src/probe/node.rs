@@ -89,7 +89,9 @@ pub struct NodeRequest {
 ///
 /// - The environment's code: Node's own (`node:`), every file under a `node_modules` folder, and
 ///   every file under the environment's folder (`case/result/`) whose file name is not one of the
-///   target's script names.
+///   target's script names. These are files Node loads; a script the environment fetched for a
+///   page (an `http:` or `https:` URL) is never the environment's, wherever its server keeps it
+///   (`http://127.0.0.1:8765/node_modules/clientjs/dist/client.min.js` is the page's library).
 /// - The target's script names: the file names (last path segment) of the script URLs in the
 ///   contract's stack samples (`app.js` for `https://a.test/js/app.js?v=2`).
 /// - In a `vm` context (a window), a script that is not the environment's is the target's once the
@@ -125,6 +127,11 @@ impl Rules {
         let path = url_path(url);
         let name = file_name(&path);
         let named = self.target_names.contains(name);
+        // A page script the environment fetched (`http://host/node_modules/lib.js`) is the page's
+        // wherever its server keeps it: the folder rules are about files Node loads itself.
+        if url.starts_with("http://") || url.starts_with("https://") {
+            return if named { Origin::Named } else { Origin::Other };
+        }
         if path.split('/').any(|part| part == "node_modules") {
             return Origin::Environment;
         }
@@ -914,6 +921,15 @@ mod tests {
         );
         assert_eq!(r.origin("/case/result/app.js"), Origin::Named);
         assert_eq!(r.origin("https://example.test/page.html"), Origin::Other);
+        // A page's library served from a node_modules folder is the page's code.
+        assert_eq!(
+            r.origin("http://127.0.0.1:8765/node_modules/clientjs/dist/client.min.js"),
+            Origin::Other
+        );
+        assert_eq!(
+            r.origin("https://a.test/node_modules/x/app.js"),
+            Origin::Named
+        );
         assert_eq!(r.origin("evalmachine.<anonymous>"), Origin::Anonymous);
         assert_eq!(r.origin(""), Origin::Anonymous);
     }

@@ -2275,6 +2275,24 @@ function excluded(iface, api) {
 const ASKED = config.asked || [];
 const missing = [];
 
+// The global object as this realm's own names for it give it (`window`, `self`, `frames`,
+// `globalThis`; `top` and `parent` of a top-level window are the same object), read before any
+// wrapper is in place.
+const globalAliases = [g];
+const globalNames = ["window", "self", "frames", "globalThis"];
+for (let i = 0; i < globalNames.length; i++) {
+  try {
+    const value = g[globalNames[i]];
+    if (value !== null && typeof value === "object") globalAliases[globalAliases.length] = value;
+  } catch (_) {
+    // a getter that refuses here: no alias by that name.
+  }
+}
+function isGlobalAlias(value) {
+  for (let i = 0; i < globalAliases.length; i++) if (globalAliases[i] === value) return true;
+  return false;
+}
+
 function walkGlobal() {
   const keys = ownKeysOf(g);
   for (let i = 0; i < keys.length; i++) {
@@ -2310,6 +2328,9 @@ function walkGlobal() {
           wrapMember(g, key, key, key, false, false);
         }
       } else if (d.value !== null && typeof d.value === "object") {
+        // No path goes through the global itself (jsdom's `_globalObject`, a shim's `window`):
+        // its members are the global's, named as such.
+        if (isGlobalAlias(d.value)) continue;
         walkingNamespaces = true;
         try {
           install(key);
