@@ -487,34 +487,11 @@ fn jsdom_against_chromium_end_to_end() {
 /// reaches `matched`, with nothing the entry wrote. Needs the example's `node_modules`.
 #[test]
 fn jsdom_audited_against_its_own_recording_matches() {
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/jsdom");
-    if !example.join("node_modules/jsdom").is_dir() {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED record::jsdom_audited_against_its_own_recording_matches: needs {} (`npm ci` in examples/jsdom)",
-            example.join("node_modules/jsdom").display()
-        );
+    let Some(dir) = jsdom_case("jsdom_audited_against_its_own_recording_matches") else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
+    };
     let root = dir.path();
-    for file in ["page.html", "app.js"] {
-        std::fs::copy(example.join(file), root.join(file)).unwrap();
-    }
-    std::fs::create_dir_all(root.join("case/result")).unwrap();
-    std::fs::create_dir_all(root.join("case/ruyi-trace/logs")).unwrap();
-    std::fs::copy(
-        example.join("case/result/final.js"),
-        root.join("case/result/final.js"),
-    )
-    .unwrap();
-    std::os::unix::fs::symlink(example.join("node_modules"), root.join("node_modules")).unwrap();
     let trace = root.join("case/ruyi-trace/logs/current.ndjson");
-    std::fs::write(
-        &trace,
-        "{\"type\":\"header\",\"schema\":\"tracer-trace/v1\",\"baselineId\":\"b1\"}\n",
-    )
-    .unwrap();
     let audit = [
         "audit",
         "--case-dir",
@@ -535,6 +512,118 @@ fn jsdom_audited_against_its_own_recording_matches() {
     .unwrap();
     assert_eq!(diff["matched"], true, "{:#}", diff["blocking"]);
     assert_eq!(second.status.code(), Some(0));
+}
+
+/// The case of examples/jsdom in a temporary folder (jsdom linked in), with an empty trace; None
+/// (the test skipped, saying so) without examples/jsdom's node_modules.
+fn jsdom_case(test: &str) -> Option<tempfile::TempDir> {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/jsdom");
+    if !example.join("node_modules/jsdom").is_dir() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED record::{test}: needs {} (`npm ci` in examples/jsdom)",
+            example.join("node_modules/jsdom").display()
+        );
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for file in ["page.html", "app.js"] {
+        std::fs::copy(example.join(file), root.join(file)).unwrap();
+    }
+    std::fs::create_dir_all(root.join("case/result")).unwrap();
+    std::fs::create_dir_all(root.join("case/ruyi-trace/logs")).unwrap();
+    std::fs::copy(
+        example.join("case/result/final.js"),
+        root.join("case/result/final.js"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(example.join("node_modules"), root.join("node_modules")).unwrap();
+    std::fs::write(
+        root.join("case/ruyi-trace/logs/current.ndjson"),
+        "{\"type\":\"header\",\"schema\":\"tracer-trace/v1\",\"baselineId\":\"b1\"}\n",
+    )
+    .unwrap();
+    Some(dir)
+}
+
+/// A trace recorded in jsdom by another recorder that follows the format (paths spelled as the
+/// script wrote them, phases of its own by script position), audited in that same jsdom: the
+/// tool's recording spells paths its own way and knows no phases, and must still match.
+#[test]
+fn a_trace_of_another_recorder_in_the_same_environment_matches() {
+    let Some(dir) = jsdom_case("a_trace_of_another_recorder_in_the_same_environment_matches")
+    else {
+        return;
+    };
+    let root = dir.path();
+    let audit = [
+        "audit",
+        "--case-dir",
+        "case",
+        "--entry",
+        "case/result/final.js",
+    ];
+    let build = ["contract", "build", "--case-dir", "case"];
+    check(&tracer(root, &build), "tracer contract build");
+    tracer(root, &audit);
+    // The other recorder: `window.name` for `name`, the receiver's interface for a prototype
+    // member (`XMLHttpRequest.prototype.open`), `navigator.x` for `Navigator.prototype.x`;
+    // phase `init` before line 8 of app.js, `challenge-init` to line 17, `writer` after.
+    let recorded = lines(&root.join("case/tmp/node-trace.ndjson"));
+    let mut text = String::from(
+        "{\"type\":\"header\",\"schema\":\"tracer-trace/v1\",\"baselineId\":\"b1\",\"recorder\":{\"name\":\"ruyi-trace\",\"version\":\"2\"}}\n",
+    );
+    let mut respelled = 0;
+    let mut phases = std::collections::BTreeSet::new();
+    for mut line in recorded.into_iter().skip(1) {
+        let api = line["api"].as_str().unwrap().to_owned();
+        let receiver = line["receiver"].as_str().unwrap_or_default().to_owned();
+        let spelled = if !api.contains('.') && receiver == "Window" {
+            format!("window.{api}")
+        } else if let Some((_, member)) = api.split_once(".prototype.") {
+            if receiver == "Navigator" {
+                format!("navigator.{member}")
+            } else {
+                format!("{receiver}.prototype.{member}")
+            }
+        } else {
+            api.clone()
+        };
+        if spelled != api {
+            respelled += 1;
+        }
+        let line_no = line["stack"][0]["line"].as_u64().unwrap_or(0);
+        let phase = match line_no {
+            0..8 => "init",
+            8..18 => "challenge-init",
+            _ => "writer",
+        };
+        phases.insert(phase);
+        line["api"] = spelled.into();
+        line["phase"] = phase.into();
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    assert!(respelled >= 3, "the test respells paths: {respelled}");
+    assert_eq!(phases.len(), 3, "the test uses three phases: {phases:?}");
+    std::fs::write(root.join("case/ruyi-trace/logs/current.ndjson"), text).unwrap();
+    check(&tracer(root, &build), "tracer contract build");
+    let second = tracer(root, &audit);
+    let diff: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("case/notes/trace-runtime-diff.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(diff["matched"], true, "{:#}", diff["blocking"]);
+    assert_eq!(second.status.code(), Some(0));
+    // Every item observed, none left over as a host API the trace never recorded.
+    assert_eq!(diff["counts"]["observed"], diff["counts"]["items"]);
+    assert_eq!(
+        diff["risks"].as_array().unwrap().len(),
+        0,
+        "{:#}",
+        diff["risks"]
+    );
 }
 
 /// Records `fixture` (a page under tests/fixtures/record) with `tracer record`; returns the

@@ -128,6 +128,10 @@ pub struct Observation {
     /// Every distinct value seen per dimension.
     #[serde(default)]
     pub observations: BTreeMap<String, Vec<Value>>,
+    /// The `seq` of the first access of the item in the tool's recording (additive): where the
+    /// runtime's order is compared with the reference's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_seq: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

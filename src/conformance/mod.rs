@@ -10,6 +10,7 @@ pub mod build;
 pub mod check;
 pub mod contract;
 pub mod hash;
+pub mod identity;
 pub mod observed;
 pub mod policy;
 pub mod raw_trace;

@@ -3,11 +3,10 @@
 //! timeline, derived with the same reader and the same item builder as the contract, so the same
 //! access keys the same item in both runtimes and a dimension's values are collected by one rule.
 //!
-//! - An item of the recording is the contract item with the same `api`, `accessType`, `realm`,
-//!   `phase` and `receiver`; failing that, the contract item that differs only by `receiver` (the
-//!   observation keeps the runtime's receiver, which the check reports: a receiver that differs is
-//!   a finding on the item, never a reason to re-key it); failing that, a host API the trace never
-//!   recorded (no `id`), which the check classifies.
+//! - An item of the recording is the contract item that touched the same thing, with the
+//!   reference's path and phase (see [`crate::conformance::identity`]); the observation keeps the
+//!   runtime's receiver, which the check reports. An access that matches none is a host API the
+//!   trace never recorded (no `id`), which the check classifies.
 //! - The timeline is every state event of the recording in `seq` order, as it was appended while
 //!   the environment ran: never sorted or rebuilt.
 
@@ -18,6 +17,7 @@ use anyhow::Result;
 
 use crate::conformance::audit_format::{Observation, TimelineEntry};
 use crate::conformance::contract::{Builder, Contract};
+use crate::conformance::identity::Matcher;
 use crate::conformance::raw_trace;
 
 /// The `source` of an observation derived from the tool's recording.
@@ -33,41 +33,34 @@ pub struct Observed {
 
 /// Reads the recording at `path` and keys it to `contract`'s items.
 pub fn from_trace(path: &Path, case_dir: &Path, contract: &Contract) -> Result<Observed> {
-    let exact: HashMap<&str, &str> = contract
-        .items
-        .iter()
-        .map(|item| (item.id.as_str(), item.id.as_str()))
-        .collect();
-    // (api, accessType, realm, phase) -> the first contract item with that key.
-    let mut loose: HashMap<(&str, &str, &str, &str), &str> = HashMap::new();
-    for item in &contract.items {
-        loose
-            .entry((&item.api, &item.access_type, &item.realm, &item.phase))
-            .or_insert(&item.id);
-    }
-    let contract_id = |api: &str, access: &str, realm: &str, receiver: &str, phase: &str| {
-        let own = crate::conformance::hash::item_id(api, access, realm, receiver, phase);
-        exact
-            .get(own.as_str())
-            .or_else(|| loose.get(&(api, access, realm, phase)))
-            .map(|id| (*id).to_owned())
-    };
-
+    let mut matcher = Matcher::new(contract, case_dir)?;
+    // The key an access is written under once matched (the reference's api and phase, the
+    // runtime's receiver) -> its contract item.
+    let mut matched: HashMap<(String, String, String, String, String), String> = HashMap::new();
     let mut builder = Builder::new();
     let mut timeline = Vec::new();
     let summary = raw_trace::read_capture(&[path.to_owned()], case_dir, |event, names| {
-        builder.add(event, names);
-        if let Some(state) = &event.state
-            && let Some(id) = contract_id(
-                &event.api,
-                &event.access_type,
-                &event.realm,
-                &event.receiver,
-                &event.phase,
-            )
-        {
+        let Some(found) = matcher.resolve(event) else {
+            builder.add(event, names);
+            return Ok(());
+        };
+        let item = &contract.items[found.item];
+        let mut event = event.clone();
+        event.api.clone_from(&item.api);
+        event.phase.clone_from(&item.phase);
+        matched
+            .entry((
+                event.api.clone(),
+                event.access_type.clone(),
+                event.realm.clone(),
+                event.receiver.clone(),
+                event.phase.clone(),
+            ))
+            .or_insert_with(|| item.id.clone());
+        builder.add(&event, names);
+        if let Some(state) = &event.state {
             timeline.push(TimelineEntry {
-                contract_id: id,
+                contract_id: item.id.clone(),
                 sequence: event.seq,
                 object: state.object.clone(),
                 event: state.event.clone(),
@@ -80,13 +73,16 @@ pub fn from_trace(path: &Path, case_dir: &Path, contract: &Contract) -> Result<O
         .items
         .into_iter()
         .map(|item| Observation {
-            id: contract_id(
-                &item.api,
-                &item.access_type,
-                &item.realm,
-                &item.receiver,
-                &item.phase,
-            ),
+            id: matched
+                .get(&(
+                    item.api.clone(),
+                    item.access_type.clone(),
+                    item.realm.clone(),
+                    item.receiver.clone(),
+                    item.phase.clone(),
+                ))
+                .cloned(),
+            first_seq: Some(item.first_seq),
             api: item.api,
             access_type: item.access_type,
             realm: item.realm,

@@ -1,0 +1,258 @@
+//! Which contract item an access recorded in the environment is: matched by what it touched, not
+//! by how a recorder spelled its path, and given the reference recorder's phase.
+//!
+//! - What an access touched: its realm, its receiver, the property key (the last segment of its
+//!   `api`: `length` for `navigator.plugins.length` and `PluginArray.prototype.length`, the
+//!   constructor for a `construct`) and its access type. A receiver that differs from every
+//!   reference access of that key is matched on the rest when that names one receiver's items
+//!   (the receiver is then a finding on the item, never a reason to re-key it). The owner is a
+//!   dimension, never part of the identity.
+//! - A phase is the reference recorder's attribution: where the reference has the same thing under
+//!   several phases, the access takes the phase of the reference access made from the same script
+//!   position (the nearest frame: script file name, line, column), else of the same ordinal
+//!   occurrence (the n-th access of the thing here is the n-th there, counting the phases in the
+//!   order the reference first reached them).
+//!
+//! It only reads; the observations are built by [`crate::conformance::observed`].
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde_json::Value;
+
+use crate::conformance::contract::Contract;
+use crate::conformance::raw_trace::{self, Event};
+
+/// The property key an api path ends in: `userAgent` for `navigator.userAgent`, `iterator` for
+/// `Array.prototype[Symbol.iterator]`, the name itself for a global (`name`, `XMLHttpRequest`).
+pub fn property_key(api: &str) -> &str {
+    if let Some(open) = api.rfind('[')
+        && api.ends_with(']')
+    {
+        return &api[open..];
+    }
+    api.rsplit('.').next().unwrap_or(api)
+}
+
+/// A script position: the file name of the frame's URL, its line and column.
+type Position = (String, u64, u64);
+
+/// The nearest frame of a `stack` (the JSON text of a trace line's field).
+fn nearest_frame(stack: Option<&str>) -> Option<Position> {
+    let frames: Value = serde_json::from_str(stack?).ok()?;
+    let frame = frames.as_array()?.first()?;
+    let url = frame.get("url")?.as_str()?;
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    let file = path.rsplit('/').next().unwrap_or(path).to_owned();
+    Some((
+        file,
+        frame.get("line")?.as_u64()?,
+        frame.get("column")?.as_u64()?,
+    ))
+}
+
+/// The contract items that are one thing in several phases (or spellings), with what picks one.
+#[derive(Debug, Default)]
+struct Group {
+    /// Indices into the contract's items, in order of their first access.
+    items: Vec<usize>,
+    /// Where the reference made each access: position -> item (the first one seen there).
+    at: HashMap<Position, usize>,
+    /// Accesses of this group matched so far in the environment.
+    seen: u64,
+}
+
+/// The matcher: built once from the contract (and, where a thing has several phases, from the
+/// reference trace it was built from), then asked once per access of the environment.
+pub struct Matcher<'c> {
+    contract: &'c Contract,
+    groups: Vec<Group>,
+    /// (realm, receiver, key, accessType) -> group.
+    by_thing: HashMap<(String, String, String, String), usize>,
+    /// (realm, key, accessType) -> groups, for a receiver the reference never had.
+    by_key: HashMap<(String, String, String), Vec<usize>>,
+}
+
+/// What an access of the environment is in the reference.
+#[derive(Debug, Clone, Copy)]
+pub struct Match {
+    /// Index into the contract's items.
+    pub item: usize,
+}
+
+impl<'c> Matcher<'c> {
+    /// The matcher for `contract`, whose traces are read (only when some thing has several
+    /// phases) from `case_dir`.
+    pub fn new(contract: &'c Contract, case_dir: &Path) -> Result<Matcher<'c>> {
+        let mut matcher = Matcher {
+            contract,
+            groups: Vec::new(),
+            by_thing: HashMap::new(),
+            by_key: HashMap::new(),
+        };
+        let mut order: Vec<usize> = (0..contract.items.len()).collect();
+        order.sort_by_key(|&i| contract.items[i].first_seq);
+        for i in order {
+            let item = &contract.items[i];
+            let key = property_key(&item.api).to_owned();
+            let thing = (
+                item.realm.clone(),
+                item.receiver.clone(),
+                key.clone(),
+                item.access_type.clone(),
+            );
+            let group = *matcher.by_thing.entry(thing).or_insert_with(|| {
+                matcher.groups.push(Group::default());
+                matcher
+                    .by_key
+                    .entry((item.realm.clone(), key, item.access_type.clone()))
+                    .or_default()
+                    .push(matcher.groups.len() - 1);
+                matcher.groups.len() - 1
+            });
+            matcher.groups[group].items.push(i);
+        }
+        if matcher.groups.iter().any(|g| g.items.len() > 1) {
+            matcher.read_positions(case_dir)?;
+        }
+        Ok(matcher)
+    }
+
+    /// Where the reference made each access of a thing it has under several items.
+    fn read_positions(&mut self, case_dir: &Path) -> Result<()> {
+        let index: HashMap<&str, usize> = self
+            .contract
+            .items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| (item.id.as_str(), i))
+            .collect();
+        let paths: Vec<PathBuf> = self
+            .contract
+            .traces
+            .iter()
+            .map(|t| case_dir.join(&t.path))
+            .collect();
+        if paths.iter().any(|p| !p.is_file()) {
+            // The trace moved away: the ordinal rule alone.
+            return Ok(());
+        }
+        let groups = &mut self.groups;
+        let by_thing = &self.by_thing;
+        raw_trace::read_capture(&paths, case_dir, |event, _| {
+            let thing = (
+                event.realm.clone(),
+                event.receiver.clone(),
+                property_key(&event.api).to_owned(),
+                event.access_type.clone(),
+            );
+            let Some(&group) = by_thing.get(&thing) else {
+                return Ok(());
+            };
+            if groups[group].items.len() < 2 {
+                return Ok(());
+            }
+            let id = crate::conformance::hash::item_id(
+                &event.api,
+                &event.access_type,
+                &event.realm,
+                &event.receiver,
+                &event.phase,
+            );
+            if let (Some(&item), Some(position)) = (
+                index.get(id.as_str()),
+                nearest_frame(event.raw_field("stack")),
+            ) {
+                groups[group].at.entry(position).or_insert(item);
+            }
+            Ok(())
+        })?;
+        Ok(())
+    }
+
+    /// The contract item `event` (an access recorded in the environment) is, if any.
+    pub fn resolve(&mut self, event: &Event) -> Option<Match> {
+        let key = property_key(&event.api);
+        let thing = (
+            event.realm.clone(),
+            event.receiver.clone(),
+            key.to_owned(),
+            event.access_type.clone(),
+        );
+        let group = match self.by_thing.get(&thing) {
+            Some(&group) => group,
+            None => self.other_receiver(event, key)?,
+        };
+        let g = &mut self.groups[group];
+        g.seen += 1;
+        if g.items.len() == 1 {
+            return Some(Match { item: g.items[0] });
+        }
+        if let Some(position) = nearest_frame(event.raw_field("stack"))
+            && let Some(&item) = g.at.get(&position)
+        {
+            return Some(Match { item });
+        }
+        // The n-th occurrence: the items' counts, in the order the reference first reached them.
+        let mut left = g.seen;
+        for &i in &g.items {
+            let count = self.contract.items[i].count;
+            if left <= count {
+                return Some(Match { item: i });
+            }
+            left -= count;
+        }
+        g.items.last().map(|&item| Match { item })
+    }
+
+    /// The group of a key reached on a receiver the reference never had it on: the one whose
+    /// path is spelled the same, else the only receiver's.
+    fn other_receiver(&self, event: &Event, key: &str) -> Option<usize> {
+        let groups = self.by_key.get(&(
+            event.realm.clone(),
+            key.to_owned(),
+            event.access_type.clone(),
+        ))?;
+        let items = &self.contract.items;
+        if let Some(&same) = groups.iter().find(|&&g| {
+            self.groups[g]
+                .items
+                .iter()
+                .any(|&i| items[i].api == event.api)
+        }) {
+            return Some(same);
+        }
+        (groups.len() == 1).then(|| groups[0])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_is_the_last_segment_of_the_path() {
+        assert_eq!(property_key("navigator.plugins.length"), "length");
+        assert_eq!(property_key("PluginArray.prototype.length"), "length");
+        assert_eq!(property_key("window.name"), "name");
+        assert_eq!(property_key("name"), "name");
+        assert_eq!(property_key("Intl.DateTimeFormat"), "DateTimeFormat");
+        assert_eq!(
+            property_key("XMLHttpRequest.event:readystatechange"),
+            "event:readystatechange"
+        );
+        assert_eq!(
+            property_key("Array.prototype[Symbol.iterator]"),
+            "[Symbol.iterator]"
+        );
+    }
+
+    #[test]
+    fn the_nearest_frame_is_named_by_its_file() {
+        let stack = r#"[{"url":"https://a.test/js/app.js?v=2","line":3,"column":9,"functionName":"f"},{"url":"x.js","line":1,"column":1}]"#;
+        assert_eq!(nearest_frame(Some(stack)), Some(("app.js".into(), 3, 9)));
+        assert_eq!(nearest_frame(Some("[]")), None);
+        assert_eq!(nearest_frame(None), None);
+    }
+}
