@@ -372,6 +372,16 @@ fn node_request(
             names.dedup();
             names
         },
+        check_paths: {
+            let mut pairs: Vec<[String; 2]> = contract
+                .items
+                .iter()
+                .map(|item| [item.realm.clone(), item.api.clone()])
+                .collect();
+            pairs.sort();
+            pairs.dedup();
+            pairs
+        },
         rules: crate::probe::node::Rules {
             environment_dirs: entry.parent().map(Path::to_owned).into_iter().collect(),
             target_names: crate::probe::node::target_names(urls),
@@ -390,17 +400,19 @@ fn recording_summary(report: &crate::probe::node::NodeReport) -> Recording {
         realms: report
             .realms
             .iter()
-            .map(|r| RecordedRealm {
-                context_id: r.context_id,
-                name: r.name.clone(),
-                is_default: r.is_default,
-                wrapped: report
-                    .installs
-                    .iter()
-                    .find(|i| i.context == r.context_id)
-                    .map(|i| i.wrapped),
-                probed_before: r.probed_before.clone(),
-                scripts_before: r.scripts_before,
+            .map(|r| {
+                let install = report.installs.iter().find(|i| i.context == r.context_id);
+                RecordedRealm {
+                    context_id: r.context_id,
+                    name: r.name.clone(),
+                    is_default: r.is_default,
+                    wrapped: install.map(|i| i.wrapped),
+                    probed_before: r.probed_before.clone(),
+                    scripts_before: r.scripts_before,
+                    kind: install.map(|i| i.realm.clone()),
+                    absent: install.map(|i| i.absent.clone()).unwrap_or_default(),
+                    unwatched: install.map(|i| i.unwatched.clone()).unwrap_or_default(),
+                }
             })
             .collect(),
         recorded_realms: report.recorded_realms.clone(),

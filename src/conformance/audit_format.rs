@@ -98,6 +98,18 @@ pub struct RecordedRealm {
     pub wrapped: Option<u64>,
     /// The environment's scripts that ran in it before the probe went in.
     pub scripts_before: u64,
+    /// The realm's kind as the probe found it (`main`, `iframe`, `worker`): the contract's
+    /// `realm` (additive; absent for a realm never probed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// The contract's paths of this kind of realm that did not resolve there before the target
+    /// ran (additive).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub absent: Vec<String>,
+    /// The contract's paths that resolved there to a property the probe cannot watch (an own data
+    /// property of an object), so that no access of it can be recorded (additive).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unwatched: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -14,6 +14,7 @@ use serde_json::Value;
 use crate::conformance::audit_format::{self, Audit, Observation, TimelineEntry};
 use crate::conformance::contract::{self, Contract, Fold, Item, Timeline, TimelineBuilder};
 use crate::conformance::hash;
+use crate::conformance::missing;
 use crate::conformance::policy::{self, Class, Policy};
 use crate::conformance::raw_trace;
 use crate::conformance::requests::{self, RequestsReport};
@@ -85,6 +86,13 @@ pub struct Finding {
     pub expected: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed: Option<Value>,
+    /// Why an item has no observation, as the tool checked it (`environment-lacks`,
+    /// `not-reached`, `probe-blind`; see `docs/conformance.md`). Additive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
+    /// For `not-reached`: where the two runtimes parted (`lastReached`, `differed`). Additive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub divergence: Option<Value>,
     pub message: String,
     pub action: String,
 }
@@ -964,52 +972,61 @@ fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> us
         }
     }
     let mut observed = 0;
+    let mut progress = missing::Progress::default();
     for item in &c.items {
         let blocking_item = item.priority != "P2";
         let Some(observations) = by_id.get(&item.id) else {
-            let f = if let Some(recording) = &a.recording {
-                // Realms the environment made that the probe never entered (no script ran there).
-                let unprobed: Vec<&str> = recording
-                    .realms
-                    .iter()
-                    .filter(|r| !r.is_default && r.probed_before.is_none())
-                    .map(|r| r.name.as_str())
-                    .collect();
-                let realms = if unprobed.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        "; the environment made {} realm(s) the probe never entered: {}",
-                        unprobed.len(),
-                        unprobed.join(", ")
+            let mut findings = Vec::new();
+            if let Some(recording) = &a.recording {
+                let why = missing::explain(item, recording, &progress);
+                let mut f =
+                    Finding::new(code::MISSING_OBSERVATION, why.message, why.action).on(item);
+                f.cause = Some(why.cause.to_owned());
+                f.divergence = why.divergence;
+                findings.push(f);
+                for (dim, seen) in why.follows {
+                    let expected = item.expected.get(dim).cloned().unwrap_or_default();
+                    findings.push(
+                        Finding::new(
+                            code::DIMENSION_MISMATCH,
+                            format!("{}: {dim} follows from the member's absence", item.api),
+                            format!("provide {} as the browser does", item.api),
+                        )
+                        .on(item)
+                        .dimension(
+                            dim,
+                            Some(Value::from(expected)),
+                            Some(Value::from(vec![seen])),
+                        ),
+                    );
+                }
+            } else {
+                findings.push(
+                    Finding::new(
+                        code::MISSING_OBSERVATION,
+                        format!(
+                            "no runtime observation of {} ({})",
+                            item.api, item.access_type
+                        ),
+                        "make the entry reach this API in audit mode, with the same phase and realm",
                     )
-                };
-                Finding::new(
-                    code::MISSING_OBSERVATION,
-                    format!(
-                        "the tool recorded no access of {} ({}) in the environment: the script did not reach it there (the environment lacks it, or the script took another branch), or reached it where the probe cannot watch (an own data property of an instance, a realm the probe never entered: see the audit's `recording`){realms}",
-                        item.api, item.access_type
-                    ),
-                    "compare what the script did at this point in both runtimes; provide the API as the browser does",
-                )
-            } else {
-                Finding::new(
-                    code::MISSING_OBSERVATION,
-                    format!(
-                        "no runtime observation of {} ({})",
-                        item.api, item.access_type
-                    ),
-                    "make the entry reach this API in audit mode, with the same phase and realm",
-                )
+                    .on(item),
+                );
             }
-            .on(item);
-            if blocking_item {
-                st.block(f)
-            } else {
-                st.risks.push(f)
+            for f in findings {
+                if blocking_item {
+                    st.block(f)
+                } else {
+                    st.risks.push(f)
+                }
             }
             continue;
         };
+        progress.last_reached = Some(missing::Reached {
+            item: item.id.clone(),
+            api: item.api.clone(),
+            access_type: item.access_type.clone(),
+        });
         observed += 1;
         // The tool's own recording of the runtime is what the environment is; an entry's claims
         // only fill in what the tool did not record, and contradict it at most once per dimension.
@@ -1114,6 +1131,18 @@ fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> us
                 && same_values(&kinds(expected), &kinds(seen))
             {
                 continue;
+            }
+            if matches!(dim.as_str(), "returnValue" | "exception") {
+                progress.last_difference = Some(missing::Differed {
+                    at: missing::Reached {
+                        item: item.id.clone(),
+                        api: item.api.clone(),
+                        access_type: item.access_type.clone(),
+                    },
+                    dimension: dim.clone(),
+                    expected: Value::from(expected.clone()),
+                    observed: Value::from(seen.clone()),
+                });
             }
             let f = Finding::new(
                 code::DIMENSION_MISMATCH,

@@ -11,6 +11,7 @@ pub mod check;
 pub mod contract;
 pub mod hash;
 pub mod identity;
+pub mod missing;
 pub mod observed;
 pub mod policy;
 pub mod raw_trace;

@@ -61,6 +61,10 @@ pub struct Install {
     pub missing: Vec<String>,
     /// How long the installation took in the realm, in milliseconds.
     pub ms: Option<f64>,
+    /// Of the paths the audit asked about (`checkPaths`), those that do not resolve in the realm
+    /// as the probe found it, and those that resolve to a property the probe cannot watch.
+    pub absent: Vec<String>,
+    pub unwatched: Vec<String>,
 }
 
 /// What one binding message carried.
@@ -181,17 +185,22 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
                         .and_then(|v| v.parse::<u64>().ok())
                         .unwrap_or(0)
                 };
+                let list = |field: &str| -> Vec<String> {
+                    record
+                        .get(field)
+                        .and_then(|v| serde_json::from_str(v).ok())
+                        .unwrap_or_default()
+                };
                 self.report.installs.push(Install {
                     session: session.to_owned(),
                     context,
                     realm,
                     wrapped: count("wrapped"),
                     failed: count("failed"),
-                    missing: record
-                        .get("missing")
-                        .and_then(|v| serde_json::from_str(v).ok())
-                        .unwrap_or_default(),
+                    missing: list("missing"),
                     ms: record.get("ms").and_then(|v| v.parse::<f64>().ok()),
+                    absent: list("absent"),
+                    unwatched: list("unwatched"),
                 });
             }
             _ => {}

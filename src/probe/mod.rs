@@ -201,7 +201,7 @@ pub const BATCH_MS: u64 = 10;
 /// `ownUrl`, `stackLimit`, `batchRecords`, `batchMs`). Without `batch`, every record leaves on
 /// its own.
 pub fn source(apis: &[String], batch: bool) -> String {
-    source_with(apis, batch, false, &[], None, false)
+    source_with(apis, batch, false, &[], None, false, &[])
 }
 
 /// The probe as `tracer record` installs it: [`source`] for a [`Watch`].
@@ -222,7 +222,9 @@ pub fn record_source(watch: &Watch, batch: bool) -> String {
 /// entries of `apis` watched only for being read (Node's own globals in a Node realm); and
 /// `known_members`: where an environment holds members a browser cannot show the probe (see
 /// `knownMember` in probe.js), only these names are watched; and `walk`: after the list, every
-/// interface and namespace the realm's global reaches (with `known_members`, only those names).
+/// interface and namespace the realm's global reaches (with `known_members`, only those names);
+/// and `check_paths`: `[realm kind, api]` pairs whose resolution the probe reports in its `ready`
+/// record (see "checked paths" in probe.js).
 pub fn source_with(
     apis: &[String],
     batch: bool,
@@ -230,6 +232,7 @@ pub fn source_with(
     read_only: &[String],
     known_members: Option<&[String]>,
     walk: bool,
+    check_paths: &[[String; 2]],
 ) -> String {
     script(config(
         apis,
@@ -237,7 +240,7 @@ pub fn source_with(
         mark_nested,
         read_only,
         known_members,
-        json!({"walk": walk}),
+        json!({"walk": walk, "checkPaths": check_paths}),
     ))
 }
 

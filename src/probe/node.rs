@@ -82,6 +82,9 @@ pub struct NodeRequest {
     pub read_only: Vec<String>,
     /// The member names of the contract's items (the last part of each api path).
     pub known_members: Vec<String>,
+    /// The contract's items as `[realm kind, api]`: whether each resolves in a realm, and whether
+    /// the probe can watch it there, is reported with the realm's installation.
+    pub check_paths: Vec<[String; 2]>,
     pub rules: Rules,
 }
 
@@ -321,6 +324,7 @@ impl NodeProbe {
             Some(&request.known_members),
             // The same walk as the browser's, for the member names the reference trace has.
             true,
+            &request.check_paths,
         );
         let started = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -1,0 +1,296 @@
+//! Why a contract item has no observation in the environment: the cause the tool checked, never a
+//! guess. One of
+//!
+//! - [`ENVIRONMENT_LACKS`]: the item's path did not resolve in that kind of realm of the
+//!   environment, checked by the probe before the target's first line ran there (the audit's
+//!   `recording.realms[].absent`); what follows from it for the script is said.
+//! - [`PROBE_BLIND`]: the tool could not have watched it: no realm of that kind was probed, or the
+//!   path resolves to a property the probe put no wrapper on (`recording.realms[].unwatched`).
+//! - [`NOT_REACHED`]: the environment has it, the probe watched it, and the script did not get
+//!   there: the divergence is the last item both runtimes reached before it (in the reference's
+//!   order) and the closest value before that which differed between them.
+//!
+//! An audit without the tool's recording (an entry's own observations only) has no cause.
+
+use serde_json::{Value, json};
+
+use crate::conformance::audit_format::Recording;
+use crate::conformance::contract::Item;
+
+pub const ENVIRONMENT_LACKS: &str = "environment-lacks";
+pub const NOT_REACHED: &str = "not-reached";
+pub const PROBE_BLIND: &str = "probe-blind";
+
+/// An item the check has compared, as the divergence names it.
+#[derive(Debug, Clone)]
+pub struct Reached {
+    pub item: String,
+    pub api: String,
+    pub access_type: String,
+}
+
+/// A value that differed between the runtimes on an item both reached.
+#[derive(Debug, Clone)]
+pub struct Differed {
+    pub at: Reached,
+    pub dimension: String,
+    pub expected: Value,
+    pub observed: Value,
+}
+
+/// What the check has seen so far, walking the items in the reference's order.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// The last item both runtimes reached.
+    pub last_reached: Option<Reached>,
+    /// The last value (a return value or an exception) that differed, on an item both reached.
+    pub last_difference: Option<Differed>,
+}
+
+/// The cause of one missing item, in words and as data.
+#[derive(Debug)]
+pub struct Explanation {
+    pub cause: &'static str,
+    pub message: String,
+    pub action: String,
+    /// For `not-reached`: `{"lastReached": {...}, "differed": {...}}`.
+    pub divergence: Option<Value>,
+    /// For `environment-lacks`: the dimensions that follow from the member's absence, as
+    /// (dimension, what the script sees).
+    pub follows: Vec<(&'static str, Value)>,
+}
+
+/// What a script gets from a member the environment lacks, by access type.
+fn what_the_script_gets(access_type: &str) -> &'static str {
+    match access_type {
+        "get" => "reading it gives `undefined`",
+        "call" => "calling it throws a TypeError (it is not a function)",
+        "construct" => {
+            "`new` of it throws (a TypeError, or a ReferenceError for a bare global name)"
+        }
+        "set" => "assigning it makes an own data property instead of calling a setter",
+        _ => "the script finds nothing there",
+    }
+}
+
+/// Explains why `item` has no observation, from the audit's recording and the check's progress.
+pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Explanation {
+    let probed: Vec<_> = recording
+        .realms
+        .iter()
+        .filter(|r| r.probed_before.is_some() && r.kind.as_deref() == Some(item.realm.as_str()))
+        .collect();
+    if probed.is_empty() {
+        let unprobed: Vec<&str> = recording
+            .realms
+            .iter()
+            .filter(|r| !r.is_default && r.probed_before.is_none())
+            .map(|r| r.name.as_str())
+            .collect();
+        let realms = if unprobed.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (realms the environment made that the probe never entered: {})",
+                unprobed.join(", ")
+            )
+        };
+        return Explanation {
+            cause: PROBE_BLIND,
+            message: format!(
+                "the tool never watched a `{}` realm of the environment, where the browser reached {} ({}){realms}",
+                item.realm, item.api, item.access_type
+            ),
+            action: "run the script in that realm of the environment (the probe goes into every realm where a script of the target's runs); see the audit's `recording`".into(),
+            divergence: None,
+            follows: Vec::new(),
+        };
+    }
+    if probed.iter().all(|r| r.absent.contains(&item.api)) {
+        let mut follows = Vec::new();
+        if item.expected.contains_key("owner") {
+            follows.push(("owner", Value::Null));
+        }
+        if item.access_type == "get" && item.expected.contains_key("returnValue") {
+            follows.push(("returnValue", json!({"$undefined": true})));
+        }
+        return Explanation {
+            cause: ENVIRONMENT_LACKS,
+            message: format!(
+                "the environment lacks {}: the path does not resolve in its `{}` realm (checked before the script ran there); {}",
+                item.api,
+                item.realm,
+                what_the_script_gets(&item.access_type)
+            ),
+            action: format!("provide {} as the browser does", item.api),
+            divergence: None,
+            follows,
+        };
+    }
+    if probed.iter().any(|r| r.unwatched.contains(&item.api)) {
+        return Explanation {
+            cause: PROBE_BLIND,
+            message: format!(
+                "{} resolves in the environment to a property the probe cannot watch (an own data property of an object): an access of it leaves no record",
+                item.api
+            ),
+            action: "define it as the browser does (an accessor or a method on the prototype): then the probe can watch it; until then it cannot be verified".into(),
+            divergence: None,
+            follows: Vec::new(),
+        };
+    }
+    let reached = |r: &Reached| json!({"item": r.item, "api": r.api, "accessType": r.access_type});
+    let mut divergence = serde_json::Map::new();
+    let mut words = String::new();
+    match &progress.last_reached {
+        Some(last) => {
+            divergence.insert("lastReached".into(), reached(last));
+            words.push_str(&format!(
+                "; the last item both runtimes reached before it is {} ({})",
+                last.api, last.access_type
+            ));
+        }
+        None => words.push_str("; it is before every item both runtimes reached"),
+    }
+    if let Some(d) = &progress.last_difference {
+        divergence.insert(
+            "differed".into(),
+            json!({"item": d.at.item, "api": d.at.api, "accessType": d.at.access_type,
+                   "dimension": d.dimension, "expected": d.expected, "observed": d.observed}),
+        );
+        words.push_str(&format!(
+            ", and the closest value before it that differed is {} ({}) {}: {} here, {} in the browser (ordered by time: a lead, not proof of cause)",
+            d.at.api,
+            d.at.access_type,
+            d.dimension,
+            short(&d.observed),
+            short(&d.expected)
+        ));
+    }
+    Explanation {
+        cause: NOT_REACHED,
+        message: format!(
+            "the environment has {} and the probe watched it, but the script did not reach it there{words}",
+            item.api
+        ),
+        action: match &progress.last_difference {
+            Some(d) => format!(
+                "make {} give what the browser gave: the script took another branch after it",
+                d.at.api
+            ),
+            None => "compare what the script did before this point in both runtimes".into(),
+        },
+        divergence: Some(Value::Object(divergence)),
+        follows: Vec::new(),
+    }
+}
+
+/// A value list in a few words: its first value, and how many more.
+fn short(values: &Value) -> String {
+    let (first, more) = match values {
+        Value::Array(list) => (
+            list.first().cloned().unwrap_or(Value::Null),
+            list.len().saturating_sub(1),
+        ),
+        other => (other.clone(), 0),
+    };
+    let mut text = first.to_string();
+    if text.len() > 80 {
+        let cut = (0..=80)
+            .rev()
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(0);
+        text.truncate(cut);
+        text.push('…');
+    }
+    if more > 0 {
+        text.push_str(&format!(" (+{more} more)"));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conformance::audit_format::RecordedRealm;
+
+    fn item(api: &str, access_type: &str) -> Item {
+        serde_json::from_value(json!({
+            "accessType": access_type, "api": api, "count": 1, "firstSeq": 9, "id": "c-1",
+            "lastSeq": 9, "navs": [0], "pending": [], "phase": "init", "priority": "P1",
+            "realm": "main", "receiver": "X", "stackSample": [], "tags": [],
+            "expected": {"owner": ["X.prototype"], "returnValue": [1]}
+        }))
+        .unwrap()
+    }
+
+    fn recording(absent: &[&str], unwatched: &[&str]) -> Recording {
+        Recording {
+            realms: vec![RecordedRealm {
+                name: "VM Context 1".into(),
+                probed_before: Some("https://a.test/".into()),
+                kind: Some("main".into()),
+                absent: absent.iter().map(|s| s.to_string()).collect(),
+                unwatched: unwatched.iter().map(|s| s.to_string()).collect(),
+                ..RecordedRealm::default()
+            }],
+            ..Recording::default()
+        }
+    }
+
+    #[test]
+    fn a_path_that_does_not_resolve_is_lacking_and_says_what_follows() {
+        let why = explain(
+            &item("x.y", "get"),
+            &recording(&["x.y"], &[]),
+            &Progress::default(),
+        );
+        assert_eq!(why.cause, ENVIRONMENT_LACKS);
+        assert!(why.message.contains("`undefined`"), "{}", why.message);
+        assert_eq!(
+            why.follows,
+            vec![
+                ("owner", Value::Null),
+                ("returnValue", json!({"$undefined": true}))
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unwatched_property_or_an_unprobed_realm_is_probe_blind() {
+        let why = explain(
+            &item("x.y", "get"),
+            &recording(&[], &["x.y"]),
+            &Progress::default(),
+        );
+        assert_eq!(why.cause, PROBE_BLIND);
+        let mut iframe = item("x.y", "get");
+        iframe.realm = "iframe".into();
+        let why = explain(&iframe, &recording(&[], &[]), &Progress::default());
+        assert_eq!(why.cause, PROBE_BLIND);
+    }
+
+    #[test]
+    fn a_member_the_environment_has_is_not_reached_with_the_divergence() {
+        let at = Reached {
+            item: "c-0".into(),
+            api: "c.getContext".into(),
+            access_type: "call".into(),
+        };
+        let progress = Progress {
+            last_reached: Some(at.clone()),
+            last_difference: Some(Differed {
+                at,
+                dimension: "returnValue".into(),
+                expected: json!([{"$object": "CanvasRenderingContext2D"}]),
+                observed: json!([null]),
+            }),
+        };
+        let why = explain(&item("x.y", "call"), &recording(&[], &[]), &progress);
+        assert_eq!(why.cause, NOT_REACHED);
+        let d = why.divergence.unwrap();
+        assert_eq!(d["lastReached"]["api"], "c.getContext");
+        assert_eq!(d["differed"]["observed"], json!([null]));
+        assert!(why.message.contains("null here"), "{}", why.message);
+    }
+}
