@@ -80,22 +80,48 @@ fn summary(out: &mut impl Write, s: &Styles, d: &Diff, md: &str) -> std::io::Res
         d.counts.p1,
         d.counts.p2
     )?;
-    for f in d.blocking.iter().take(SUMMARY_FINDINGS) {
-        let what = match (&f.api, &f.dimension) {
-            (Some(api), Some(dim)) => format!(" {api} [{dim}]"),
-            (Some(api), None) => format!(" {api}"),
-            (None, Some(dim)) => format!(" [{dim}]"),
-            (None, None) => String::new(),
-        };
+    // Findings about the files (hashes, versions, the network), each as it is; then the work
+    // list, one line per change to the environment.
+    let general: Vec<_> = d.blocking.iter().filter(|f| f.api.is_none()).collect();
+    for f in general.iter().take(SUMMARY_FINDINGS) {
+        let what = f
+            .dimension
+            .as_ref()
+            .map(|dim| format!(" [{dim}]"))
+            .unwrap_or_default();
         writeln!(out, "  {}{what}: {}", s.error.style(&f.code), f.message)?;
         writeln!(out, "    {} {}", s.dim.style("->"), f.action)?;
     }
-    if d.blocking.len() > SUMMARY_FINDINGS {
+    if general.len() > SUMMARY_FINDINGS {
+        writeln!(out, "  ... and {} more", general.len() - SUMMARY_FINDINGS)?;
+    }
+    let groups: Vec<_> = d.groups.iter().filter(|g| !g.items.is_empty()).collect();
+    if !groups.is_empty() {
         writeln!(
             out,
-            "  ... and {} more",
-            d.blocking.len() - SUMMARY_FINDINGS
+            "work list: {} change(s) close the {} findings on items, largest first",
+            groups.len(),
+            groups.iter().map(|g| g.count).sum::<usize>()
         )?;
+    }
+    for g in groups.iter().take(SUMMARY_FINDINGS) {
+        const SHOWN: usize = 4;
+        let mut items = g
+            .items
+            .iter()
+            .take(SHOWN)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if g.items.len() > SHOWN {
+            items.push_str(&format!(" (+{} more)", g.items.len() - SHOWN));
+        }
+        writeln!(out, "  {:>3}  {}", g.count, s.error.style(&g.title))?;
+        writeln!(out, "       {items}")?;
+        writeln!(out, "       {} {}", s.dim.style("->"), g.action)?;
+    }
+    if groups.len() > SUMMARY_FINDINGS {
+        writeln!(out, "  ... and {} more", groups.len() - SUMMARY_FINDINGS)?;
     }
     let r = &d.requests;
     match d.requests_matched {

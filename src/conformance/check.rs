@@ -19,6 +19,7 @@ use crate::conformance::policy::{self, Class, Policy};
 use crate::conformance::raw_trace;
 use crate::conformance::requests::{self, RequestsReport};
 use crate::conformance::seal;
+use crate::conformance::worklist;
 
 pub const VERSION: &str = "trace-runtime-diff/v1";
 pub const JSON_PATH: &str = "notes/trace-runtime-diff.json";
@@ -200,6 +201,10 @@ pub struct Diff {
     pub unverified: Vec<Unverified>,
     /// The request-semantics section (additive).
     pub requests: RequestsReport,
+    /// The blocking findings grouped by what one change to the environment fixes, largest
+    /// first (additive; see [`worklist`]).
+    #[serde(default)]
+    pub groups: Vec<worklist::Group>,
 }
 
 /// The diff, and whether an input was unreadable or of an unknown version (exit 2 rather than 3).
@@ -349,6 +354,7 @@ pub fn check(case_dir: &Path, label: &str) -> Outcome {
         generated_by: format!("tracer {}", env!("CARGO_PKG_VERSION")),
         matched: st.blocking.is_empty(),
         requests_matched: requests.matched(),
+        groups: worklist::groups(&st.blocking),
         counts,
         hashes,
         blocking: st.blocking,
@@ -1370,6 +1376,24 @@ pub fn to_markdown(d: &Diff) -> String {
             f(&t.audit),
             f(&t.disk)
         );
+    }
+    if !d.groups.is_empty() {
+        let _ = writeln!(
+            md,
+            "\n## Work list\n\nThe blocking findings grouped by what one change to the environment fixes, largest first; every finding is in the table below.\n\n| findings | change | items | browser | here | what to do |\n|---|---|---|---|---|---|"
+        );
+        for g in &d.groups {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {} |",
+                g.count,
+                contract::cell(&g.title),
+                contract::cell(&g.items.join(", ")),
+                contract::cell(&short(&g.expected)),
+                contract::cell(&short(&g.observed)),
+                contract::cell(&g.action)
+            );
+        }
     }
     for (title, list) in [("Blocking", &d.blocking), ("Risks (P2)", &d.risks)] {
         let _ = writeln!(md, "\n## {title}\n");

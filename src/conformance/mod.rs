@@ -17,3 +17,4 @@ pub mod policy;
 pub mod raw_trace;
 pub mod requests;
 pub mod seal;
+pub mod worklist;

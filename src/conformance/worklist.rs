@@ -1,0 +1,376 @@
+//! The diff's work list: the blocking findings grouped by what one change to the environment
+//! fixes, largest group first. Grouping only arranges findings the check made; it never adds,
+//! drops or re-judges one.
+//!
+//! The groups, by the first rule that applies to a finding:
+//! - `lacks`: items the environment lacks (`environment-lacks`, and what follows from it), by the
+//!   interface or singleton they belong to (`CanvasRenderingContext2D`, `navigator.userAgentData`);
+//! - `divergence`: items not reached, by where the runtimes parted (the value that differed, else
+//!   the last item both reached);
+//! - `own-keys`: own-key lists that differ only by keys the environment adds, by those keys
+//!   (`Symbol(impl)` on every object of an implementation);
+//! - `native`: descriptors whose functions are JavaScript where the browser has native code;
+//! - `receiver`, and every other dimension: by the dimension and the pair of values (one
+//!   interface's receiver, one prototype chain), so that the same difference on many items is one
+//!   group;
+//! - anything else (a stale hash, a network attempt, a host API the trace never recorded): a group
+//!   per code.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::conformance::check::Finding;
+use crate::conformance::missing;
+
+/// One group of the work list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Group {
+    /// What kind of change closes it: `lacks`, `divergence`, `own-keys`, `native`, `dimension`,
+    /// or a finding code.
+    pub kind: String,
+    /// The change, in words.
+    pub title: String,
+    /// Findings it closes.
+    pub count: usize,
+    /// The items' paths (with access types), in the order of their findings, each once.
+    pub items: Vec<String>,
+    /// What the browser showed (one finding's expected value), where there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<Value>,
+    /// What the environment showed, where the group shares one value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<Value>,
+    /// What to do.
+    pub action: String,
+}
+
+/// The interface or singleton an api path belongs to: `X` for `X.prototype.m` and `X.m`, the
+/// path less its last segment for `navigator.m`, the name itself for a global.
+fn owner_of(api: &str) -> &str {
+    if let Some((iface, _)) = api.split_once(".prototype.") {
+        return iface;
+    }
+    match api.rsplit_once('.') {
+        Some((head, _)) => head,
+        None => api,
+    }
+}
+
+/// The strings of a list of lists of keys.
+fn keys_of(values: &Value) -> BTreeSet<String> {
+    values
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|list| list.as_array().into_iter().flatten())
+        .filter_map(|k| k.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Whether a descriptor list holds a function with `native` of `want`.
+fn has_native(values: &Value, want: bool) -> bool {
+    values.as_array().into_iter().flatten().any(|d| {
+        ["get", "set", "value"].iter().any(|part| {
+            d.get(part)
+                .and_then(|f| f.get("native"))
+                .and_then(Value::as_bool)
+                == Some(want)
+        })
+    })
+}
+
+/// The keys an own-key finding's environment adds to the browser's list, if it only adds.
+fn added_keys(f: &Finding) -> Option<Vec<String>> {
+    if !matches!(
+        f.dimension.as_deref(),
+        Some("ownKeys" | "ownSymbols" | "ownNames" | "keys")
+    ) {
+        return None;
+    }
+    let seen = keys_of(f.observed.as_ref()?);
+    let wanted = keys_of(f.expected.as_ref()?);
+    let extra: Vec<String> = seen.difference(&wanted).cloned().collect();
+    (!extra.is_empty() && wanted.is_subset(&seen)).then_some(extra)
+}
+
+/// The group key, title, action and shared values of one finding. `leaked` counts, per added
+/// key, the own-key findings that add it: a finding that adds several joins its most common
+/// key's group.
+fn classify(f: &Finding, leaked: &HashMap<String, usize>) -> (String, String, String, String) {
+    let api = f.api.as_deref().unwrap_or("");
+    let dim = f.dimension.as_deref().unwrap_or("");
+    let expected = f.expected.clone().unwrap_or(Value::Null);
+    let observed = f.observed.clone().unwrap_or(Value::Null);
+    let lacks = f.cause.as_deref() == Some(missing::ENVIRONMENT_LACKS)
+        || f.message.ends_with("follows from the member's absence");
+    if lacks {
+        let owner = owner_of(api);
+        return (
+            format!("lacks\t{owner}"),
+            "lacks".into(),
+            format!("the environment lacks {owner}: provide it"),
+            format!("provide {owner} with the members below, as the browser does"),
+        );
+    }
+    if f.cause.as_deref() == Some(missing::NOT_REACHED) {
+        let at = f.divergence.as_ref().and_then(|d| {
+            d.get("differed")
+                .map(|x| (x, "differed"))
+                .or_else(|| d.get("lastReached").map(|x| (x, "lastReached")))
+        });
+        let (key, title, action) = match at {
+            Some((x, "differed")) => {
+                let api = x["api"].as_str().unwrap_or("");
+                let dim = x["dimension"].as_str().unwrap_or("");
+                (
+                    format!("divergence\t{api}\t{dim}"),
+                    format!(
+                        "not reached after {api} ({}) {dim} differed",
+                        x["accessType"].as_str().unwrap_or("")
+                    ),
+                    format!(
+                        "make {api} give what the browser gave; these items follow once the script takes the browser's branch"
+                    ),
+                )
+            }
+            Some((x, _)) => {
+                let api = x["api"].as_str().unwrap_or("");
+                (
+                    format!("divergence\t{api}"),
+                    format!("not reached after {api}"),
+                    "compare what the script did after that point in both runtimes".into(),
+                )
+            }
+            None => (
+                "divergence\t".into(),
+                "not reached before any item both runtimes reached".into(),
+                "compare how the script starts in both runtimes".into(),
+            ),
+        };
+        return (key, "divergence".into(), title, action);
+    }
+    if f.cause.is_some() {
+        let cause = f.cause.as_deref().unwrap_or("");
+        return (
+            format!("cause\t{cause}"),
+            cause.into(),
+            format!("{cause}: the tool could not watch these items"),
+            f.action.clone(),
+        );
+    }
+    if let Some(extra) = added_keys(f) {
+        let key = extra
+            .iter()
+            .max_by_key(|k| (leaked.get(*k).copied().unwrap_or(0), std::cmp::Reverse(*k)))
+            .cloned()
+            .unwrap_or_default();
+        return (
+            format!("own-keys\t{key}"),
+            "own-keys".into(),
+            format!("objects of the environment carry an own key the browser's do not: {key}"),
+            format!(
+                "hide {key} from the objects the script sees (keep the implementation's state off the object, or in a WeakMap)"
+            ),
+        );
+    }
+    if dim == "descriptor" && has_native(&observed, false) && has_native(&expected, true) {
+        return (
+            "native".into(),
+            "native".into(),
+            "the environment's functions are JavaScript where the browser's are native code".into(),
+            "make these functions read as native (`Function.prototype.toString` gives `function name() { [native code] }`)".into(),
+        );
+    }
+    if !dim.is_empty() {
+        return (
+            format!("dimension\t{dim}\t{expected}\t{observed}"),
+            "dimension".into(),
+            format!("{dim} differs the same way"),
+            f.action.clone(),
+        );
+    }
+    (
+        format!("code\t{}", f.code),
+        f.code.clone(),
+        f.code.clone(),
+        f.action.clone(),
+    )
+}
+
+/// The work list of `blocking`, largest group first (ties in the order their first finding came).
+pub fn groups(blocking: &[Finding]) -> Vec<Group> {
+    let mut leaked: HashMap<String, usize> = HashMap::new();
+    for extra in blocking.iter().filter_map(added_keys) {
+        for key in extra {
+            *leaked.entry(key).or_default() += 1;
+        }
+    }
+    let mut out: Vec<(String, Group)> = Vec::new();
+    for f in blocking {
+        let (key, kind, title, action) = classify(f, &leaked);
+        let item = format!(
+            "{} {}",
+            f.api.as_deref().unwrap_or(""),
+            f.access_type.as_deref().unwrap_or("")
+        )
+        .trim()
+        .to_owned();
+        let position = match out.iter().position(|(k, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                out.push((
+                    key,
+                    Group {
+                        kind,
+                        title,
+                        count: 0,
+                        items: Vec::new(),
+                        expected: f.expected.clone(),
+                        observed: f.observed.clone(),
+                        action,
+                    },
+                ));
+                out.len() - 1
+            }
+        };
+        let group = &mut out[position].1;
+        group.count += 1;
+        if group.observed != f.observed {
+            group.observed = None;
+        }
+        if !item.is_empty() && !group.items.contains(&item) {
+            group.items.push(item);
+        }
+    }
+    let mut groups: Vec<Group> = out.into_iter().map(|(_, g)| g).collect();
+    groups.sort_by(|a, b| b.count.cmp(&a.count));
+    // The receiver and the other dimensions' titles name the dimension's values once grouped.
+    for g in &mut groups {
+        if g.kind == "dimension" && g.observed.is_some() {
+            g.title = format!(
+                "{} (expected {}, here {})",
+                g.title,
+                brief(g.expected.as_ref()),
+                brief(g.observed.as_ref())
+            );
+        }
+    }
+    groups
+}
+
+/// A value in at most 80 characters.
+fn brief(value: Option<&Value>) -> String {
+    let mut text = value.map_or_else(|| "—".to_owned(), Value::to_string);
+    if text.len() > 80 {
+        let cut = (0..=80)
+            .rev()
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(0);
+        text.truncate(cut);
+        text.push('…');
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn finding(api: &str, dim: &str, expected: Value, observed: Value) -> Finding {
+        Finding {
+            code: "DIMENSION_MISMATCH".into(),
+            api: Some(api.into()),
+            access_type: Some("get".into()),
+            dimension: Some(dim.into()),
+            expected: Some(expected),
+            observed: Some(observed),
+            message: String::new(),
+            action: "fix it".into(),
+            ..Finding::default()
+        }
+    }
+
+    #[test]
+    fn one_leaked_key_on_many_items_is_one_group_first() {
+        let blocking = vec![
+            finding(
+                "navigator.userAgent",
+                "returnValue",
+                json!(["a"]),
+                json!(["b"]),
+            ),
+            finding(
+                "navigator",
+                "ownSymbols",
+                json!([[]]),
+                json!([["Symbol(impl)"]]),
+            ),
+            finding("screen", "ownKeys", json!([[]]), json!([["Symbol(impl)"]])),
+            finding(
+                "document.getElementById",
+                "ownSymbols",
+                json!([[]]),
+                json!([["Symbol(SameObject caches)", "Symbol(impl)"]]),
+            ),
+        ];
+        let groups = groups(&blocking);
+        assert_eq!(groups.len(), 2);
+        assert_eq!(groups[0].kind, "own-keys");
+        assert_eq!(groups[0].count, 3);
+        assert_eq!(
+            groups[0].items,
+            vec!["navigator get", "screen get", "document.getElementById get"]
+        );
+        assert!(groups[0].title.contains("Symbol(impl)"));
+        assert_eq!(groups[1].count, 1);
+    }
+
+    #[test]
+    fn the_same_receiver_difference_is_one_group_and_lacking_members_group_by_interface() {
+        let mut blocking = vec![
+            finding(
+                "document.cookie",
+                "receiver",
+                json!("HTMLDocument"),
+                json!("Document"),
+            ),
+            finding(
+                "document.title",
+                "receiver",
+                json!("HTMLDocument"),
+                json!("Document"),
+            ),
+        ];
+        for member in ["font", "fillRect"] {
+            let mut f = finding(
+                &format!("CanvasRenderingContext2D.prototype.{member}"),
+                "",
+                json!(null),
+                json!(null),
+            );
+            f.code = "MISSING_OBSERVATION".into();
+            f.dimension = None;
+            f.cause = Some(missing::ENVIRONMENT_LACKS.into());
+            blocking.push(f);
+        }
+        let groups = groups(&blocking);
+        assert_eq!(groups.len(), 2);
+        assert!(groups.iter().all(|g| g.count == 2));
+        let lacks = groups.iter().find(|g| g.kind == "lacks").unwrap();
+        assert!(
+            lacks.title.contains("CanvasRenderingContext2D"),
+            "{}",
+            lacks.title
+        );
+        let receiver = groups.iter().find(|g| g.kind == "dimension").unwrap();
+        assert!(
+            receiver.title.contains("\"HTMLDocument\""),
+            "{}",
+            receiver.title
+        );
+    }
+}
