@@ -246,7 +246,7 @@ pub fn groups(blocking: &[Finding]) -> Vec<Group> {
         }
     }
     let mut groups: Vec<Group> = out.into_iter().map(|(_, g)| g).collect();
-    groups.sort_by(|a, b| b.count.cmp(&a.count));
+    groups.sort_by_key(|g| std::cmp::Reverse(g.count));
     // The receiver and the other dimensions' titles name the dimension's values once grouped.
     for g in &mut groups {
         if g.kind == "dimension" && g.observed.is_some() {
