@@ -26,6 +26,20 @@ struct DiffOut {
     risks: Vec<FindingOut>,
     unverified: Vec<Value>,
     requests: Value,
+    groups: Vec<GroupOut>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)]
+struct GroupOut {
+    kind: String,
+    title: String,
+    count: usize,
+    items: Vec<String>,
+    expected: Option<Value>,
+    observed: Option<Value>,
+    action: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -43,6 +57,8 @@ struct FindingOut {
     dimension: Option<String>,
     expected: Option<Value>,
     observed: Option<Value>,
+    cause: Option<String>,
+    divergence: Option<Value>,
     message: String,
     action: String,
 }
@@ -179,6 +195,13 @@ impl Case {
         let text = std::fs::read_to_string(self.path("notes/trace-runtime-diff.json")).unwrap();
         let diff: DiffOut = serde_json::from_str(&text).unwrap();
         assert!(self.path("notes/trace-runtime-diff.md").is_file());
+        // The work list arranges every blocking finding once, and nothing else.
+        assert_eq!(
+            diff.groups.iter().map(|g| g.count).sum::<usize>(),
+            diff.blocking.len(),
+            "{:#?}",
+            diff.groups
+        );
         (run.code, diff, run.stderr)
     }
 
