@@ -818,9 +818,13 @@ fn same_values(a: &[Value], b: &[Value]) -> bool {
     covered(a, b) && covered(b, a)
 }
 
-/// APIs whose results differ between any two runs (clocks, random sources), by the last parts of
-/// their path.
+/// APIs whose results differ between any two runs (clocks, random sources, the handles of timers,
+/// which count whatever else asked for one first), by the last parts of their path.
 const VOLATILE: &[&str] = &[
+    "setTimeout",
+    "setInterval",
+    "requestAnimationFrame",
+    "requestIdleCallback",
     "performance.now",
     "Performance.prototype.now",
     "Date.now",
@@ -1536,6 +1540,7 @@ mod tests {
     #[test]
     fn a_clocks_values_compare_by_kind() {
         assert!(is_volatile("performance.now") && is_volatile("window.Math.random"));
+        assert!(is_volatile("setTimeout") && is_volatile("window.requestAnimationFrame"));
         assert!(!is_volatile("navigator.userAgent"));
         assert!(same_values(
             &kinds(&[json!(145.5)]),
