@@ -16,6 +16,7 @@ mod fuzz;
 mod io;
 mod lifecycle;
 mod node_probe;
+mod real_libraries;
 mod record;
 mod redact;
 mod replay;

@@ -1,0 +1,171 @@
+//! The conformance loop on real libraries from npm, as a user runs it from an example's README:
+//! `examples/patched-jsdom/` (ClientJS recorded in Chromium, jsdom patched from the findings) must
+//! be `matched`, and stock jsdom must not be, with every missing item explained.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// examples/patched-jsdom copied into a temporary folder (its npm packages linked in); None (the
+/// test skipped, saying so) without its node_modules.
+fn patched_jsdom(test: &str) -> Option<tempfile::TempDir> {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/patched-jsdom");
+    if !example.join("node_modules/jsdom").is_dir()
+        || !example.join("node_modules/clientjs").is_dir()
+    {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED real_libraries::{test}: needs {} (`npm ci` in examples/patched-jsdom)",
+            example.join("node_modules").display()
+        );
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let files = [
+        "page.html",
+        "app.js",
+        "case/result/final.js",
+        "case/result/patches.js",
+        "case/result/chromium-canvas.txt",
+        "case/ruyi-trace/logs/current.ndjson",
+        "case/notes/trace-runtime-policy.json",
+    ];
+    for file in files {
+        let to: PathBuf = root.join(file);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(example.join(file), &to).unwrap();
+    }
+    std::os::unix::fs::symlink(example.join("node_modules"), root.join("node_modules")).unwrap();
+    Some(dir)
+}
+
+fn tracer(root: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_tracer"))
+        .args(args)
+        .current_dir(root)
+        .env_remove("NO_COLOR")
+        .env("TERM", "dumb")
+        .output()
+        .expect("running tracer")
+}
+
+/// Builds the contract and audits `case/result/final.js`; returns the audit's exit code and diff.
+fn audit(root: &Path) -> (Option<i32>, Value) {
+    let built = tracer(root, &["contract", "build", "--case-dir", "case"]);
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let audited = tracer(
+        root,
+        &[
+            "audit",
+            "--case-dir",
+            "case",
+            "--entry",
+            "case/result/final.js",
+        ],
+    );
+    let diff = std::fs::read_to_string(root.join("case/notes/trace-runtime-diff.json")).unwrap();
+    (audited.status.code(), serde_json::from_str(&diff).unwrap())
+}
+
+/// The example's last round: the patched jsdom is matched, every item observed.
+#[test]
+fn jsdom_patched_from_the_findings_matches_chromium_on_clientjs() {
+    let Some(dir) = patched_jsdom("jsdom_patched_from_the_findings_matches_chromium_on_clientjs")
+    else {
+        return;
+    };
+    let (code, diff) = audit(dir.path());
+    assert_eq!(diff["matched"], true, "{:#}", diff["groups"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(diff["counts"]["observed"], diff["counts"]["items"]);
+}
+
+/// Stock jsdom (the patches taken out) against the same trace: not conformant; no name goes
+/// through jsdom's `_globalObject`; every missing item has a cause the tool checked, and the ones
+/// it says jsdom lacks really do not resolve in a fresh jsdom window.
+#[test]
+fn stock_jsdom_on_clientjs_gives_a_work_list_with_every_missing_item_explained() {
+    let Some(dir) = patched_jsdom(
+        "stock_jsdom_on_clientjs_gives_a_work_list_with_every_missing_item_explained",
+    ) else {
+        return;
+    };
+    let root = dir.path();
+    std::fs::write(
+        root.join("case/result/patches.js"),
+        "exports.patch = function () {};\n",
+    )
+    .unwrap();
+    let (code, diff) = audit(root);
+    assert_eq!(code, Some(3));
+    let blocking = diff["blocking"].as_array().unwrap();
+    for f in blocking.iter().chain(diff["risks"].as_array().unwrap()) {
+        let api = f["api"].as_str().unwrap_or_default();
+        assert!(!api.contains("_globalObject"), "{f:#}");
+    }
+    let missing: Vec<&Value> = blocking
+        .iter()
+        .filter(|f| f["code"] == "MISSING_OBSERVATION" && f["dimension"].is_null())
+        .collect();
+    assert!(!missing.is_empty());
+    let lacking: Vec<&str> = missing
+        .iter()
+        .filter(|f| f["cause"] == "environment-lacks")
+        .map(|f| f["api"].as_str().unwrap())
+        .collect();
+    for f in &missing {
+        assert!(
+            matches!(
+                f["cause"].as_str(),
+                Some("environment-lacks" | "not-reached" | "probe-blind")
+            ),
+            "{f:#}"
+        );
+    }
+    // jsdom has no 2D context: the canvas members are lacking, and getContext is where the
+    // rest diverged.
+    assert!(
+        lacking.contains(&"CanvasRenderingContext2D.prototype.fillText"),
+        "{lacking:?}"
+    );
+    assert!(missing.iter().any(|f| f["cause"] == "not-reached"
+        && f["divergence"]["differed"]["api"] == "HTMLCanvasElement.prototype.getContext"));
+    // Checked against a fresh jsdom window, evaluated here without tracer.
+    let probe = format!(
+        "const {{ JSDOM }} = require('jsdom'); const w = new JSDOM('', {{ runScripts: 'outside-only' }}).window; \
+         for (const p of {}) {{ let o = w; for (const k of p.split('.')) o = o == null ? undefined : o[k]; \
+         if (o !== undefined) {{ console.log('resolves: ' + p); process.exitCode = 1; }} }}",
+        serde_json::to_string(&lacking).unwrap()
+    );
+    let checked = Command::new("node")
+        .args(["-e", &probe])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(
+        checked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&checked.stdout)
+    );
+    // The work list covers every blocking finding, largest group first.
+    let groups = diff["groups"].as_array().unwrap();
+    let counts: Vec<u64> = groups
+        .iter()
+        .map(|g| g["count"].as_u64().unwrap())
+        .collect();
+    assert_eq!(counts.iter().sum::<u64>(), blocking.len() as u64);
+    assert!(counts.windows(2).all(|w| w[0] >= w[1]), "{counts:?}");
+    assert!(
+        groups
+            .iter()
+            .any(|g| g["kind"] == "own-keys"
+                && g["title"].as_str().unwrap().contains("Symbol(impl)"))
+    );
+}
