@@ -421,3 +421,169 @@ fn a_new_object_on_every_read_where_the_browser_keeps_one_is_a_finding() {
     assert_eq!(identity["expected"], serde_json::json!(["one object"]));
     assert_eq!(identity["observed"], serde_json::json!(["several objects"]));
 }
+
+/// What the probe records of a property's definition is the environment's own, as the script
+/// would see it without the probe: the getter's or method's name, length, `native` and source
+/// text, measured here in a plain run of the same environment. For jsdom (JavaScript accessors
+/// and methods made in Node's realm), happy-dom (classes of its own) and a `vm` shim (a window
+/// made by hand in a context).
+#[test]
+fn recorded_definitions_are_the_environment_s_own_in_jsdom_happy_dom_and_a_vm_shim() {
+    let Some(modules) = jsdom_modules() else {
+        return;
+    };
+    // The page's script reads each property; `facts(window)` measures each from outside.
+    let app = "var seen = [document.cookie, navigator.userAgent, document.getElementById('x'), \
+               document.title, document.createElement('div').textContent];";
+    let facts = r#"
+function facts(window) {
+  const toString = window.Function.prototype.toString;
+  const fn = (f) => {
+    if (typeof f !== 'function') return null;
+    const source = toString.call(f);
+    return { name: f.name, length: f.length, native: /\{\s*\[native code\]\s*\}\s*$/.test(source), source };
+  };
+  const at = (object, key) => {
+    for (let o = object; o !== null; o = Object.getPrototypeOf(o)) {
+      const d = Object.getOwnPropertyDescriptor(o, key);
+      if (d) return 'value' in d ? { value: fn(d.value) } : { get: fn(d.get), set: fn(d.set) };
+    }
+    return null;
+  };
+  const doc = window.document;
+  return {
+    'document.cookie': at(doc, 'cookie'),
+    'navigator.userAgent': at(window.navigator, 'userAgent'),
+    'document.getElementById': at(doc, 'getElementById'),
+    'document.title': at(doc, 'title'),
+    'Node.prototype.textContent': at(doc.createElement('div'), 'textContent'),
+  };
+}
+"#;
+    let environments = [
+        (
+            "jsdom",
+            format!(
+                "{facts}\nconst {{ JSDOM }} = require('jsdom');\n\
+                 const dom = new JSDOM(`<body><p id=\"x\"></p><script>{app}</script></body>`, {{ url: 'https://example.test/', runScripts: 'dangerously' }});\n\
+                 console.log(JSON.stringify(facts(dom.window)));\ndom.window.close();\n"
+            ),
+        ),
+        (
+            "happy-dom",
+            format!(
+                "{facts}\nconst {{ Window }} = require('happy-dom');\n\
+                 const window = new Window({{ url: 'https://example.test/', settings: {{ enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true }} }});\n\
+                 window.document.body.innerHTML = '<p id=\"x\"></p>';\n\
+                 const script = window.document.createElement('script');\n\
+                 script.textContent = {app:?};\nwindow.document.body.appendChild(script);\n\
+                 console.log(JSON.stringify(facts(window)));\nwindow.happyDOM.close();\n"
+            ),
+        ),
+        (
+            "vm shim",
+            format!(
+                "{facts}\nconst vm = require('vm');\nconst context = vm.createContext({{}});\n\
+                 vm.runInContext(`class Node {{ get textContent() {{ return ''; }} }}\n\
+                 class Document extends Node {{ get cookie() {{ return ''; }} get title() {{ return 't'; }}\n\
+                 getElementById(id) {{ return null; }} createElement(name) {{ return new Node(); }} }}\n\
+                 class Navigator {{ get userAgent() {{ return 'shim/1'; }} }}\n\
+                 globalThis.document = new Document(); globalThis.navigator = new Navigator();`, context, {{ filename: 'shim-setup.js' }});\n\
+                 vm.runInContext({app:?}, context, {{ filename: 'https://example.test/app.js' }});\n\
+                 console.log(JSON.stringify(facts(vm.runInContext('globalThis', context))));\n"
+            ),
+        ),
+    ];
+    // The reference names the members, so that the probe watches them.
+    let mut trace = format!("{HEADER}\n");
+    for (seq, (api, access, receiver)) in [
+        ("document.cookie", "get", "HTMLDocument"),
+        ("navigator.userAgent", "get", "Navigator"),
+        ("document.getElementById", "call", "HTMLDocument"),
+        ("document.title", "get", "HTMLDocument"),
+        ("document.createElement", "call", "HTMLDocument"),
+        ("Node.prototype.textContent", "get", "HTMLDivElement"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        trace.push_str(&format!(
+            "{{\"type\":\"access\",\"seq\":{},\"realm\":\"main\",\"phase\":\"init\",\"api\":\"{api}\",\"accessType\":\"{access}\",\"receiver\":\"{receiver}\",\"stack\":[{{\"url\":\"https://example.test/app.js\",\"line\":1,\"column\":1}}]}}\n",
+            seq + 1
+        ));
+    }
+    for (name, final_js) in environments {
+        let tracer = Tracer::new()
+            .file("case/ruyi-trace/logs/current.ndjson", &trace)
+            .file("case/result/final.js", &final_js);
+        std::os::unix::fs::symlink(&modules, tracer.workspace().join("node_modules")).unwrap();
+        let plain = in_a_cleared_environment("node")
+            .arg(tracer.workspace().join("case/result/final.js"))
+            .current_dir(tracer.workspace())
+            .output()
+            .expect("node runs");
+        let plain: Value = serde_json::from_slice(
+            plain
+                .stdout
+                .split(|b| *b == b'\n')
+                .find(|l| l.starts_with(b"{"))
+                .unwrap_or_default(),
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}: {}", String::from_utf8_lossy(&plain.stderr)));
+        let out = build_and_audit(tracer);
+        let trace = read(&out, "tmp/node-trace.ndjson");
+        let records: Vec<Value> = trace
+            .lines()
+            .skip(1)
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let source_of = |v: &Value| -> String {
+            // A long source travels as its digest.
+            match v.get("$string") {
+                Some(digest) => digest.as_str().unwrap().to_owned(),
+                None => v.as_str().unwrap_or_default().to_owned(),
+            }
+        };
+        let digest = |text: &str| {
+            use sha2::Digest as _;
+            let text = text.to_owned();
+            if text.chars().count() > 500 {
+                format!(
+                    "sha256:{}",
+                    hex::encode(sha2::Sha256::digest(text.as_bytes()))
+                )
+            } else {
+                text
+            }
+        };
+        for (api, want) in plain.as_object().unwrap() {
+            let key = api.rsplit('.').next().unwrap();
+            let record = records
+                .iter()
+                .find(|r| {
+                    r["api"]
+                        .as_str()
+                        .is_some_and(|a| a.rsplit('.').next() == Some(key))
+                })
+                .unwrap_or_else(|| panic!("{name}: no record of {api} in {trace}"));
+            let d = &record["descriptor"];
+            for part in ["get", "set", "value"] {
+                let Some(want) = want.get(part).filter(|w| !w.is_null()) else {
+                    continue;
+                };
+                let got = &d[part];
+                assert_eq!(got["native"], want["native"], "{name} {api} {part}: {d:#}");
+                if part == "value" {
+                    continue;
+                }
+                assert_eq!(got["name"], want["name"], "{name} {api} {part}: {d:#}");
+                assert_eq!(got["length"], want["length"], "{name} {api} {part}: {d:#}");
+                assert_eq!(
+                    source_of(&got["source"]),
+                    digest(want["source"].as_str().unwrap()),
+                    "{name} {api} {part}: {d:#}"
+                );
+            }
+        }
+    }
+}
