@@ -432,6 +432,10 @@ fn recorded_definitions_are_the_environment_s_own_in_jsdom_happy_dom_and_a_vm_sh
     let Some(modules) = jsdom_modules() else {
         return;
     };
+    assert!(
+        modules.join("happy-dom").is_dir(),
+        "examples/jsdom/node_modules lacks happy-dom: run `npm ci` in examples/jsdom"
+    );
     // The page's script reads each property; `facts(window)` measures each from outside.
     let app = "var seen = [document.cookie, navigator.userAgent, document.getElementById('x'), \
                document.title, document.createElement('div').textContent];";
