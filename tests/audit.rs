@@ -425,3 +425,42 @@ fn an_audit_edited_after_the_tool_wrote_it_is_blocked() {
     std::fs::write(&path, serde_json::to_vec_pretty(&audit).unwrap()).unwrap();
     check("AUDIT_NOT_SEALED");
 }
+
+/// examples/conformance's corrected shim honours the no-network mode: its `send()` records the
+/// request instead of sending it, so nothing reaches Node's network layer. The script's own
+/// request (recorded by the probe: `open`, `send`) is what the browser sent: requests match, and
+/// the diff says why the network saw none.
+#[test]
+fn an_environment_that_records_its_requests_instead_of_sending_them_matches_them() {
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/conformance");
+    let read = |path: &str| std::fs::read_to_string(example.join(path)).unwrap();
+    let tracer = Tracer::new()
+        .file(
+            "case/ruyi-trace/logs/current.ndjson",
+            read("case/ruyi-trace/logs/current.ndjson"),
+        )
+        .file("case/result/final.js", read("result-fixed/final.js"))
+        .file("app.js", read("app.js"));
+    let built = tracer
+        .args(["contract", "build", "--case-dir", "case"])
+        .run();
+    built.assert_code(0);
+    let out = audit(built.tracer(), "case/result/final.js");
+    out.assert_code(0);
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    assert_eq!(diff["matched"], true, "{:#}", diff["blocking"]);
+    assert_eq!(diff["requestsMatched"], true, "{:#}", diff["requests"]);
+    assert_eq!(diff["requests"]["observed"], 1, "{:#}", diff["requests"]);
+    assert_eq!(diff["requests"]["network"], 0, "{:#}", diff["requests"]);
+    assert!(
+        diff["requests"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("recorded them instead"),
+        "{:#}",
+        diff["requests"]
+    );
+    let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
+    assert_eq!(audit["scriptRequests"][0]["method"], "GET", "{audit:#}");
+    assert_eq!(audit["scriptRequests"][0]["url"], "https://a.test/x");
+}

@@ -185,6 +185,7 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
             audit.timeline = derived.timeline;
         }
         audit.observations.extend(derived.observations);
+        audit.script_requests = Some(derived.requests);
         audit.recording = Some(recording_summary(report));
         // What the program tried to send, request by request (the guard refused each one).
         audit.requests = report.requests.as_ref().map(requests::from_runtime);

@@ -125,13 +125,18 @@ fn summary(out: &mut impl Write, s: &Styles, d: &Diff, md: &str) -> std::io::Res
     }
     let r = &d.requests;
     match d.requests_matched {
-        Some(true) => writeln!(
-            out,
-            "{}: {} of {} recorded requests, in order",
-            s.success.style("requests matched"),
-            r.observed.unwrap_or(0),
-            r.expected
-        )?,
+        Some(true) => {
+            writeln!(
+                out,
+                "{}: {} of {} recorded requests, in order",
+                s.success.style("requests matched"),
+                r.observed.unwrap_or(0),
+                r.expected
+            )?;
+            if let Some(note) = &r.note {
+                writeln!(out, "  {note}")?;
+            }
+        }
         Some(false) => {
             writeln!(
                 out,
@@ -141,7 +146,12 @@ fn summary(out: &mut impl Write, s: &Styles, d: &Diff, md: &str) -> std::io::Res
                 r.observed.unwrap_or(0)
             )?;
             for f in r.differences.iter().take(SUMMARY_FINDINGS) {
-                writeln!(out, "  {}: {}", s.error.style(&f.code), f.message)?;
+                let seen_by = f
+                    .source
+                    .as_ref()
+                    .map(|source| format!(" ({source})"))
+                    .unwrap_or_default();
+                writeln!(out, "  {}{seen_by}: {}", s.error.style(&f.code), f.message)?;
             }
         }
         None if r.expected > 0 => writeln!(

@@ -47,6 +47,11 @@ pub struct Audit {
     /// request observer saw it. Absent when the tool had no request-level view (Python entries).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests: Option<Vec<crate::conformance::requests::Request>>,
+    /// Additive: the requests the script made in the environment (its `open` /
+    /// `setRequestHeader` / `send`, `fetch` and `sendBeacon` calls), from the tool's recording,
+    /// in order; whether or not the environment passed them on to the network.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub script_requests: Option<Vec<crate::conformance::requests::Request>>,
     /// Additive: how the tool recorded the environment at access time (Node entries only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recording: Option<Recording>,

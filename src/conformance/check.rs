@@ -345,7 +345,11 @@ pub fn check(case_dir: &Path, label: &str) -> Outcome {
     if let (Some(c), Some(a)) = (&contract, &audit) {
         counts.observed = compare_items(c, a, &policy, &mut st);
         compare_timelines(c, &a.timeline, &mut st);
-        requests = requests::compare(&c.requests, a.requests.as_deref());
+        requests = requests::compare_views(
+            &c.requests,
+            a.script_requests.as_deref(),
+            a.requests.as_deref(),
+        );
     }
     counts.blocking = st.blocking.len();
     counts.risks = st.risks.len();
@@ -1460,9 +1464,15 @@ fn requests_markdown(md: &mut String, d: &Diff) {
         None => "**not compared**",
     };
     let observed = r.observed.map_or("—".to_owned(), |n| n.to_string());
+    let views = match r.network {
+        Some(network) => format!(
+            "{observed} made by the script in the environment, {network} of them reaching Node's network layer"
+        ),
+        None => format!("{observed} tried by the environment"),
+    };
     let _ = writeln!(
         md,
-        "\n## Requests\n\n{verdict}: {} recorded in the browser, {observed} tried by the environment (none sent: the guard refuses them).\n",
+        "\n## Requests\n\n{verdict}: {} recorded in the browser, {views} (none sent: the guard refuses them).\n",
         r.expected
     );
     if let Some(note) = &r.note {
@@ -1471,13 +1481,14 @@ fn requests_markdown(md: &mut String, d: &Diff) {
     if !r.differences.is_empty() {
         let _ = writeln!(
             md,
-            "| code | request | field | expected | observed | what to do |\n|---|---|---|---|---|---|"
+            "| code | seen by | request | field | expected | observed | what to do |\n|---|---|---|---|---|---|---|"
         );
         for f in &r.differences {
             let _ = writeln!(
                 md,
-                "| {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} |",
                 f.code,
+                f.source.as_deref().unwrap_or("—"),
                 f.request,
                 f.field.as_deref().unwrap_or(""),
                 contract::cell(&short(&f.expected)),

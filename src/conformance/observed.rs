@@ -19,6 +19,7 @@ use crate::conformance::audit_format::{Observation, TimelineEntry};
 use crate::conformance::contract::{Builder, Contract};
 use crate::conformance::identity::Matcher;
 use crate::conformance::raw_trace;
+use crate::conformance::requests::Request;
 
 /// The `source` of an observation derived from the tool's recording.
 pub const SOURCE: &str = "node-trace";
@@ -28,6 +29,8 @@ pub const SOURCE: &str = "node-trace";
 pub struct Observed {
     pub observations: Vec<Observation>,
     pub timeline: Vec<TimelineEntry>,
+    /// The requests the script made, as the reference's are built from its trace.
+    pub requests: Vec<Request>,
     pub accesses: u64,
 }
 
@@ -69,6 +72,7 @@ pub fn from_trace(path: &Path, case_dir: &Path, contract: &Contract) -> Result<O
         Ok(())
     })?;
     let recorded = builder.finish(&summary, None, None);
+    let requests = recorded.requests;
     let observations = recorded
         .items
         .into_iter()
@@ -95,6 +99,7 @@ pub fn from_trace(path: &Path, case_dir: &Path, contract: &Contract) -> Result<O
     Ok(Observed {
         observations,
         timeline,
+        requests,
         accesses: summary.events,
     })
 }

@@ -423,6 +423,11 @@ pub struct RequestDifference {
     pub observed: Option<Value>,
     pub message: String,
     pub action: String,
+    /// Which view of the environment it comes from (additive): `script`, the requests the script
+    /// made (its `open`/`setRequestHeader`/`send`, `fetch` and `sendBeacon` calls, recorded by the
+    /// probe), or `network`, what reached Node's network layer. Absent in an audit with one view.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// The request section of the diff.
@@ -439,6 +444,10 @@ pub struct RequestsReport {
     /// Why requests could not be compared at all, when they could not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Requests that reached Node's network layer (where the guard refused them), when the
+    /// script's own requests are what `observed` counts (additive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<usize>,
 }
 
 impl RequestsReport {
@@ -476,6 +485,7 @@ pub fn compare(expected: &[Request], observed: Option<&[Request]>) -> RequestsRe
                     e.via
                 ),
                 action: "make the environment issue this request at the same point (the guard will still refuse it)".into(),
+                source: None,
             }),
             (None, Some(o)) => report.differences.push(RequestDifference {
                 code: "REQUEST_EXTRA".into(),
@@ -488,9 +498,54 @@ pub fn compare(expected: &[Request], observed: Option<&[Request]>) -> RequestsRe
                     o.via
                 ),
                 action: "remove the request from the environment, or record the trace again if the page changed".into(),
+                source: None,
             }),
             (None, None) => {}
         }
+    }
+    report
+}
+
+/// Compares the trace's requests with both views of the environment: the requests the script made
+/// (`script`, from the tool's recording; `None` without one) and what reached the network layer
+/// (`network`). The script's view decides, and the network's differences are reported beside it,
+/// except when nothing reached the network at all: an environment that honours the no-network
+/// mode records its requests instead of sending them, and that is no difference. Where the script
+/// made none and the network saw some, the network's view alone decides, as without a recording.
+pub fn compare_views(
+    expected: &[Request],
+    script: Option<&[Request]>,
+    network: Option<&[Request]>,
+) -> RequestsReport {
+    let script = match script {
+        // No recording, or a script that made none where requests reached the network (made below
+        // the script, by an entry that is itself the program): the network's view alone.
+        None => return compare(expected, network),
+        Some(script) if script.is_empty() && network.is_some_and(|n| !n.is_empty()) => {
+            return compare(expected, network);
+        }
+        Some(script) => script,
+    };
+    let tag = |mut report: RequestsReport, source: &str| {
+        for d in &mut report.differences {
+            d.source = Some(source.to_owned());
+        }
+        report
+    };
+    let mut report = tag(compare(expected, Some(script)), "script");
+    report.network = network.map(<[Request]>::len);
+    match network {
+        Some(sent) if !sent.is_empty() => {
+            let seen = tag(compare(expected, Some(sent)), "network");
+            report.differences.extend(seen.differences);
+        }
+        Some(_) if !script.is_empty() => {
+            report.note = Some(format!(
+                "the script made {} request(s) and none reached Node's network layer: the environment recorded them instead of sending them (no-network mode)",
+                script.len()
+            ));
+        }
+        _ => {}
     }
     report
 }
@@ -519,6 +574,7 @@ fn compare_one(n: usize, e: &Request, o: &Request, report: &mut RequestsReport) 
             expected: Some(expected),
             observed: Some(observed),
             action: action.to_owned(),
+            source: None,
         });
     };
     let mut unverified = Vec::new();
@@ -688,6 +744,34 @@ mod tests {
         assert_eq!(report.differences[0].request, 2);
         let report = compare(&[], Some(&[a]));
         assert_eq!(report.differences[0].code, "REQUEST_EXTRA");
+    }
+
+    #[test]
+    fn the_script_s_requests_decide_and_an_environment_that_sends_nothing_is_no_difference() {
+        let sent = request("POST", "https://a.test/x", &["X-A"], shape_only("none"));
+        let expected = [sent.clone()];
+        // The environment recorded the request instead of sending it.
+        let report = compare_views(&expected, Some(&[sent.clone()]), Some(&[]));
+        assert_eq!(report.matched(), Some(true));
+        assert!(
+            report
+                .note
+                .as_deref()
+                .unwrap()
+                .contains("recorded them instead")
+        );
+        // The script made another request: a difference seen by the script's view.
+        let other = request("GET", "https://a.test/x", &["X-A"], shape_only("none"));
+        let report = compare_views(&expected, Some(&[other.clone()]), Some(&[]));
+        assert_eq!(report.matched(), Some(false));
+        assert_eq!(report.differences[0].source.as_deref(), Some("script"));
+        // The script's request is right, and the network layer saw another: said, with its view.
+        let report = compare_views(&expected, Some(&[sent.clone()]), Some(&[other]));
+        assert_eq!(report.matched(), Some(false));
+        assert_eq!(report.differences[0].source.as_deref(), Some("network"));
+        // A program whose requests are all below the script: the network's view.
+        let report = compare_views(&expected, Some(&[]), Some(&[sent]));
+        assert_eq!(report.matched(), Some(true));
     }
 
     #[test]
