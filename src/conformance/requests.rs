@@ -751,7 +751,7 @@ mod tests {
         let sent = request("POST", "https://a.test/x", &["X-A"], shape_only("none"));
         let expected = [sent.clone()];
         // The environment recorded the request instead of sending it.
-        let report = compare_views(&expected, Some(&[sent.clone()]), Some(&[]));
+        let report = compare_views(&expected, Some(std::slice::from_ref(&sent)), Some(&[]));
         assert_eq!(report.matched(), Some(true));
         assert!(
             report
