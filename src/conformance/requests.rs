@@ -762,11 +762,11 @@ mod tests {
         );
         // The script made another request: a difference seen by the script's view.
         let other = request("GET", "https://a.test/x", &["X-A"], shape_only("none"));
-        let report = compare_views(&expected, Some(&[other.clone()]), Some(&[]));
+        let report = compare_views(&expected, Some(std::slice::from_ref(&other)), Some(&[]));
         assert_eq!(report.matched(), Some(false));
         assert_eq!(report.differences[0].source.as_deref(), Some("script"));
         // The script's request is right, and the network layer saw another: said, with its view.
-        let report = compare_views(&expected, Some(&[sent.clone()]), Some(&[other]));
+        let report = compare_views(&expected, Some(std::slice::from_ref(&sent)), Some(&[other]));
         assert_eq!(report.matched(), Some(false));
         assert_eq!(report.differences[0].source.as_deref(), Some("network"));
         // A program whose requests are all below the script: the network's view.
