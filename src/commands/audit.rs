@@ -21,7 +21,7 @@ use crate::cli::{AuditArgs, CheckArgs, ExitCodeMode, GlobalArgs, RunArgs};
 use crate::commands::contract::canonical_case_dir;
 use crate::commands::{check, run};
 use crate::conformance::audit_format::{
-    self, Audit, NetworkAttempt, Observation, RecordedRealm, Recording, TimelineEntry,
+    self, AbsentPath, Audit, NetworkAttempt, Observation, RecordedRealm, Recording, TimelineEntry,
 };
 use crate::conformance::contract::Contract;
 use crate::conformance::{hash, observed, requests, seal};
@@ -411,7 +411,17 @@ fn recording_summary(report: &crate::probe::node::NodeReport) -> Recording {
                     probed_before: r.probed_before.clone(),
                     scripts_before: r.scripts_before,
                     kind: install.map(|i| i.realm.clone()),
-                    absent: install.map(|i| i.absent.clone()).unwrap_or_default(),
+                    absent: install
+                        .map(|i| {
+                            i.absent
+                                .iter()
+                                .map(|(path, missing)| AbsentPath {
+                                    path: path.clone(),
+                                    missing: missing.clone(),
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default(),
                     unwatched: install.map(|i| i.unwatched.clone()).unwrap_or_default(),
                 }
             })

@@ -108,13 +108,23 @@ pub struct RecordedRealm {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// The contract's paths of this kind of realm that did not resolve there before the target
-    /// ran (additive).
+    /// ran, each with the part of it the realm lacks (additive).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub absent: Vec<String>,
+    pub absent: Vec<AbsentPath>,
     /// The contract's paths that resolved there to a property the probe cannot watch (an own data
     /// property of an object), so that no access of it can be recorded (additive).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unwatched: Vec<String>,
+}
+
+/// A path that does not resolve in a realm: `missing` is its first part that does not
+/// (`CanvasRenderingContext2D` for `CanvasRenderingContext2D.prototype.font`; the path itself
+/// when only its last member is lacking).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AbsentPath {
+    pub path: String,
+    pub missing: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

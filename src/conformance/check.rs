@@ -91,6 +91,10 @@ pub struct Finding {
     /// `not-reached`, `probe-blind`; see `docs/conformance.md`). Additive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<String>,
+    /// For `environment-lacks`: the part of the path the environment lacks (the interface, or the
+    /// member itself). Additive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lacks: Option<String>,
     /// For `not-reached`: where the two runtimes parted (`lastReached`, `differed`). Additive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub divergence: Option<Value>,
@@ -997,22 +1001,23 @@ fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> us
                     Finding::new(code::MISSING_OBSERVATION, why.message, why.action).on(item);
                 f.cause = Some(why.cause.to_owned());
                 f.divergence = why.divergence;
+                f.lacks = why.lacks;
                 findings.push(f);
                 for (dim, seen) in why.follows {
                     let expected = item.expected.get(dim).cloned().unwrap_or_default();
-                    findings.push(
-                        Finding::new(
-                            code::DIMENSION_MISMATCH,
-                            format!("{}: {dim} follows from the member's absence", item.api),
-                            format!("provide {} as the browser does", item.api),
-                        )
-                        .on(item)
-                        .dimension(
-                            dim,
-                            Some(Value::from(expected)),
-                            Some(Value::from(vec![seen])),
-                        ),
+                    let mut f = Finding::new(
+                        code::DIMENSION_MISMATCH,
+                        format!("{}: {dim} follows from the member's absence", item.api),
+                        format!("provide {} as the browser does", item.api),
+                    )
+                    .on(item)
+                    .dimension(
+                        dim,
+                        Some(Value::from(expected)),
+                        Some(Value::from(vec![seen])),
                     );
+                    f.lacks = Some(item.api.clone());
+                    findings.push(f);
                 }
             } else {
                 findings.push(
@@ -1147,7 +1152,7 @@ fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> us
                 continue;
             }
             if matches!(dim.as_str(), "returnValue" | "exception") {
-                progress.last_difference = Some(missing::Differed {
+                progress.differences.push(missing::Differed {
                     at: missing::Reached {
                         item: item.id.clone(),
                         api: item.api.clone(),

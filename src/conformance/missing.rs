@@ -43,14 +43,42 @@ pub struct Differed {
 pub struct Progress {
     /// The last item both runtimes reached.
     pub last_reached: Option<Reached>,
-    /// The last value (a return value or an exception) that differed, on an item both reached.
-    pub last_difference: Option<Differed>,
+    /// The values (return values and exceptions) that differed on items both reached, in order.
+    pub differences: Vec<Differed>,
+}
+
+/// The interface (or singleton) an api path's member belongs to: `MimeType` for
+/// `MimeType.prototype.description`, `navigator` for `navigator.plugins`.
+fn interface_of(api: &str) -> &str {
+    match api.split_once(".prototype.") {
+        Some((iface, _)) => iface,
+        None => api.rsplit_once('.').map_or(api, |(head, _)| head),
+    }
+}
+
+impl Progress {
+    /// The lead for an item not reached: the closest difference before it on a related API (one
+    /// whose path names the item's interface: `MimeTypeArray.prototype.length` for
+    /// `MimeType.prototype.description`), else the closest difference before it.
+    fn lead(&self, item: &Item) -> Option<&Differed> {
+        let iface = interface_of(&item.api).to_ascii_lowercase();
+        let related =
+            |d: &&Differed| !iface.is_empty() && d.at.api.to_ascii_lowercase().contains(&iface);
+        self.differences
+            .iter()
+            .rev()
+            .find(related)
+            .or_else(|| self.differences.last())
+    }
 }
 
 /// The cause of one missing item, in words and as data.
 #[derive(Debug)]
 pub struct Explanation {
     pub cause: &'static str,
+    /// For `environment-lacks`: the part of the path the environment lacks (the interface, or the
+    /// member itself).
+    pub lacks: Option<String>,
     pub message: String,
     pub action: String,
     /// For `not-reached`: `{"lastReached": {...}, "differed": {...}}`.
@@ -104,9 +132,31 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
             action: "run the script in that realm of the environment (the probe goes into every realm where a script of the target's runs); see the audit's `recording`".into(),
             divergence: None,
             follows: Vec::new(),
+            lacks: None,
         };
     }
-    if probed.iter().all(|r| r.absent.contains(&item.api)) {
+    let absent: Vec<&str> = probed
+        .iter()
+        .filter_map(|r| r.absent.iter().find(|a| a.path == item.api))
+        .map(|a| a.missing.as_str())
+        .collect();
+    if absent.len() == probed.len() {
+        let missing = absent[0];
+        if missing != item.api {
+            // The interface (or the object on the way) is lacking: the script had nothing there
+            // to reach the member on.
+            return Explanation {
+                cause: ENVIRONMENT_LACKS,
+                message: format!(
+                    "the environment lacks {missing}, so {} does not resolve in its `{}` realm (checked before the script ran there): no object of it exists there for the script to reach it on",
+                    item.api, item.realm
+                ),
+                action: format!("provide {missing} as the browser does"),
+                divergence: None,
+                follows: Vec::new(),
+                lacks: Some(missing.to_owned()),
+            };
+        }
         let mut follows = Vec::new();
         if item.expected.contains_key("owner") {
             follows.push(("owner", Value::Null));
@@ -125,6 +175,7 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
             action: format!("provide {} as the browser does", item.api),
             divergence: None,
             follows,
+            lacks: Some(item.api.clone()),
         };
     }
     if probed.iter().any(|r| r.unwatched.contains(&item.api)) {
@@ -137,6 +188,7 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
             action: "define it as the browser does (an accessor or a method on the prototype): then the probe can watch it; until then it cannot be verified".into(),
             divergence: None,
             follows: Vec::new(),
+            lacks: None,
         };
     }
     let reached = |r: &Reached| json!({"item": r.item, "api": r.api, "accessType": r.access_type});
@@ -152,14 +204,15 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
         }
         None => words.push_str("; it is before every item both runtimes reached"),
     }
-    if let Some(d) = &progress.last_difference {
+    let lead = progress.lead(item);
+    if let Some(d) = lead {
         divergence.insert(
             "differed".into(),
             json!({"item": d.at.item, "api": d.at.api, "accessType": d.at.access_type,
                    "dimension": d.dimension, "expected": d.expected, "observed": d.observed}),
         );
         words.push_str(&format!(
-            ", and the closest value before it that differed is {} ({}) {}: {} here, {} in the browser (ordered by time: a lead, not proof of cause)",
+            ", and the closest value before it that differed on a related API, else on any, is {} ({}) {}: {} here, {} in the browser (ordered by time: a lead, not proof of cause)",
             d.at.api,
             d.at.access_type,
             d.dimension,
@@ -173,7 +226,7 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
             "the environment has {} and the probe watched it, but the script did not reach it there{words}",
             item.api
         ),
-        action: match &progress.last_difference {
+        action: match lead {
             Some(d) => format!(
                 "make {} give what the browser gave: the script took another branch after it",
                 d.at.api
@@ -182,6 +235,7 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
         },
         divergence: Some(Value::Object(divergence)),
         follows: Vec::new(),
+        lacks: None,
     }
 }
 
@@ -212,7 +266,7 @@ fn short(values: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance::audit_format::RecordedRealm;
+    use crate::conformance::audit_format::{AbsentPath, RecordedRealm};
 
     fn item(api: &str, access_type: &str) -> Item {
         serde_json::from_value(json!({
@@ -224,13 +278,19 @@ mod tests {
         .unwrap()
     }
 
-    fn recording(absent: &[&str], unwatched: &[&str]) -> Recording {
+    fn recording(absent: &[(&str, &str)], unwatched: &[&str]) -> Recording {
         Recording {
             realms: vec![RecordedRealm {
                 name: "VM Context 1".into(),
                 probed_before: Some("https://a.test/".into()),
                 kind: Some("main".into()),
-                absent: absent.iter().map(|s| s.to_string()).collect(),
+                absent: absent
+                    .iter()
+                    .map(|(path, missing)| AbsentPath {
+                        path: path.to_string(),
+                        missing: missing.to_string(),
+                    })
+                    .collect(),
                 unwatched: unwatched.iter().map(|s| s.to_string()).collect(),
                 ..RecordedRealm::default()
             }],
@@ -242,10 +302,11 @@ mod tests {
     fn a_path_that_does_not_resolve_is_lacking_and_says_what_follows() {
         let why = explain(
             &item("x.y", "get"),
-            &recording(&["x.y"], &[]),
+            &recording(&[("x.y", "x.y")], &[]),
             &Progress::default(),
         );
         assert_eq!(why.cause, ENVIRONMENT_LACKS);
+        assert_eq!(why.lacks.as_deref(), Some("x.y"));
         assert!(why.message.contains("`undefined`"), "{}", why.message);
         assert_eq!(
             why.follows,
@@ -253,6 +314,63 @@ mod tests {
                 ("owner", Value::Null),
                 ("returnValue", json!({"$undefined": true}))
             ]
+        );
+    }
+
+    #[test]
+    fn a_lacking_interface_is_named_and_nothing_is_said_to_follow_for_its_members() {
+        let api = "CanvasRenderingContext2D.prototype.font";
+        let why = explain(
+            &item(api, "set"),
+            &recording(&[(api, "CanvasRenderingContext2D")], &[]),
+            &Progress::default(),
+        );
+        assert_eq!(why.cause, ENVIRONMENT_LACKS);
+        assert_eq!(why.lacks.as_deref(), Some("CanvasRenderingContext2D"));
+        assert!(why.follows.is_empty());
+        assert!(
+            why.message.contains("no object of it exists"),
+            "{}",
+            why.message
+        );
+    }
+
+    #[test]
+    fn the_lead_is_the_closest_difference_on_a_related_api() {
+        let differed = |api: &str| Differed {
+            at: Reached {
+                item: "c".into(),
+                api: api.into(),
+                access_type: "get".into(),
+            },
+            dimension: "returnValue".into(),
+            expected: json!([2]),
+            observed: json!([0]),
+        };
+        let progress = Progress {
+            last_reached: None,
+            differences: vec![
+                differed("MimeTypeArray.prototype.length"),
+                differed("HTMLCanvasElement.prototype.getContext"),
+            ],
+        };
+        let why = explain(
+            &item("MimeType.prototype.description", "get"),
+            &recording(&[], &[]),
+            &progress,
+        );
+        assert_eq!(
+            why.divergence.unwrap()["differed"]["api"],
+            "MimeTypeArray.prototype.length"
+        );
+        let why = explain(
+            &item("Date.prototype.getDay", "call"),
+            &recording(&[], &[]),
+            &progress,
+        );
+        assert_eq!(
+            why.divergence.unwrap()["differed"]["api"],
+            "HTMLCanvasElement.prototype.getContext"
         );
     }
 
@@ -279,12 +397,12 @@ mod tests {
         };
         let progress = Progress {
             last_reached: Some(at.clone()),
-            last_difference: Some(Differed {
+            differences: vec![Differed {
                 at,
                 dimension: "returnValue".into(),
                 expected: json!([{"$object": "CanvasRenderingContext2D"}]),
                 observed: json!([null]),
-            }),
+            }],
         };
         let why = explain(&item("x.y", "call"), &recording(&[], &[]), &progress);
         assert_eq!(why.cause, NOT_REACHED);

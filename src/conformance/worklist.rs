@@ -104,10 +104,14 @@ fn classify(f: &Finding, leaked: &HashMap<String, usize>) -> (String, String, St
     let dim = f.dimension.as_deref().unwrap_or("");
     let expected = f.expected.clone().unwrap_or(Value::Null);
     let observed = f.observed.clone().unwrap_or(Value::Null);
-    let lacks = f.cause.as_deref() == Some(missing::ENVIRONMENT_LACKS)
-        || f.message.ends_with("follows from the member's absence");
-    if lacks {
-        let owner = owner_of(api);
+    if let Some(lacking) = &f.lacks {
+        // The interface the lacking part belongs to (the lacking interface itself, or the
+        // interface of a lacking member).
+        let owner = if lacking == api {
+            owner_of(api)
+        } else {
+            lacking.as_str()
+        };
         return (
             format!("lacks\t{owner}"),
             "lacks".into(),
@@ -355,6 +359,7 @@ mod tests {
             f.code = "MISSING_OBSERVATION".into();
             f.dimension = None;
             f.cause = Some(missing::ENVIRONMENT_LACKS.into());
+            f.lacks = Some("CanvasRenderingContext2D".into());
             blocking.push(f);
         }
         let groups = groups(&blocking);

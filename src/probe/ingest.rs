@@ -62,9 +62,18 @@ pub struct Install {
     /// How long the installation took in the realm, in milliseconds.
     pub ms: Option<f64>,
     /// Of the paths the audit asked about (`checkPaths`), those that do not resolve in the realm
-    /// as the probe found it, and those that resolve to a property the probe cannot watch.
-    pub absent: Vec<String>,
+    /// as the probe found it, each with the part of it the realm lacks (`(path, missing)`:
+    /// `CanvasRenderingContext2D` for `CanvasRenderingContext2D.prototype.font`); and those that
+    /// resolve to a property the probe cannot watch.
+    pub absent: Vec<(String, String)>,
     pub unwatched: Vec<String>,
+}
+
+/// One entry of a `ready` record's `absent`.
+#[derive(Deserialize)]
+struct AbsentPath {
+    path: String,
+    missing: String,
 }
 
 /// What one binding message carried.
@@ -199,7 +208,13 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
                     failed: count("failed"),
                     missing: list("missing"),
                     ms: record.get("ms").and_then(|v| v.parse::<f64>().ok()),
-                    absent: list("absent"),
+                    absent: record
+                        .get("absent")
+                        .and_then(|v| serde_json::from_str::<Vec<AbsentPath>>(v).ok())
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|a| (a.path, a.missing))
+                        .collect(),
                     unwatched: list("unwatched"),
                 });
             }

@@ -49,6 +49,7 @@ const timeOrigin = perf && typeof perf.timeOrigin === "number" ? perf.timeOrigin
 const fnToString = Function.prototype.toString;
 const hasOwnProperty = O.prototype.hasOwnProperty;
 const arrayJoin = Array.prototype.join;
+const arraySlice = Array.prototype.slice;
 
 // Wrapper -> the source text of the function it stands for (what toString shows).
 const sources = new WeakMapC();
@@ -2389,8 +2390,10 @@ for (let i = 0; i < checkPaths.length; i++) {
   if (parts.length > 1 && (parts[0] === "window" || parts[0] === "self" || parts[0] === "globalThis")) start = 1;
   let object = g;
   let found = null;
+  // The segments up to the first that does not resolve: what the environment lacks.
+  let resolved = start;
   try {
-    for (let j = start; j < parts.length && object !== null && object !== undefined; j++) {
+    for (let j = start; j < parts.length; j++) {
       const key = parts[j];
       if (j === parts.length - 1) {
         let holder = object;
@@ -2403,13 +2406,19 @@ for (let i = 0; i < checkPaths.length; i++) {
         }
       } else {
         object = (typeof object === "object" || typeof object === "function") ? object[key] : undefined;
+        if (object === null || object === undefined) break;
       }
+      resolved = j + 1;
     }
   } catch (_) {
     found = null;
   }
-  if (found === null) absent[absent.length] = path;
-  else checked[checked.length] = [path, found[0], found[1]];
+  if (found === null) {
+    const missingTo = resolved < parts.length ? resolved + 1 : parts.length;
+    absent[absent.length] = { path: path, missing: apply(arrayJoin, apply(arraySlice, parts, [start, missingTo]), ["."]) };
+  } else {
+    checked[checked.length] = [path, found[0], found[1]];
+  }
 }
 // After install: the found properties that hold no wrapper of the probe's.
 function unwatchedPaths() {

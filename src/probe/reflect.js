@@ -486,12 +486,20 @@ function tracerReflect(g, options) {
         set: d.set ? describeFn(d.set) : null,
       };
     }
+    const value = encode(d.value, 0);
+    // A method's own name and length, which a script reads (jsdom's `setTimeout` is anonymous);
+    // the `$function` label is the naming rule's, the global path it was reached by.
+    if (typeof d.value === "function" && value !== null && typeof value === "object") {
+      const length = dataOf(d.value, "length");
+      value.name = fnName(d.value);
+      value.length = typeof length === "number" ? length : 0;
+    }
     return {
       kind: "data",
       configurable: !!d.configurable,
       enumerable: !!d.enumerable,
       writable: !!d.writable,
-      value: encode(d.value, 0),
+      value: value,
     };
   }
 
