@@ -2193,6 +2193,28 @@ const LANGUAGE_NAMES = ["Object", "Function", "Array", "Number", "parseFloat", "
 for (let i = 0; i < LANGUAGE_NAMES.length; i++) LANGUAGE["$" + LANGUAGE_NAMES[i]] = true;
 // The language's own functions, wherever an interface also holds them (a NodeList's `forEach`
 // and `values` are Array.prototype's): never wrapped by the walk, so that they stay one function.
+// The global object as this realm's own names for it give it (`window`, `self`, `frames`,
+// `globalThis`; `top` and `parent` of a top-level window are the same object), read before any
+// wrapper is in place.
+const globalAliases = [g];
+const globalNames = ["window", "self", "frames", "globalThis"];
+for (let i = 0; i < globalNames.length; i++) {
+  try {
+    const value = g[globalNames[i]];
+    if (value !== null && typeof value === "object") globalAliases[globalAliases.length] = value;
+    // A `vm` context made from a sandbox (happy-dom's window) reads its global as the context's
+    // global, but describes it as the sandbox object itself: both are the global.
+    const d = gopd(g, globalNames[i]);
+    if (d !== undefined && d.value !== null && typeof d.value === "object") globalAliases[globalAliases.length] = d.value;
+  } catch (_) {
+    // a getter that refuses here: no alias by that name.
+  }
+}
+function isGlobalAlias(value) {
+  for (let i = 0; i < globalAliases.length; i++) if (globalAliases[i] === value) return true;
+  return false;
+}
+
 const languageFns = new WeakMapC();
 function noteLanguage(object) {
   if (!isObject(object)) return;
@@ -2213,8 +2235,9 @@ if (WALK) {
     } catch (_) {
       d = undefined;
     }
-    // `globalThis` is the global itself, whose members are the host's.
-    if (d === undefined || !isObject(d.value) || d.value === g) continue;
+    // `globalThis` is the global itself, whose members are the host's (in a `vm` context made
+    // from a sandbox, happy-dom's window, it is the sandbox: the global as the realm names it).
+    if (d === undefined || !isObject(d.value) || isGlobalAlias(d.value)) continue;
     noteLanguage(d.value);
     const pd = typeof d.value === "function" ? gopd(d.value, "prototype") : undefined;
     if (pd !== undefined && isObject(pd.value)) noteLanguage(pd.value);
@@ -2276,72 +2299,75 @@ function excluded(iface, api) {
 const ASKED = config.asked || [];
 const missing = [];
 
-// The global object as this realm's own names for it give it (`window`, `self`, `frames`,
-// `globalThis`; `top` and `parent` of a top-level window are the same object), read before any
-// wrapper is in place.
-const globalAliases = [g];
-const globalNames = ["window", "self", "frames", "globalThis"];
-for (let i = 0; i < globalNames.length; i++) {
-  try {
-    const value = g[globalNames[i]];
-    if (value !== null && typeof value === "object") globalAliases[globalAliases.length] = value;
-  } catch (_) {
-    // a getter that refuses here: no alias by that name.
-  }
-}
-function isGlobalAlias(value) {
-  for (let i = 0; i < globalAliases.length; i++) if (globalAliases[i] === value) return true;
-  return false;
-}
-
 function walkGlobal() {
   const keys = ownKeysOf(g);
+  const seen = O.create(null);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
-    if (typeof key !== "string" || LANGUAGE["$" + key] === true || key === config.binding) continue;
-    let d;
-    try {
-      d = gopd(g, key);
-    } catch (_) {
-      continue;
-    }
-    if (d === undefined || !d.configurable) continue;
-    try {
-      if (!own(d, "value")) {
+    if (typeof key !== "string") continue;
+    seen["$" + key] = true;
+    walkGlobalKey(key);
+  }
+  // A global may hold members its key list does not give (happy-dom's window is a `vm` sandbox
+  // whose accessors and methods the context's global does not list): in an environment under
+  // audit, the reference's member names are looked up by name too.
+  if (KNOWN_MEMBERS === null) return;
+  for (let i = 0; i < config.knownMembers.length; i++) {
+    const name = config.knownMembers[i];
+    if (typeof name === "string" && seen["$" + name] !== true) walkGlobalKey(name);
+  }
+}
+
+// The walk of one own property `key` of the global.
+function walkGlobalKey(key) {
+  if (LANGUAGE["$" + key] === true || key === config.binding) return;
+  let d;
+  try {
+    d = gopd(g, key);
+  } catch (_) {
+    return;
+  }
+  if (d === undefined || !d.configurable) return;
+  try {
+    if (!own(d, "value")) {
+      wrapMember(g, key, key, key, false, false);
+    } else if (typeof d.value === "function") {
+      if (apply(wmHas, originals, [d.value])) return;
+      // A second global name for a function already wrapped (`webkitURL` is `URL`): the same
+      // wrapper, so that the page still finds them one function.
+      if (aliasGlobal(key, d)) return;
+      if (isConstructorLike(d.value)) {
+        // Named by its own name where the global holds it under that name too.
+        const nd = gopd(d.value, "name");
+        const canonical = nd && typeof nd.value === "string" ? nd.value : key;
+        if (canonical !== key && LANGUAGE["$" + canonical] !== true) {
+          const cd = gopd(g, canonical);
+          if (cd !== undefined && cd.value === d.value) install(canonical);
+          if (aliasGlobal(key, d)) return;
+        }
+        install(key);
+      } else {
+        namePath(d.value, key);
         wrapMember(g, key, key, key, false, false);
-      } else if (typeof d.value === "function") {
-        if (apply(wmHas, originals, [d.value])) continue;
-        // A second global name for a function already wrapped (`webkitURL` is `URL`): the same
-        // wrapper, so that the page still finds them one function.
-        if (aliasGlobal(key, d)) continue;
-        if (isConstructorLike(d.value)) {
-          // Named by its own name where the global holds it under that name too.
-          const nd = gopd(d.value, "name");
-          const canonical = nd && typeof nd.value === "string" ? nd.value : key;
-          if (canonical !== key && LANGUAGE["$" + canonical] !== true) {
-            const cd = gopd(g, canonical);
-            if (cd !== undefined && cd.value === d.value) install(canonical);
-            if (aliasGlobal(key, d)) continue;
-          }
-          install(key);
-        } else {
-          namePath(d.value, key);
-          wrapMember(g, key, key, key, false, false);
-        }
-      } else if (d.value !== null && typeof d.value === "object") {
-        // No path goes through the global itself (jsdom's `_globalObject`, a shim's `window`):
-        // its members are the global's, named as such.
-        if (isGlobalAlias(d.value)) continue;
-        walkingNamespaces = true;
-        try {
-          install(key);
-        } finally {
-          walkingNamespaces = false;
-        }
       }
-    } catch (_) {
-      failed++;
+    } else if (d.value !== null && typeof d.value === "object") {
+      // No path goes through the global itself (jsdom's `_globalObject`, a shim's `window`):
+      // its members are the global's, named as such.
+      if (isGlobalAlias(d.value)) return;
+      // In an environment under audit, an object the browser holds behind a getter and the
+      // environment in a data property (happy-dom's `performance`, `document`) is read through
+      // an accessor pair that emulates it, as for a data property the page defines (the page
+      // sees its own data descriptor): its reads are recorded, not left unseen.
+      if (KNOWN_MEMBERS !== null && knownMember(key)) wrapMember(g, key, key, key, false, true);
+      walkingNamespaces = true;
+      try {
+        install(key);
+      } finally {
+        walkingNamespaces = false;
+      }
     }
+  } catch (_) {
+    failed++;
   }
 }
 
