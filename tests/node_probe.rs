@@ -592,3 +592,101 @@ function facts(window) {
         }
     }
 }
+
+/// A frame the page drives from outside (no script ever runs in it: a font or canvas measure in
+/// an iframe) is entered when the page first reaches its window, and recorded as its own realm;
+/// no path goes through jsdom's `_top` (the parent's window) there; and the page computes the same
+/// as without the probe.
+#[test]
+fn an_iframe_driven_from_outside_is_recorded_too() {
+    let final_js = "// jsdom; the page measures in an iframe it never runs a script in.\n\
+         const { JSDOM } = require('jsdom');\n\
+         const dom = new JSDOM(`<body><script>\n\
+         var f = document.createElement('iframe'); document.body.appendChild(f);\n\
+         var d = f.contentDocument || f.contentWindow.document;\n\
+         var c = d.createElement('canvas');\n\
+         window.__out = JSON.stringify([typeof c.getContext, f.contentWindow.navigator.userAgent.length > 0, d.title]);\n\
+         </script></body>`, { url: 'https://example.test/', runScripts: 'dangerously' });\n\
+         console.log(dom.window.__out);\n\
+         dom.window.close();\n";
+    let Some(tracer) = jsdom_case(final_js) else {
+        return;
+    };
+    // The reference names what the page touches (the frame's members in the frame's realm).
+    let line = |seq: u32, realm: &str, api: &str, access: &str, receiver: &str| {
+        format!(
+            "{{\"type\":\"access\",\"seq\":{seq},\"realm\":\"{realm}\",\"phase\":\"init\",\"api\":\"{api}\",\"accessType\":\"{access}\",\"receiver\":\"{receiver}\"}}\n"
+        )
+    };
+    let trace = [
+        HEADER.to_owned() + "\n",
+        line(
+            1,
+            "main",
+            "HTMLIFrameElement.prototype.contentDocument",
+            "get",
+            "HTMLIFrameElement",
+        ),
+        line(
+            2,
+            "iframe",
+            "document.createElement",
+            "call",
+            "HTMLDocument",
+        ),
+        line(
+            3,
+            "main",
+            "HTMLIFrameElement.prototype.contentWindow",
+            "get",
+            "HTMLIFrameElement",
+        ),
+        line(4, "iframe", "navigator.userAgent", "get", "Navigator"),
+    ]
+    .concat();
+    let tracer = tracer.file("case/ruyi-trace/logs/current.ndjson", trace);
+    let plain = in_a_cleared_environment("node")
+        .arg(tracer.workspace().join("case/result/final.js"))
+        .output()
+        .expect("node runs");
+    let plain = String::from_utf8_lossy(&plain.stdout).trim().to_owned();
+    let out = build_and_audit(tracer);
+    let audited = out.stdout();
+    assert_eq!(
+        audited
+            .lines()
+            .find(|l| l.starts_with('['))
+            .unwrap_or_default(),
+        plain,
+        "{}",
+        out.dump()
+    );
+    let trace = read(&out, "tmp/node-trace.ndjson");
+    let iframe: Vec<String> = trace
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["realm"] == "iframe")
+        .map(|v| v["api"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        iframe.iter().any(|a| a == "document.createElement"),
+        "{iframe:?}"
+    );
+    assert!(
+        iframe.iter().any(|a| a == "navigator.userAgent"),
+        "{iframe:?}"
+    );
+    assert!(iframe.iter().all(|a| !a.starts_with("_top")), "{iframe:?}");
+    // Every item observed: nothing is left `probe-blind` in a realm the probe never entered.
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    assert!(
+        diff["blocking"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["cause"] != "probe-blind"),
+        "{:#}",
+        diff["blocking"]
+    );
+}

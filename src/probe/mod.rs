@@ -240,7 +240,9 @@ pub fn source_with(
         mark_nested,
         read_only,
         known_members,
-        json!({"walk": walk, "checkPaths": check_paths}),
+        // An environment under audit (the only caller with `known_members`) has its frames'
+        // windows entered when the page first reaches them (`enterRealm` in probe.js).
+        json!({"walk": walk, "checkPaths": check_paths, "enterRealms": known_members.is_some()}),
     ))
 }
 

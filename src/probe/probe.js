@@ -801,9 +801,32 @@ function callTrap(accessType, measureResult, field) {
     complete(record, prop, thisArg, accessType === "get" ? null : args, result, threw, error,
       measureResult);
     if (threw) throw error;
+    if (ENTER_REALMS && accessType === "get" && (prop.name === "contentWindow" || prop.name === "contentDocument")) {
+      enterRealm(result);
+    }
     return result;
   };
   return trap;
+}
+
+// The audit (`config.enterRealms`): a frame's window that no script ever runs in (a page that
+// measures fonts in an iframe it drives from outside) would never get the probe, which the tool
+// puts in a realm at the pause before a script runs there. When the page first reaches such a
+// window, one empty script of the tool's own runs in it (its `eval` of ""), so that the tool's
+// pause before it installs the probe there before the page touches anything in it.
+const ENTER_REALMS = config.enterRealms === true;
+const enteredRealms = new WeakMapC();
+function enterRealm(value) {
+  try {
+    if (value === null || typeof value !== "object") return;
+    const win = isGlobalAlias(value) ? g : value.defaultView !== undefined ? value.defaultView : value;
+    if (win === null || typeof win !== "object" || isGlobalAlias(win) || apply(wmHas, enteredRealms, [win])) return;
+    apply(wmSet, enteredRealms, [win, true]);
+    const childEval = win.eval;
+    if (typeof childEval === "function" && childEval !== g.eval) apply(childEval, win, [""]);
+  } catch (_) {
+    // a window that refuses (another origin's): left as it is.
+  }
 }
 
 const TRAPS = O.create(null);
@@ -2214,6 +2237,19 @@ function isGlobalAlias(value) {
   for (let i = 0; i < globalAliases.length; i++) if (globalAliases[i] === value) return true;
   return false;
 }
+// Whether `value` is the global object of a realm, this one or another (jsdom's `_top` and
+// `_parent` of a frame's window are its parent's window): a global holds itself as its own
+// `globalThis` data property. Decided from the descriptor alone, so that nothing runs.
+function isSomeGlobal(value) {
+  if (isGlobalAlias(value)) return true;
+  try {
+    const d = gopd(value, "globalThis");
+    return d !== undefined && own(d, "value") && d.value !== null && typeof d.value === "object" &&
+      (d.value === value || gopd(d.value, "globalThis") !== undefined);
+  } catch (_) {
+    return false;
+  }
+}
 
 const languageFns = new WeakMapC();
 function noteLanguage(object) {
@@ -2351,9 +2387,9 @@ function walkGlobalKey(key) {
         wrapMember(g, key, key, key, false, false);
       }
     } else if (d.value !== null && typeof d.value === "object") {
-      // No path goes through the global itself (jsdom's `_globalObject`, a shim's `window`):
-      // its members are the global's, named as such.
-      if (isGlobalAlias(d.value)) return;
+      // No path goes through a global (jsdom's `_globalObject`, a shim's `window`: its members
+      // are the global's, named as such; a frame's `_top`: another realm's, watched there).
+      if (isSomeGlobal(d.value)) return;
       // In an environment under audit, an object the browser holds behind a getter and the
       // environment in a data property (happy-dom's `performance`, `document`) is read through
       // an accessor pair that emulates it, as for a data property the page defines (the page
