@@ -822,8 +822,18 @@ function enterRealm(value) {
     const win = isGlobalAlias(value) ? g : value.defaultView !== undefined ? value.defaultView : value;
     if (win === null || typeof win !== "object" || isGlobalAlias(win) || apply(wmHas, enteredRealms, [win])) return;
     apply(wmSet, enteredRealms, [win, true]);
-    const childEval = win.eval;
-    if (typeof childEval === "function" && childEval !== g.eval) apply(childEval, win, [""]);
+    // Only the realm's own `eval` (never a function the page put there, whose call would run
+    // the page's code).
+    const d = gopd(win, "eval");
+    const childEval = d !== undefined && own(d, "value") ? d.value : undefined;
+    if (typeof childEval !== "function" || childEval === g.eval) return;
+    let source = "";
+    try {
+      source = apply(fnToString, childEval, []);
+    } catch (_) {
+      return;
+    }
+    if (source === "function eval() { [native code] }") apply(childEval, win, [""]);
   } catch (_) {
     // a window that refuses (another origin's): left as it is.
   }
