@@ -115,14 +115,28 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
             .filter(|r| !r.is_default && r.probed_before.is_none())
             .map(|r| r.name.as_str())
             .collect();
-        let realms = if unprobed.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " (realms the environment made that the probe never entered: {})",
-                unprobed.join(", ")
-            )
-        };
+        if unprobed.is_empty() {
+            // Every realm the environment made was probed, and none is of this kind: the
+            // environment has no such realm (a frame it never made a window for).
+            return Explanation {
+                cause: ENVIRONMENT_LACKS,
+                message: format!(
+                    "the environment made no `{}` realm, where the browser reached {} ({}): the script had no such realm to reach it in",
+                    item.realm, item.api, item.access_type
+                ),
+                action: format!(
+                    "give the script a `{}` realm as the browser does (a window for each frame)",
+                    item.realm
+                ),
+                divergence: None,
+                follows: Vec::new(),
+                lacks: Some(format!("a `{}` realm", item.realm)),
+            };
+        }
+        let realms = format!(
+            " (realms the environment made that the probe never entered: {})",
+            unprobed.join(", ")
+        );
         return Explanation {
             cause: PROBE_BLIND,
             message: format!(
@@ -384,8 +398,18 @@ mod tests {
         assert_eq!(why.cause, PROBE_BLIND);
         let mut iframe = item("x.y", "get");
         iframe.realm = "iframe".into();
-        let why = explain(&iframe, &recording(&[], &[]), &Progress::default());
+        let mut unprobed = recording(&[], &[]);
+        unprobed.realms.push(RecordedRealm {
+            name: "VM Context 2".into(),
+            ..RecordedRealm::default()
+        });
+        let why = explain(&iframe, &unprobed, &Progress::default());
         assert_eq!(why.cause, PROBE_BLIND);
+        assert!(why.message.contains("VM Context 2"), "{}", why.message);
+        // No realm of that kind at all, and none left unprobed: the environment has none.
+        let why = explain(&iframe, &recording(&[], &[]), &Progress::default());
+        assert_eq!(why.cause, ENVIRONMENT_LACKS);
+        assert_eq!(why.lacks.as_deref(), Some("a `iframe` realm"));
     }
 
     #[test]
