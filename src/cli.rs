@@ -465,7 +465,7 @@ pub struct RecordArgs {
     pub api_excludes: Vec<String>,
 
     /// Watch only the curated list and the `--api` names, not everything each realm's global
-    /// reaches (less start-up per realm; see the README's Speed section).
+    /// reaches (less start-up per realm; see docs/performance.md).
     #[arg(long)]
     pub no_walk: bool,
 

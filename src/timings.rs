@@ -1,7 +1,7 @@
 //! Phase timings of one run, for measuring where tracer's own time goes: with `TRACER_TIMINGS=1`,
 //! each phase's time since the tracer started is printed on stderr at the end (`timing: spawned
 //! 3.14 ms`), after the start's own time on `CLOCK_MONOTONIC`. Off, a mark costs one atomic load. How
-//! the start-up pieces in the README's Speed section were measured.
+//! the start-up pieces in docs/performance.md were measured.
 
 use std::sync::Mutex;
 use std::sync::OnceLock;

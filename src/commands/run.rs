@@ -710,7 +710,7 @@ fn trace(
     let debugger = args.scripts || extras.node_probe.is_some() || loader;
     // Console calls in batches through the bootloader, unless the audit's probe measures the
     // program (its realms stay exactly Node's) or TRACER_CONSOLE_CAPTURE=inspector asks for the
-    // inspector's own reports (one protocol message per call; see the README's Speed section).
+    // inspector's own reports (one protocol message per call; see docs/performance.md).
     let console_batches = extras.node_probe.is_none()
         && std::env::var_os(CONSOLE_CAPTURE_ENV).is_none_or(|v| v != "inspector");
     let (root_tx, root_signals) = mpsc::channel();

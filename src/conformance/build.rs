@@ -31,8 +31,8 @@ use crate::error::TracerError;
 pub const DEFAULT_MAX_ITEMS: usize = 30_000;
 
 /// What one distinct item costs at the peak of a build, measured on `scripts/gen-trace.py`'s
-/// items (four dimensions with up to four values, a three-frame stack sample; the README's Speed
-/// section has the figures): about 5.4 KB read in one pass, 6.8 KB in parts, most of it the
+/// items (four dimensions with up to four values, a three-frame stack sample; docs/performance.md
+/// has the figures): about 5.4 KB read in one pass, 6.8 KB in parts, most of it the
 /// item's JSON values as trees (a stack frame is a map of its own) and its share of the written
 /// contract.
 pub const ITEM_BYTES: usize = 6 * 1024;
