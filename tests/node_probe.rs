@@ -690,3 +690,38 @@ fn an_iframe_driven_from_outside_is_recorded_too() {
         diff["blocking"]
     );
 }
+
+/// The browser holds `title` on another prototype than the environment (as happy-dom's
+/// `textContent` is on `Element.prototype`, Chromium's on `Node.prototype`), and spells its path
+/// by that prototype: the access is still the reference's item, with one `owner` finding on it,
+/// never a missing item beside a host API the trace never recorded.
+#[test]
+fn an_owner_that_differs_is_one_finding_on_the_access_the_script_made() {
+    let recorded = recorded_in_the_environment();
+    let mut respelled = 0;
+    let trace: String = recorded
+        .lines()
+        .map(|line| {
+            let mut v: Value = serde_json::from_str(line).unwrap();
+            if v["api"] == "document.title" {
+                respelled += 1;
+                v["api"] = "HTMLDocument.prototype.title".into();
+                v["owner"] = "HTMLDocument.prototype".into();
+                v["getterOwner"] = "HTMLDocument.prototype".into();
+            }
+            v.to_string() + "\n"
+        })
+        .collect();
+    assert!(respelled > 0, "the script reads document.title: {recorded}");
+    let out = build_and_audit(case(&trace));
+    out.assert_code(3);
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    let codes = blocking_codes(&diff);
+    let expected = [
+        "\"DIMENSION_MISMATCH\" \"HTMLDocument.prototype.title\" \"getterOwner\"",
+        "\"DIMENSION_MISMATCH\" \"HTMLDocument.prototype.title\" \"owner\"",
+    ];
+    let mut sorted = codes.clone();
+    sorted.sort();
+    assert_eq!(sorted, expected, "{codes:#?}");
+}
