@@ -14,6 +14,9 @@ pub enum TracerError {
     /// The tool could not trace or run what it was asked to: exit 4.
     #[error("{0}")]
     CannotTrace(String),
+    /// Ctrl-C or SIGTERM stopped the work before it was done: 130 or 143, and no verdict.
+    #[error("{message}")]
+    Interrupted { code: u8, message: String },
 }
 
 impl TracerError {
@@ -29,6 +32,7 @@ impl TracerError {
         match self {
             TracerError::Usage(_) => exit::USAGE,
             TracerError::CannotTrace(_) => exit::CANNOT_TRACE,
+            TracerError::Interrupted { code, .. } => *code,
         }
     }
 }

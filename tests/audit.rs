@@ -464,3 +464,41 @@ fn an_environment_that_records_its_requests_instead_of_sending_them_matches_them
     assert_eq!(audit["scriptRequests"][0]["method"], "GET", "{audit:#}");
     assert_eq!(audit["scriptRequests"][0]["url"], "https://a.test/x");
 }
+
+/// Ctrl-C or SIGTERM during `tracer audit`: 130 or 143, and no audit at all (none sealed, and no
+/// earlier one left to pass for this run), so `tracer check` has nothing to call `matched`.
+#[test]
+fn an_interrupted_audit_is_no_verdict() {
+    for (signal, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        let entry = node_entry(
+            "console.log('entry running');\nsetTimeout(() => {}, 60000);",
+            &faithful_observations(),
+        );
+        // An earlier audit of the case, as a stale one would be.
+        let mut running = case_of("conformance/shim.ndjson", &[("result/final.js", entry)])
+            .file(
+                "case/tmp/node-trace-runtime-audit.json",
+                "{\"integrity\":\"hmac-sha256:00\"}",
+            )
+            .args([
+                "audit",
+                "--case-dir",
+                "case",
+                "--entry",
+                "case/result/final.js",
+            ])
+            .spawn();
+        running.wait_for_stdout_line("entry running");
+        running.signal(signal);
+        let out = running.wait();
+        out.assert_code(code);
+        assert!(
+            !out.workspace()
+                .join("case/tmp/node-trace-runtime-audit.json")
+                .exists(),
+            "{}",
+            out.dump()
+        );
+        assert!(out.stderr().contains("interrupted"), "{}", out.dump());
+    }
+}

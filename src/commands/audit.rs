@@ -79,9 +79,12 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
     std::fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
     let raw_path = case_dir.join(RAW_OBSERVATIONS_PATH);
     let node_trace = case_dir.join(NODE_TRACE_PATH);
-    // Observations left by an earlier run must never pass for this run's.
+    // Observations left by an earlier run must never pass for this run's, and an audit that does
+    // not finish (interrupted, the entry did not run) leaves no earlier audit to pass for it.
     let _ = std::fs::remove_file(&raw_path);
     let _ = std::fs::remove_file(&node_trace);
+    let _ = std::fs::remove_file(case_dir.join(audit_format::JSON_PATH));
+    let _ = std::fs::remove_file(case_dir.join(audit_format::JSON_PATH).with_extension("md"));
 
     let env = vec![
         ("WEB_JS_ENV_PATCHER_AUDIT_ONLY".to_owned(), "1".to_owned()),
@@ -252,6 +255,17 @@ fn run_node(
         annotations: None,
     };
     let report = run::execute(&run_args, &extras, global, styles, None)?;
+    // An interrupted audit is never a verdict: no audit is written, so none can be sealed.
+    if report.code == exit::INTERRUPTED || report.code == exit::TERMINATED {
+        return Err(TracerError::Interrupted {
+            code: report.code,
+            message: format!(
+                "the audit was interrupted ({}) before the entry finished: no audit was written; audit again",
+                if report.code == exit::INTERRUPTED { "Ctrl-C" } else { "SIGTERM" }
+            ),
+        }
+        .into());
+    }
     if report.code == exit::TIMEOUT {
         return Err(TracerError::cannot_trace(format!(
             "the entry did not finish within --timeout {}s",
