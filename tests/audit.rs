@@ -502,3 +502,36 @@ fn an_interrupted_audit_is_no_verdict() {
         assert!(out.stderr().contains("interrupted"), "{}", out.dump());
     }
 }
+
+/// The audited code runs as the same user and can reach the key's folder; a key it writes there
+/// while it runs (here a fresh random one, as a forger would) is never the one that seals: the
+/// audit is written unsealed, and the check blocks it.
+#[test]
+fn a_key_replaced_by_the_audited_code_seals_nothing() {
+    let entry = node_entry(
+        "const key = require('node:path').join(process.env.TRACER_STATE_DIR, 'audit-key');\n\
+         fs.rmSync(key, { force: true });\n\
+         fs.writeFileSync(key, require('node:crypto').randomBytes(32).toString('hex'), { mode: 0o600 });",
+        &faithful_observations(),
+    );
+    let tracer = case_of("conformance/shim.ndjson", &[("result/final.js", entry)]);
+    let out = audit(tracer, "case/result/final.js");
+    out.assert_code(3);
+    assert!(
+        out.stderr().contains("changed while the audit ran"),
+        "{}",
+        out.dump()
+    );
+    let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
+    assert!(audit.get("integrity").is_none(), "{audit:#}");
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    assert!(
+        diff["blocking"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"] == "AUDIT_NOT_SEALED"),
+        "{:#}",
+        diff["blocking"]
+    );
+}

@@ -102,6 +102,11 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
             raw_path.display().to_string(),
         ),
     ];
+    // The seal's key, read (or made) before the audited code runs: a key planted or replaced
+    // while it runs is never used to seal.
+    let held_key = seal::state_dir()
+        .context("no state directory for the audit's key: set TRACER_STATE_DIR or HOME")
+        .and_then(|dir| seal::HeldKey::take(&dir));
     let guard = guard::probe();
     if !guard.available && !global.quiet {
         eprintln!(
@@ -195,9 +200,7 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
     }
 
     // The seal: the check blocks an audit that was edited after this point.
-    let key = seal::state_dir()
-        .context("no state directory for the audit's key: set TRACER_STATE_DIR or HOME")
-        .and_then(|dir| seal::key_in(&dir));
+    let key = held_key.and_then(|held| held.still_held().map(<[u8]>::to_vec));
     match key {
         Ok(key) => audit.integrity = Some(seal::seal(&serde_json::to_value(&audit)?, &key)),
         Err(e) if !global.quiet => {

@@ -58,7 +58,7 @@ pub fn key_in(dir: &Path) -> Result<Vec<u8>> {
                 dir.display()
             )
         })?;
-    let mut bytes = [0u8; 32];
+    let mut bytes = [0u8; KEY_BYTES];
     // SAFETY: getrandom fills the buffer it is given, at most its length.
     let filled = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
     if filled != bytes.len() as isize {
@@ -84,21 +84,50 @@ pub fn key_in(dir: &Path) -> Result<Vec<u8>> {
     read_key(&path)?.with_context(|| format!("reading {}", path.display()))
 }
 
+/// The key's length in bytes (written as 64 hex digits).
+const KEY_BYTES: usize = 32;
+
+/// The key at `path`, taken only as tracer makes it: a regular file (not a link to one), owned by
+/// this user, readable by nobody else, holding exactly 64 hex digits. Anything else (a planted
+/// key with other modes, an empty file, a short key) is refused with what to do: a key that
+/// tracer did not make is never used to seal.
 fn read_key(path: &Path) -> Result<Option<Vec<u8>>> {
-    match crate::files::read_capped(path, 1024) {
-        Ok(bytes) => {
-            let text = String::from_utf8_lossy(&bytes);
-            let key = hex::decode(text.trim()).with_context(|| {
-                format!(
-                    "{} is not an audit key (64 hex digits): remove it to make a new one",
-                    path.display()
-                )
-            })?;
-            Ok(Some(key))
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+    use std::os::unix::fs::MetadataExt;
+    let refuse = |why: &str| {
+        anyhow::anyhow!(
+            "{} is not an audit key tracer made ({why}): remove it, and the next `tracer audit` makes a new one",
+            path.display()
+        )
+    };
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    if !meta.file_type().is_file() {
+        return Err(refuse("not a regular file"));
     }
+    // SAFETY: geteuid has no preconditions.
+    if meta.uid() != unsafe { libc::geteuid() } {
+        return Err(refuse("owned by another user"));
+    }
+    if meta.mode() & 0o077 != 0 {
+        return Err(refuse("readable or writable by others"));
+    }
+    let bytes = crate::files::read_capped(path, 1024)
+        .with_context(|| format!("reading {}", path.display()))?;
+    let text = String::from_utf8_lossy(&bytes);
+    let key = hex::decode(text.trim()).map_err(|_| refuse("not 64 hex digits"))?;
+    if key.len() != KEY_BYTES {
+        return Err(refuse("not 64 hex digits"));
+    }
+    // 32 random bytes have some 30 distinct values; a key of a few (all zeros) was written by hand.
+    let mut seen = [false; 256];
+    key.iter().for_each(|&b| seen[usize::from(b)] = true);
+    if seen.iter().filter(|&&s| s).count() < 8 {
+        return Err(refuse("not a random key"));
+    }
+    Ok(Some(key))
 }
 
 /// The seal of `audit` (a JSON object; its own `integrity` is left out) under `key`.
@@ -154,10 +183,81 @@ pub fn verify(audit: &Value, dir: Option<&Path>) -> Verdict {
     }
 }
 
+/// The key as it was when an audit began: sealing with it later is refused when the file no
+/// longer holds it (the audited code, running as this user, replaced it meanwhile).
+pub struct HeldKey {
+    dir: PathBuf,
+    key: Vec<u8>,
+}
+
+impl HeldKey {
+    /// The key in `dir`, made if there is none, read before the audited code runs.
+    pub fn take(dir: &Path) -> Result<HeldKey> {
+        Ok(HeldKey {
+            dir: dir.to_owned(),
+            key: key_in(dir)?,
+        })
+    }
+
+    /// The key, if the file still holds it now.
+    pub fn still_held(&self) -> Result<&[u8]> {
+        match read_key(&self.dir.join(KEY_FILE))? {
+            Some(now) if now == self.key => Ok(&self.key),
+            _ => bail!(
+                "{} changed while the audit ran (something replaced or removed the key): nothing is sealed; audit again",
+                self.dir.join(KEY_FILE).display()
+            ),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_key_tracer_did_not_make_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(KEY_FILE);
+        let zeros = "0".repeat(64);
+        for (contents, mode, why) in [
+            ("", 0o600, "not 64 hex digits"),
+            ("abcd", 0o600, "not 64 hex digits"),
+            (zeros.as_str(), 0o644, "readable or writable by others"),
+            (zeros.as_str(), 0o600, "not a random key"),
+        ] {
+            std::fs::write(&path, contents).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+            let e = key_in(dir.path()).unwrap_err();
+            assert!(
+                format!("{e:#}").contains(why),
+                "{contents:?} {mode:o}: {e:#}"
+            );
+            assert!(format!("{e:#}").contains("remove it"), "{e:#}");
+        }
+        std::fs::remove_file(&path).unwrap();
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::write(&elsewhere, &zeros).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &path).unwrap();
+        let e = key_in(dir.path()).unwrap_err();
+        assert!(format!("{e:#}").contains("not a regular file"), "{e:#}");
+    }
+
+    #[test]
+    fn a_key_replaced_during_the_audit_seals_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = HeldKey::take(dir.path()).unwrap();
+        assert!(held.still_held().is_ok());
+        std::fs::remove_file(dir.path().join(KEY_FILE)).unwrap();
+        key_in(dir.path()).unwrap();
+        let e = held.still_held().unwrap_err();
+        assert!(
+            format!("{e:#}").contains("changed while the audit ran"),
+            "{e:#}"
+        );
+    }
 
     #[test]
     fn a_sealed_audit_verifies_and_any_edit_breaks_it() {
