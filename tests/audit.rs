@@ -535,3 +535,66 @@ fn a_key_replaced_by_the_audited_code_seals_nothing() {
         diff["blocking"]
     );
 }
+
+/// The audited code cannot open the tracer's memory (`/proc/<tracer>/mem`, a file the no-send
+/// filter never sees), which would let it write into the process that runs outside the guard.
+/// Run as an unprivileged user (root, with CAP_SYS_PTRACE, can open any process's memory: see
+/// docs/no-send.md); skipped, saying so, where this test cannot switch to one.
+#[test]
+fn the_audited_code_cannot_open_the_tracer_s_memory() {
+    use std::os::unix::fs::PermissionsExt;
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let setpriv = std::path::Path::new("/usr/bin/setpriv");
+    if !root || !setpriv.exists() {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED audit::the_audited_code_cannot_open_the_tracer_s_memory: needs root and setpriv to run tracer as another user"
+        );
+        return;
+    }
+    let entry = node_entry(
+        "let result;\n\
+         try { fs.closeSync(fs.openSync(`/proc/${process.ppid}/mem`, 'r+')); result = 'opened'; }\n\
+         catch (e) { result = e.code; }\n\
+         console.log('mem: ' + result);",
+        &faithful_observations(),
+    );
+    let tracer = case_of("conformance/shim.ndjson", &[("result/final.js", entry)]);
+    let dir = tracer.workspace().to_owned();
+    // The case, the sessions and the key's folder belong to the unprivileged user.
+    let chown = std::process::Command::new("chown")
+        .args(["-R", "65534:65534"])
+        .arg(dir.parent().unwrap())
+        .status()
+        .unwrap();
+    assert!(chown.success());
+    std::fs::set_permissions(
+        dir.parent().unwrap(),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let out = std::process::Command::new(setpriv)
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_tracer"))
+        .args([
+            "audit",
+            "--case-dir",
+            "case",
+            "--entry",
+            "case/result/final.js",
+        ])
+        .current_dir(&dir)
+        .env("HOME", &dir)
+        .env("TRACER_STATE_DIR", dir.join(".state"))
+        .env_remove("NODE_OPTIONS")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("mem: EACCES"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

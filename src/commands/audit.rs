@@ -102,6 +102,17 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
             raw_path.display().to_string(),
         ),
     ];
+    // The audited code runs as this user: without this, it could open this process's
+    // `/proc/PID/mem` (a file, which no system-call filter sees) and write into the tracer that
+    // runs outside the guard. A process that is not dumpable has its `/proc` files owned by root:
+    // another process of the same user cannot open them (root, with CAP_SYS_PTRACE, still can;
+    // see docs/no-send.md). Children the tracer executes are dumpable again (execve resets it).
+    // SAFETY: prctl(PR_SET_DUMPABLE, 0) takes no pointers and only changes this process's flag.
+    if unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) } != 0 && !global.quiet {
+        eprintln!(
+            "warning: could not make tracer non-dumpable; the audited code could reach its memory"
+        );
+    }
     // The seal's key, read (or made) before the audited code runs: a key planted or replaced
     // while it runs is never used to seal.
     let held_key = seal::state_dir()
