@@ -2,8 +2,7 @@
 //! `examples/patched-jsdom/` (ClientJS recorded in Chromium, jsdom patched from the findings) must
 //! be `matched`, and stock jsdom must not be, with every missing item explained.
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
@@ -11,35 +10,20 @@ use serde_json::Value;
 /// examples/patched-jsdom copied into a temporary folder (its npm packages linked in); None (the
 /// test skipped, saying so) without its node_modules.
 fn patched_jsdom(test: &str) -> Option<tempfile::TempDir> {
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/patched-jsdom");
-    if !example.join("node_modules/jsdom").is_dir()
-        || !example.join("node_modules/clientjs").is_dir()
-    {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED real_libraries::{test}: needs {} (`npm ci` in examples/patched-jsdom)",
-            example.join("node_modules").display()
-        );
-        return None;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    let files = [
-        "page.html",
-        "app.js",
-        "case/result/final.js",
-        "case/result/patches.js",
-        "case/result/chromium-canvas.txt",
-        "case/ruyi-trace/logs/current.ndjson",
-        "case/notes/trace-runtime-policy.json",
-    ];
-    for file in files {
-        let to: PathBuf = root.join(file);
-        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(example.join(file), &to).unwrap();
-    }
-    std::os::unix::fs::symlink(example.join("node_modules"), root.join("node_modules")).unwrap();
-    Some(dir)
+    crate::support::example_copy(
+        "patched-jsdom",
+        &[
+            "page.html",
+            "app.js",
+            "case/result/final.js",
+            "case/result/patches.js",
+            "case/result/chromium-canvas.txt",
+            "case/ruyi-trace/logs/current.ndjson",
+            "case/notes/trace-runtime-policy.json",
+        ],
+        &["jsdom", "clientjs"],
+        &format!("real_libraries::{test}"),
+    )
 }
 
 fn tracer(root: &Path, args: &[&str]) -> std::process::Output {

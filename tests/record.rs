@@ -494,14 +494,7 @@ fn jsdom_audited_against_its_own_recording_matches() {
     };
     let root = dir.path();
     let trace = root.join("case/ruyi-trace/logs/current.ndjson");
-    let audit = [
-        "audit",
-        "--case-dir",
-        "case",
-        "--entry",
-        "case/result/final.js",
-    ];
-    let build = ["contract", "build", "--case-dir", "case"];
+    let (audit, build) = (AUDIT_JSDOM, BUILD);
     check(&tracer(root, &build), "tracer contract build");
     let first = tracer(root, &audit);
     assert_eq!(first.status.code(), Some(3), "nothing in the empty trace");
@@ -519,35 +512,30 @@ fn jsdom_audited_against_its_own_recording_matches() {
 /// The case of examples/jsdom in a temporary folder (jsdom linked in), with an empty trace; None
 /// (the test skipped, saying so) without examples/jsdom's node_modules.
 fn jsdom_case(test: &str) -> Option<tempfile::TempDir> {
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/jsdom");
-    if !example.join("node_modules/jsdom").is_dir() {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED record::{test}: needs {} (`npm ci` in examples/jsdom)",
-            example.join("node_modules/jsdom").display()
-        );
-        return None;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    for file in ["page.html", "app.js"] {
-        std::fs::copy(example.join(file), root.join(file)).unwrap();
-    }
-    std::fs::create_dir_all(root.join("case/result")).unwrap();
-    std::fs::create_dir_all(root.join("case/ruyi-trace/logs")).unwrap();
-    std::fs::copy(
-        example.join("case/result/final.js"),
-        root.join("case/result/final.js"),
-    )
-    .unwrap();
-    std::os::unix::fs::symlink(example.join("node_modules"), root.join("node_modules")).unwrap();
+    let dir = crate::support::example_copy(
+        "jsdom",
+        &["page.html", "app.js", "case/result/final.js"],
+        &["jsdom"],
+        &format!("record::{test}"),
+    )?;
+    std::fs::create_dir_all(dir.path().join("case/ruyi-trace/logs")).unwrap();
     std::fs::write(
-        root.join("case/ruyi-trace/logs/current.ndjson"),
+        dir.path().join("case/ruyi-trace/logs/current.ndjson"),
         "{\"type\":\"header\",\"schema\":\"tracer-trace/v1\",\"baselineId\":\"b1\"}\n",
     )
     .unwrap();
     Some(dir)
 }
+
+/// `tracer audit` of examples/jsdom's entry, and `tracer contract build`, in a case folder.
+const AUDIT_JSDOM: [&str; 5] = [
+    "audit",
+    "--case-dir",
+    "case",
+    "--entry",
+    "case/result/final.js",
+];
+const BUILD: [&str; 4] = ["contract", "build", "--case-dir", "case"];
 
 /// A trace recorded in jsdom by another recorder that follows the format (paths spelled as the
 /// script wrote them, phases of its own by script position), audited in that same jsdom: the
@@ -559,14 +547,7 @@ fn a_trace_of_another_recorder_in_the_same_environment_matches() {
         return;
     };
     let root = dir.path();
-    let audit = [
-        "audit",
-        "--case-dir",
-        "case",
-        "--entry",
-        "case/result/final.js",
-    ];
-    let build = ["contract", "build", "--case-dir", "case"];
+    let (audit, build) = (AUDIT_JSDOM, BUILD);
     check(&tracer(root, &build), "tracer contract build");
     tracer(root, &audit);
     // The other recorder: `window.name` for `name`, the receiver's interface for a prototype

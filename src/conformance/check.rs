@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::conformance::audit_format::{self, Audit, Observation, TimelineEntry};
-use crate::conformance::contract::{self, Contract, Fold, Item, Timeline, TimelineBuilder};
+use crate::conformance::contract::{self, Contract, Fold, Timeline, TimelineBuilder};
+use crate::conformance::finding;
+pub use crate::conformance::finding::Finding;
 use crate::conformance::hash;
 use crate::conformance::missing;
 use crate::conformance::policy::{self, Class, Policy};
@@ -60,90 +62,6 @@ pub mod code {
     pub const UNCLASSIFIED_HOST_API: &str = "UNCLASSIFIED_HOST_API";
     pub const NODE_LEAK: &str = "NODE_LEAK";
     pub const DYNAMIC_BRANCH: &str = "DYNAMIC_BRANCH";
-}
-
-/// One finding: blocking, or a risk when listed under `risks`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Finding {
-    pub code: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub priority: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub item: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub api: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub access_type: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub realm: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub receiver: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub phase: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dimension: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expected: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed: Option<Value>,
-    /// Why an item has no observation, as the tool checked it (`environment-lacks`,
-    /// `not-reached`, `probe-blind`; see `docs/conformance.md`). Additive.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cause: Option<String>,
-    /// For `environment-lacks`: the part of the path the environment lacks (the interface, or the
-    /// member itself). Additive.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lacks: Option<String>,
-    /// For `not-reached`: where the two runtimes parted (`lastReached`, `differed`). Additive.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub divergence: Option<Value>,
-    pub message: String,
-    pub action: String,
-}
-
-impl Finding {
-    fn new(code: &str, message: impl Into<String>, action: impl Into<String>) -> Self {
-        Finding {
-            code: code.to_owned(),
-            message: message.into(),
-            action: action.into(),
-            ..Finding::default()
-        }
-    }
-
-    fn on(mut self, item: &Item) -> Self {
-        self.priority = Some(item.priority.clone());
-        self.item = Some(item.id.clone());
-        self.api = Some(item.api.clone());
-        self.access_type = Some(item.access_type.clone());
-        self.realm = Some(item.realm.clone());
-        self.receiver = Some(item.receiver.clone());
-        self.phase = Some(item.phase.clone());
-        self
-    }
-
-    fn on_observation(mut self, o: &Observation) -> Self {
-        self.item = o.id.clone();
-        self.api = Some(o.api.clone());
-        self.access_type = Some(o.access_type.clone());
-        self.realm = Some(o.realm.clone());
-        self.receiver = Some(o.receiver.clone());
-        self.phase = Some(o.phase.clone());
-        self
-    }
-
-    fn dimension(
-        mut self,
-        dimension: &str,
-        expected: Option<Value>,
-        observed: Option<Value>,
-    ) -> Self {
-        self.dimension = Some(dimension.to_owned());
-        self.expected = expected;
-        self.observed = observed;
-        self
-    }
 }
 
 /// One hash or id as the contract has it, as the audit has it, and as computed from disk now.
@@ -1338,17 +1256,9 @@ fn compare_timelines(c: &Contract, entries: &[TimelineEntry], st: &mut State) {
 }
 
 fn short(value: &Option<Value>) -> String {
-    match value {
-        None => "(none)".to_owned(),
-        Some(v) => {
-            let s = hash::canonical_json(v);
-            if s.chars().count() > 120 {
-                format!("{}…", s.chars().take(120).collect::<String>())
-            } else {
-                s
-            }
-        }
-    }
+    value
+        .as_ref()
+        .map_or_else(|| "(none)".to_owned(), |v| finding::clipped(v, 120))
 }
 
 /// The diff as Markdown.

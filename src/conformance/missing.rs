@@ -262,15 +262,7 @@ fn short(values: &Value) -> String {
         ),
         other => (other.clone(), 0),
     };
-    let mut text = first.to_string();
-    if text.len() > 80 {
-        let cut = (0..=80)
-            .rev()
-            .find(|&i| text.is_char_boundary(i))
-            .unwrap_or(0);
-        text.truncate(cut);
-        text.push('…');
-    }
+    let mut text = crate::conformance::finding::clipped(&first, 80);
     if more > 0 {
         text.push_str(&format!(" (+{more} more)"));
     }

@@ -9,6 +9,7 @@ pub mod audit_format;
 pub mod build;
 pub mod check;
 pub mod contract;
+pub mod finding;
 pub mod hash;
 pub mod identity;
 pub mod missing;

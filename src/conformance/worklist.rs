@@ -21,7 +21,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::conformance::check::Finding;
+use crate::conformance::finding::{self, Finding};
 use crate::conformance::missing;
 
 /// One group of the work list.
@@ -267,16 +267,7 @@ pub fn groups(blocking: &[Finding]) -> Vec<Group> {
 
 /// A value in at most 80 characters.
 fn brief(value: Option<&Value>) -> String {
-    let mut text = value.map_or_else(|| "—".to_owned(), Value::to_string);
-    if text.len() > 80 {
-        let cut = (0..=80)
-            .rev()
-            .find(|&i| text.is_char_boundary(i))
-            .unwrap_or(0);
-        text.truncate(cut);
-        text.push('…');
-    }
-    text
+    value.map_or_else(|| "—".to_owned(), |v| finding::clipped(v, 80))
 }
 
 #[cfg(test)]

@@ -674,3 +674,34 @@ fn kill_sessions_programs(work: &Path) {
         }
     }
 }
+
+/// `examples/EXAMPLE`'s `files` (paths inside it) copied into a temporary folder, with its
+/// `node_modules` linked in; `None` (the test skipped, saying so) when a package of `needs` is
+/// not installed there (`.ci/run` installs them: `npm ci` in the example).
+pub fn example_copy(
+    example: &str,
+    files: &[&str],
+    needs: &[&str],
+    test: &str,
+) -> Option<tempfile::TempDir> {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(example);
+    let modules = from.join("node_modules");
+    if let Some(missing) = needs.iter().find(|package| !modules.join(package).is_dir()) {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED {test}: needs {} (`npm ci` in examples/{example})",
+            modules.join(missing).display()
+        );
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for file in files {
+        let to = dir.path().join(file);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(from.join(file), &to).unwrap();
+    }
+    std::os::unix::fs::symlink(&modules, dir.path().join("node_modules")).unwrap();
+    Some(dir)
+}
