@@ -7,6 +7,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use crate::support::tracer_in as tracer;
+
 /// examples/patched-jsdom copied into a temporary folder (its npm packages linked in); None (the
 /// test skipped, saying so) without its node_modules.
 fn patched_jsdom(test: &str) -> Option<tempfile::TempDir> {
@@ -24,16 +26,6 @@ fn patched_jsdom(test: &str) -> Option<tempfile::TempDir> {
         &["jsdom", "clientjs"],
         &format!("real_libraries::{test}"),
     )
-}
-
-fn tracer(root: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_tracer"))
-        .args(args)
-        .current_dir(root)
-        .env_remove("NO_COLOR")
-        .env("TERM", "dumb")
-        .output()
-        .expect("running tracer")
 }
 
 /// Builds the contract and audits `case/result/final.js`; returns the audit's exit code and diff.

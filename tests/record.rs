@@ -40,13 +40,7 @@ fn chromium_or_skip(test: &str) -> Option<PathBuf> {
 }
 
 fn tracer(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tracer"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .env("TERM", "dumb")
-        .output()
-        .expect("running tracer")
+    crate::support::tracer_in(dir, args)
 }
 
 /// `tracer record` of `root/page.html` into `root/case` with `browser`; it must succeed.

@@ -705,3 +705,15 @@ pub fn example_copy(
     std::os::unix::fs::symlink(&modules, dir.path().join("node_modules")).unwrap();
     Some(dir)
 }
+
+/// `tracer ARGS...` run in `dir` as it is (no workspace of its own), colour off: for tests that lay
+/// out a case folder themselves.
+pub fn tracer_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_tracer"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .env("TERM", "dumb")
+        .output()
+        .expect("running tracer")
+}
