@@ -122,11 +122,11 @@ pub struct RunArgs {
     pub scripts: bool,
 
     /// Stop the program after this many seconds (exit code 124).
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
     pub timeout: Option<f64>,
 
     /// How long a JavaScript target's Node gets to report its inspector (a command has no limit).
-    #[arg(long, value_name = "SECONDS", default_value_t = 15.0)]
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, default_value_t = 15.0)]
     pub attach_timeout: f64,
 
     #[command(flatten)]
@@ -283,7 +283,7 @@ pub struct AuditArgs {
     pub format: CheckFormat,
 
     /// Stop the entry after this many seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 120.0)]
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, default_value_t = 120.0)]
     pub timeout: f64,
 
     /// The Node executable to use.
@@ -329,7 +329,7 @@ pub struct VerifyArgs {
     pub session: SessionArgs,
 
     /// Stop the re-run after this many seconds (default: the original run's --timeout).
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
     pub timeout: Option<f64>,
 
     /// How many sessions to keep in the output folder; older ones are removed.
@@ -470,12 +470,12 @@ pub struct RecordArgs {
     pub no_walk: bool,
 
     /// Stop after this many seconds whatever happens (exit code 124; the trace is kept).
-    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, default_value_t = 30.0)]
     pub timeout: f64,
 
     /// After the load event, stop once no access has been recorded for this many seconds (a
     /// `performance.mark("tracer:done")` in the page stops at once).
-    #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, default_value_t = 1.0)]
     pub settle: f64,
 
     /// Send every record from the page on its own instead of in batches: several times slower,
@@ -487,4 +487,22 @@ pub struct RecordArgs {
     /// Stop once this many accesses are written (exit code 124; the trace is complete up to then).
     #[arg(long, value_name = "N", default_value_t = 5_000_000)]
     pub max_accesses: u64,
+}
+
+/// The longest wait a `SECONDS` flag takes: a year.
+pub const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
+
+/// A `SECONDS` flag's value: a finite number of seconds from 0 to a year, else a usage error that
+/// says the range (clap names the flag).
+fn seconds(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if !value.is_finite() || !(0.0..=MAX_SECONDS).contains(&value) {
+        return Err(format!(
+            "{text} is out of range: give a number of seconds from 0 to {MAX_SECONDS} (a year)"
+        ));
+    }
+    Ok(value)
 }

@@ -174,3 +174,31 @@ fn a_directory_target_is_a_usage_error() {
     assert_clear_error(&out, 2, "dir");
     assert_no_session(&out);
 }
+
+/// Every `SECONDS` flag takes a finite number of seconds up to a year: a value out of range (one
+/// that would overflow a duration, `nan`, `inf`) is a usage error that names the flag and the
+/// range, never a panic.
+#[test]
+fn a_number_of_seconds_out_of_range_is_a_usage_error() {
+    let flags: [(&[&str], &str); 6] = [
+        (&["run", "x.js"], "--timeout"),
+        (&["run", "x.js"], "--attach-timeout"),
+        (&["verify", "latest"], "--timeout"),
+        (&["audit", "--entry", "x.js"], "--timeout"),
+        (&["record", "--baseline-id", "b", "x.html"], "--timeout"),
+        (&["record", "--baseline-id", "b", "x.html"], "--settle"),
+    ];
+    for (command, flag) in flags {
+        for value in ["1e20", "nan", "inf"] {
+            let mut args = vec![command[0], flag, value];
+            args.extend_from_slice(&command[1..]);
+            let out = Tracer::new().args(&args).run();
+            assert_clear_error(&out, 2, flag);
+            assert!(
+                out.stderr().contains("a number of seconds from 0 to"),
+                "{}",
+                out.stderr()
+            );
+        }
+    }
+}
