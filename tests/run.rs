@@ -45,6 +45,15 @@ fn a_script_that_logs_twice_then_throws() {
             .any(|e| e.file.as_deref() == Some(script.as_str())),
         "no script event for {script}"
     );
+    // tracer's own bootloader is no script of the user's: no event, stack or site names it.
+    let text = serde_json::to_string(&session).unwrap();
+    assert!(!text.contains("tracer-boot-"), "{text}");
+    assert!(
+        of_kind(events, Kind::Script)
+            .iter()
+            .all(|e| e.file.as_deref() == Some(script.as_str())),
+        "{events:#?}"
+    );
     let console: Vec<_> = of_kind(events, Kind::Console)
         .iter()
         .map(|e| {

@@ -134,7 +134,7 @@ impl Channel {
 
     fn create_in(parent: &Path) -> io::Result<Channel> {
         let dir = tempfile::Builder::new()
-            .prefix("tracer-boot-")
+            .prefix(crate::trace::mapper::BOOT_FOLDER_PREFIX)
             .tempdir_in(parent)?;
         std::fs::set_permissions(
             dir.path(),

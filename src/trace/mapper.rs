@@ -3,6 +3,7 @@
 //! This is the only place where
 //! - a `file://` URL becomes an absolute path (percent-decoded),
 //! - `node:*`, `internal/*`, `eval`, `wasm:`, `data:` and empty URLs are filtered out of stacks,
+//!   and so is tracer's own bootloader (never a script event, a frame or a failure's site),
 //! - 0-based CDP lines and columns become 1-based,
 //! - a generated position is resolved through its script's source map (the generated position is kept
 //!   beside the original one), and a position with no map that does not fit the file on disk (a
@@ -301,15 +302,28 @@ fn script_key(url: &str) -> String {
 }
 
 pub fn user_path(url: &str) -> Option<PathBuf> {
-    if let Some(rest) = url.strip_prefix("file://") {
-        let path = PathBuf::from(percent_decode(rest));
-        return path.is_absolute().then_some(path);
-    }
-    // CommonJS `exceptionDetails.url` and some stack texts carry plain absolute paths.
-    if url.starts_with('/') {
-        return Some(PathBuf::from(url));
-    }
-    None
+    let path = if let Some(rest) = url.strip_prefix("file://") {
+        PathBuf::from(percent_decode(rest))
+    } else if url.starts_with('/') {
+        // CommonJS `exceptionDetails.url` and some stack texts carry plain absolute paths.
+        PathBuf::from(url)
+    } else {
+        return None;
+    };
+    (path.is_absolute() && !is_tracer_file(&path)).then_some(path)
+}
+
+/// The prefix of the folder tracer writes its bootloader into for a run (`boot.js` and the
+/// channel, in a fresh folder of the memory-backed or temporary directory).
+pub const BOOT_FOLDER_PREFIX: &str = "tracer-boot-";
+
+/// Whether `path` is one of tracer's own files (its bootloader): never the user's code, so never
+/// a `script` event, a frame of a stack or the site of a failure.
+fn is_tracer_file(path: &Path) -> bool {
+    path.parent()
+        .and_then(Path::file_name)
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| name.starts_with(BOOT_FOLDER_PREFIX))
 }
 
 /// Percent-decodes a URL path (`%20` -> space, UTF-8 sequences -> characters).
@@ -485,6 +499,9 @@ mod tests {
             Some(PathBuf::from("/tmp/a b/é.js"))
         );
         assert_eq!(user_path("/tmp/app.js"), Some(PathBuf::from("/tmp/app.js")));
+        // tracer's own bootloader is never the user's file.
+        assert_eq!(user_path("/dev/shm/tracer-boot-Ab12/boot.js"), None);
+        assert_eq!(user_path("file:///tmp/tracer-boot-Ab12/boot.js"), None);
     }
 
     #[test]
