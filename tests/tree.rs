@@ -741,3 +741,65 @@ fn the_bootloader_s_folder_is_in_tmpdir_when_it_is_set_else_in_memory_and_gone_a
     assert_eq!(folder.parent(), Some(Path::new(wanted)), "{}", out.dump());
     assert!(!folder.exists(), "{} is left behind", folder.display());
 }
+
+/// Two test files that each fail, under `node --test`: the evidence names every failed test with
+/// its message (the values the assertion compared), its site and the process that ran it; the
+/// chain is made of the failing process's events only (never a log line of the other file's
+/// process); the summary lists both tests before the chain.
+#[test]
+fn every_failed_test_is_named_and_the_chain_is_the_failing_process_s() {
+    let out = Tracer::new()
+        .file(
+            "test/math.test.js",
+            "const test = require('node:test');\nconst assert = require('node:assert');\n\
+             test('adds big numbers', () => {\n  console.log('in math');\n  assert.strictEqual(1 + 1, 3);\n});\n",
+        )
+        .file(
+            "test/other.test.js",
+            "const test = require('node:test');\ntest('other fails', () => {\n  console.log('in other');\n  throw new Error('boom in other');\n});\n",
+        )
+        .args(["run", "--color", "never", "--", "node", "--test", "--test-concurrency=1"])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().unwrap();
+    let tests = &evidence.failure.tests;
+    let names: Vec<&str> = tests.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["adds big numbers", "other fails"], "{tests:#?}");
+    assert_eq!(
+        tests[0].message,
+        "Expected values to be strictly equal: 2 !== 3"
+    );
+    assert!(
+        tests[0]
+            .file
+            .as_deref()
+            .unwrap()
+            .ends_with("test/math.test.js")
+    );
+    assert_eq!(tests[0].line, Some(5));
+    assert!(
+        tests[1]
+            .file
+            .as_deref()
+            .unwrap()
+            .ends_with("test/other.test.js")
+    );
+    assert_eq!(tests[1].line, Some(4));
+    assert_ne!(tests[0].process, tests[1].process, "{tests:#?}");
+    assert!(tests.iter().all(|t| t.process.is_some()), "{tests:#?}");
+    // The chain: the first failed test's process, never the other file's.
+    let cause = evidence.immediate_cause.as_ref().expect("a cause");
+    assert_eq!(cause.value.as_deref(), Some("in math"), "{cause:#?}");
+    assert_eq!(cause.worker, tests[0].process);
+    assert!(
+        evidence
+            .previous_state_transitions
+            .iter()
+            .all(|s| s.worker == tests[0].process),
+        "{:#?}",
+        evidence.previous_state_transitions
+    );
+    let stderr = out.stderr();
+    assert!(stderr.contains("failed tests: 2"), "{stderr}");
+    assert!(stderr.contains("✗ other fails: boom in other"), "{stderr}");
+}

@@ -151,6 +151,35 @@ fn write_summary(
     for process in &failure.failed_processes {
         writeln!(out, "  {} {process}", s.dim.style("process:"))?;
     }
+    // Every failed test, one line each, before the chain (which is the first one's).
+    if failure.tests.len() > 1 {
+        writeln!(
+            out,
+            "  {} {}",
+            s.dim.style("failed tests:"),
+            failure.tests.len()
+        )?;
+        for test in &failure.tests {
+            let site = match (&test.file, test.line) {
+                (Some(file), Some(line)) => format!("  {}:{line}", display_path(file)),
+                (Some(file), None) => format!("  {}", display_path(file)),
+                _ => String::new(),
+            };
+            let process = test
+                .process
+                .as_deref()
+                .map(|p| format!(" ({p})"))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "    {} {}: {}{}{process}",
+                s.error.style("✗"),
+                test.name,
+                test.message,
+                s.location.style(site)
+            )?;
+        }
+    }
     if let Some(tail) = failure
         .stderr_tail
         .as_deref()

@@ -104,6 +104,10 @@ pub struct Failure {
     /// (read from the runner's report: a claim, not the runtime's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test: Option<FailedTest>,
+    /// Every failing test the runners reported, in the order of their reports, the first one
+    /// leading (it is `test`) (additive).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tests: Vec<FailedTest>,
     /// The processes of the traced tree, besides the program, whose exit began with a non-zero
     /// code: `4242 child 1: node test/a.test.js · exiting with 1` (see the session's
     /// `processes[].exitingWith`).
@@ -119,6 +123,17 @@ pub struct FailedTest {
     pub name: String,
     /// The first line of its failure's message.
     pub message: String,
+    /// Its assertion's site, mapped (additive; absent when the report gave none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+    /// The process that ran its file: the `worker` of that process's events (`child 2`), or
+    /// `program` (additive; absent when no process of the tree names the file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process: Option<String>,
 }
 
 /// One event of the chain.
@@ -212,6 +227,7 @@ pub fn build(
         stderr_tail: None,
         note: failure_event.note.clone(),
         test: None,
+        tests: Vec::new(),
         failed_processes: failed_processes(session),
     };
     if failure.file.is_none() && failure_event.kind == Kind::Exception {
@@ -237,12 +253,30 @@ pub fn build(
         // No exception: what the program printed explains its exit (a test runner's report of
         // its first failing test; a compiler's error line); its first error with a position is
         // the site.
-        let test = test_report::first_failed(
+        let tests = test_report::all_failed(
             events,
             failure_event.id,
             Path::new(&session.cwd),
             is_own_code,
         );
+        let mut mapper = mapper::Mapper::new(session.cwd.clone().into());
+        failure.tests = tests
+            .iter()
+            .map(|test| {
+                let site = test.frame.as_ref().map(|frame| mapper.printed(frame).0);
+                FailedTest {
+                    name: cap(test.name.clone(), SOURCE_LINE_LIMIT).0,
+                    message: cap(test.message.clone(), SOURCE_LINE_LIMIT).0,
+                    file: site.as_ref().map(|f| f.file.clone()),
+                    line: site.as_ref().filter(|f| !f.unmapped).map(|f| f.line),
+                    column: site.as_ref().filter(|f| !f.unmapped).map(|f| f.column),
+                    process: site
+                        .as_ref()
+                        .and_then(|f| process_running(session, &f.file)),
+                }
+            })
+            .collect();
+        let test = tests.into_iter().next();
         let from_test = test.as_ref().and_then(|test| {
             let frame = test.frame.clone()?;
             let (frame, note) = mapper::Mapper::new(session.cwd.clone().into()).printed(&frame);
@@ -257,11 +291,8 @@ pub fn build(
                 event_id: test.event_id,
             })
         });
-        if let Some(test) = test {
-            failure.test = Some(FailedTest {
-                name: cap(test.name, SOURCE_LINE_LIMIT).0,
-                message: cap(test.message, SOURCE_LINE_LIMIT).0,
-            });
+        if test.is_some() {
+            failure.test = failure.tests.first().cloned();
         }
         if let Some(found) = from_test
             .or_else(|| printed_failure(events, failure_event.id, &session.cwd, is_own_code))
@@ -323,12 +354,25 @@ pub fn build(
         }
     }
 
+    // The process that failed: the exception's, or the one that ran the first failed test's file.
+    // The chain is made of its events (and its threads'); with none known, of every process's.
+    let failing_process = if failure_event.kind == Kind::Exception {
+        Some(process_of(failure_event.worker.as_deref()))
+    } else {
+        failure.test.as_ref().and_then(|t| t.process.clone())
+    };
+    let of_failing_process = |e: &&Event| {
+        failing_process
+            .as_deref()
+            .is_none_or(|p| process_of(e.worker.as_deref()) == p)
+    };
     // Closest first; identical consecutive events fold into one step.
     let mut steps: Vec<Step> = Vec::new();
     for event in events
         .iter()
         .rev()
         .filter(|e| e.id < failure_event.id && matches!(e.kind, Kind::Console | Kind::Script))
+        .filter(of_failing_process)
     {
         if let Some(last) = steps.last_mut()
             && last.repeated_by(event)
@@ -498,6 +542,40 @@ fn printed_failure(
 
 /// `4242 child 1: node test/a.test.js · exiting with 1`, for each process of the tree besides
 /// the program whose exit began with a non-zero code.
+/// How the evidence names the program's own process (whose events carry no `worker`).
+const PROGRAM: &str = "program";
+
+/// The process an event's `worker` belongs to: `child 2` for `child 2` and `child 2 worker 1`,
+/// [`PROGRAM`] for none and for a worker thread of the program (`worker 1`).
+fn process_of(worker: Option<&str>) -> String {
+    match worker {
+        None => PROGRAM.to_owned(),
+        Some(w) if w.starts_with("worker ") => PROGRAM.to_owned(),
+        Some(w) => w.split(" worker ").next().unwrap_or(w).to_owned(),
+    }
+}
+
+/// The traced process whose arguments name `file` (a test file `node --test` or a runner ran in a
+/// process of its own), as its events' `worker` names it.
+fn process_running(session: &Session, file: &str) -> Option<String> {
+    let cwd = Path::new(&session.cwd);
+    let names_file = |arg: &String| {
+        let arg = Path::new(arg);
+        let absolute = if arg.is_absolute() {
+            arg.to_owned()
+        } else {
+            cwd.join(arg)
+        };
+        absolute == Path::new(file)
+    };
+    session
+        .processes
+        .iter()
+        .filter(|p| p.role == "program" || p.role == "child")
+        .find(|p| p.argv.iter().skip(1).any(names_file))
+        .map(|p| p.label.clone().unwrap_or_else(|| PROGRAM.to_owned()))
+}
+
 fn failed_processes(session: &Session) -> Vec<String> {
     session
         .processes

@@ -139,6 +139,29 @@ pub fn first_failed(
     cwd: &Path,
     is_own_code: &dyn Fn(&str) -> bool,
 ) -> Option<FailedTest> {
+    all_failed(events, before, cwd, is_own_code)
+        .into_iter()
+        .next()
+}
+
+/// Every failing test the runners reported before event `before`, in the order of their reports,
+/// each once (a runner that lists its failures again in a summary reports the same name and
+/// message twice: the first report stands).
+pub fn all_failed(
+    events: &[Event],
+    before: u64,
+    cwd: &Path,
+    is_own_code: &dyn Fn(&str) -> bool,
+) -> Vec<FailedTest> {
+    let mut found: Vec<FailedTest> = Vec::new();
+    let mut add = |test: FailedTest| {
+        if !found
+            .iter()
+            .any(|t| t.name == test.name && t.message == test.message)
+        {
+            found.push(test);
+        }
+    };
     let lines: Vec<(&Event, String)> = events
         .iter()
         .filter(|e| e.kind == Kind::Output && e.id < before)
@@ -153,7 +176,7 @@ pub fn first_failed(
         }
         if let Heading::Ava(name) = &heading {
             if let Some(test) = read_ava(&lines, at, name.trim(), cwd, is_own_code) {
-                return Some(test);
+                add(test);
             }
             continue;
         }
@@ -229,7 +252,7 @@ pub fn first_failed(
             // report with the message comes later.
             continue;
         };
-        return Some(FailedTest {
+        add(FailedTest {
             name,
             message,
             frame,
@@ -237,7 +260,7 @@ pub fn first_failed(
             stream: event.stream.unwrap_or(Stream::Stdout),
         });
     }
-    None
+    found
 }
 
 /// ava's report of the failing test `name`, listed at line `at`: the lines after the `─` rule
@@ -419,6 +442,14 @@ fn read_tap_block(block: &[&str], cwd: &Path, is_own_code: &dyn Fn(&str) -> bool
             "error" if message.is_none() && !trimmed.is_empty() => {
                 message = Some(trimmed.to_owned());
             }
+            // A message that announces what follows (`Expected values to be strictly equal:`):
+            // its next line holds the values the runner compared (`2 !== 3`).
+            "error" if !trimmed.is_empty() => {
+                if let Some(text) = message.as_mut().filter(|t| announces(t)) {
+                    text.push(' ');
+                    text.push_str(trimmed);
+                }
+            }
             "stack" if site.is_none() => {
                 let frame_text = if trimmed.starts_with("at ") {
                     trimmed.to_owned()
@@ -496,11 +527,27 @@ fn read_text_block(
             }
             continue;
         }
-        if message.is_none() && !trimmed.starts_with('>') && !trimmed.starts_with('|') {
-            message = Some(trimmed.to_owned());
+        if trimmed.starts_with('>') || trimmed.starts_with('|') {
+            continue;
+        }
+        match &mut message {
+            None => message = Some(trimmed.to_owned()),
+            // A message that announces what follows (`Expected values to be strictly equal:`):
+            // its next line holds the values the runner compared (`2 !== 3`).
+            Some(text) if announces(text) => {
+                text.push(' ');
+                text.push_str(trimmed);
+            }
+            Some(_) => {}
         }
     }
     (message, site)
+}
+
+/// Whether a failure's message line announces the lines after it (node's assert:
+/// `Expected values to be strictly equal:`), and has not taken them in yet.
+fn announces(text: &str) -> bool {
+    text.ends_with(':') && !text[..text.len() - 1].contains(": ")
 }
 
 /// Vitest's frame (`Module.add src/add.js:2:25`, `test/a.test.js:4:21`) as V8 prints one.
@@ -583,7 +630,11 @@ mod tests {
             ],
         );
         assert_eq!(test.name, "adds two and two");
-        assert_eq!(test.message, "Expected values to be strictly equal:");
+        // The values the assertion compared are part of the message.
+        assert_eq!(
+            test.message,
+            "Expected values to be strictly equal: 5 !== 4"
+        );
         let frame = test.frame.unwrap();
         assert_eq!((frame.line, frame.column), (5, 41));
         assert_eq!(test.event_id, 3);
