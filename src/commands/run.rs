@@ -406,13 +406,16 @@ pub fn execute(
         }
     };
     let (events, stream) = mpsc::sync_channel::<Box<Event>>(STREAM_BOUND);
-    // Set when the tracer's stdout loses its reader (`| head -1`); the program's stdout is then
-    // closed too.
+    // Set when the tracer's stdout loses its reader (`| head -1`) while it carries the program's
+    // own output; the program's stdout is then closed too.
     let stdout_gone = Arc::new(AtomicBool::new(false));
+    // Set when the `--ndjson` stream's reader goes away: the stream stops there, and nothing else
+    // does (the program's output is events then, not what the reader read).
+    let stream_cut = Arc::new(AtomicBool::new(false));
     let sinks = Sinks {
         stdout: args
             .ndjson
-            .then(|| StdoutStream::new(Arc::clone(&stdout_gone))),
+            .then(|| StdoutStream::new(Arc::clone(&stream_cut))),
         events_file: Some(EventsFile::new(events_file, args.max_events)),
         log: EventLog::new(args.max_events),
         redactor: redactor.clone(),
@@ -464,6 +467,11 @@ pub fn execute(
     if stdout_gone.load(Ordering::Relaxed) {
         exit_event.note = Some(
             "stdout's reader went away, so the program's stdout was closed too (its writes then fail with EPIPE, as without tracer)"
+                .into(),
+        );
+    } else if stream_cut.load(Ordering::Relaxed) {
+        exit_event.note = Some(
+            "the --ndjson stream's reader went away, so the stream stopped there; the program ran on, and the session on disk has every event"
                 .into(),
         );
     }

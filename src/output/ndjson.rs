@@ -1,7 +1,7 @@
 //! The NDJSON sinks: the live stream on stdout (`--ndjson`, one event per line, flushed per line)
-//! and the session's `events.ndjson`. A closed stdout (`| head -1`) ends the stream, not the trace;
-//! it also tells the stdout pump, which closes the program's stdout, as a closed pipe would without
-//! the tracer.
+//! and the session's `events.ndjson`. A closed stdout (`| head -1`) ends the stream, not the trace
+//! and not the program: with `--ndjson` the program's output travels as events, so nothing of it
+//! is what the reader read.
 
 use std::fs::File;
 use std::io::{BufWriter, Stdout, Write};
@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// The live NDJSON stream on stdout.
 pub struct StdoutStream {
     out: Option<Stdout>,
-    /// Set when the stream's reader went away (shared with the stdout pump).
+    /// Set when the stream's reader went away (the run's summary says the stream was cut).
     reader_gone: Arc<AtomicBool>,
 }
 
