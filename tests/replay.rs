@@ -190,3 +190,23 @@ fn on_a_terminal_the_keys_step_through_the_events() {
     );
     assert!(stdout.contains("replay>"), "{stdout}");
 }
+
+/// A program's coloured output (a test runner's) is replayed as text: no terminal escape the
+/// program wrote reaches the terminal that replays it.
+#[test]
+fn the_program_s_terminal_escapes_are_replayed_as_text() {
+    let run = Tracer::new()
+        .file(
+            "colours.js",
+            "console.log('\\x1b[31mred\\x1b[39m and \\x1b]8;;file:///x\\x07a link\\x1b]8;;\\x07');\nprocess.stdout.write('\\x1b[1mbold\\x1b[0m\\n');\n",
+        )
+        .args(["run", "colours.js"])
+        .run();
+    run.assert_code(0);
+    let replay = run.tracer().args(["replay", "latest"]).run();
+    replay.assert_code(0);
+    let out = replay.stdout();
+    assert!(!out.contains('\x1b'), "{out:?}");
+    assert!(out.contains("red and a link"), "{out}");
+    assert!(out.contains("bold"), "{out}");
+}

@@ -25,6 +25,7 @@ use crate::trace::event::{Event, Kind, Position};
 use crate::trace::evidence::Evidence;
 use crate::trace::session::Session;
 use crate::trace::values::cap;
+use crate::trace::values::strip_ansi;
 
 /// Lines of source shown before and after an event's line.
 const CONTEXT_LINES: u32 = 2;
@@ -284,17 +285,20 @@ impl<'a> Timeline<'a> {
             event.id,
             s.dim.style(format!("{:>10.3} ms", event.ts)),
             kind_style.style(format!("{:<9}", event.kind.as_str())),
-            event.detail,
+            strip_ansi(&event.detail),
             width = self.id_width
         )?;
         if is_failure {
             write!(out, "  {}", s.error.style("<- the failure"))?;
         }
         writeln!(out)?;
+        // The program's own text is shown as text: its terminal escapes (a runner's colours, a
+        // hyperlink) are never sent to the terminal replaying it.
         if let Some(message) = &event.error_message {
-            writeln!(out, "  {} {message}", s.dim.style("message"))?;
+            writeln!(out, "  {} {}", s.dim.style("message"), strip_ansi(message))?;
         }
         if let Some(value) = &event.value {
+            let value = strip_ansi(value);
             let lines: Vec<&str> = value.lines().collect();
             match lines.as_slice() {
                 [one] => writeln!(out, "  {} {one}", s.dim.style("value"))?,
