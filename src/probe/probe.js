@@ -818,8 +818,11 @@ const ENTER_REALMS = config.enterRealms === true;
 const enteredRealms = new WeakMapC();
 function enterRealm(value) {
   try {
-    if (value === null || typeof value !== "object") return;
-    const win = isGlobalAlias(value) ? g : value.defaultView !== undefined ? value.defaultView : value;
+    // Once per object the page reached (a document's `defaultView` is read only the first time,
+    // while its realm has no probe whose wrapper would record the read).
+    if (value === null || typeof value !== "object" || isGlobalAlias(value) || apply(wmHas, enteredRealms, [value])) return;
+    apply(wmSet, enteredRealms, [value, true]);
+    const win = value.defaultView !== undefined ? value.defaultView : value;
     if (win === null || typeof win !== "object" || isGlobalAlias(win) || apply(wmHas, enteredRealms, [win])) return;
     apply(wmSet, enteredRealms, [win, true]);
     // Only the realm's own `eval` (never a function the page put there, whose call would run
