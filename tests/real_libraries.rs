@@ -91,6 +91,14 @@ fn stock_jsdom_on_clientjs_gives_a_work_list_with_every_missing_item_explained()
         .filter(|f| f["code"] == "MISSING_OBSERVATION" && f["dimension"].is_null())
         .collect();
     assert!(!missing.is_empty());
+    // The diff counts them by cause.
+    let counted: u64 = diff["counts"]["missing"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert!(counted >= missing.len() as u64, "{:#}", diff["counts"]);
     let lacking: Vec<&str> = missing
         .iter()
         .filter(|f| f["cause"] == "environment-lacks")

@@ -70,7 +70,7 @@ fn summary(out: &mut impl Write, s: &Styles, d: &Diff, md: &str) -> std::io::Res
     }
     writeln!(
         out,
-        ": {} blocking, {} risks, {} unverified pending dimensions; {} of {} items observed (P0 {}, P1 {}, P2 {})",
+        ": {} blocking, {} risks, {} unverified pending dimensions; {} of {} items observed (P0 {}, P1 {}, P2 {}){}",
         d.counts.blocking,
         d.counts.risks,
         d.counts.unverified,
@@ -78,7 +78,8 @@ fn summary(out: &mut impl Write, s: &Styles, d: &Diff, md: &str) -> std::io::Res
         d.counts.items,
         d.counts.p0,
         d.counts.p1,
-        d.counts.p2
+        d.counts.p2,
+        crate::conformance::check::missing_words(&d.counts)
     )?;
     // Findings about the files (hashes, versions, the network), each as it is; then the work
     // list, one line per change to the environment.

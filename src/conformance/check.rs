@@ -93,6 +93,10 @@ pub struct Counts {
     pub risks: usize,
     /// Pending dimensions over all items: listed, never counted as matched.
     pub unverified: usize,
+    /// Items without an observation (blocking and risks), by the cause the tool checked
+    /// (`environment-lacks`, `not-reached`, `probe-blind`). Additive.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub missing: BTreeMap<String, usize>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -272,6 +276,15 @@ pub fn check(case_dir: &Path, label: &str) -> Outcome {
             a.script_requests.as_deref(),
             a.requests.as_deref(),
         );
+    }
+    for f in st.blocking.iter().chain(&st.risks) {
+        if let Some(cause) = f
+            .cause
+            .as_ref()
+            .filter(|_| f.code == code::MISSING_OBSERVATION)
+        {
+            *counts.missing.entry(cause.clone()).or_default() += 1;
+        }
     }
     counts.blocking = st.blocking.len();
     counts.risks = st.risks.len();
@@ -1261,6 +1274,19 @@ fn short(value: &Option<Value>) -> String {
         .map_or_else(|| "(none)".to_owned(), |v| finding::clipped(v, 120))
 }
 
+/// `; missing: environment-lacks 5, not-reached 4` (nothing when no item is missing).
+pub fn missing_words(counts: &Counts) -> String {
+    if counts.missing.is_empty() {
+        return String::new();
+    }
+    let parts: Vec<String> = counts
+        .missing
+        .iter()
+        .map(|(cause, n)| format!("{cause} {n}"))
+        .collect();
+    format!("; missing: {}", parts.join(", "))
+}
+
 /// The diff as Markdown.
 pub fn to_markdown(d: &Diff) -> String {
     let mut md = String::new();
@@ -1277,8 +1303,13 @@ pub fn to_markdown(d: &Diff) -> String {
     );
     let _ = writeln!(
         md,
-        "{} items (P0 {}, P1 {}, P2 {}), {} observed.\n",
-        d.counts.items, d.counts.p0, d.counts.p1, d.counts.p2, d.counts.observed
+        "{} items (P0 {}, P1 {}, P2 {}), {} observed{}.\n",
+        d.counts.items,
+        d.counts.p0,
+        d.counts.p1,
+        d.counts.p2,
+        d.counts.observed,
+        missing_words(&d.counts)
     );
     let _ = writeln!(
         md,
