@@ -62,7 +62,13 @@ enum Label {
     SendtoHigh,
     SocketCheck,
     SocketType,
+    IoctlCheck,
 }
+
+/// `TUNSETIFF` (`_IOW('T', 202, int)`): the ioctl that attaches a `/dev/net/tun` descriptor to a
+/// TUN or TAP interface, through which `write` sends raw packets (no address, no `connect`).
+/// The kernel reads an ioctl's request as an `unsigned int`, so only the low word is compared.
+pub const TUNSETIFF: u32 = 0x4004_54ca;
 
 /// The filter, as classic BPF over `seccomp_data`:
 ///
@@ -77,6 +83,8 @@ enum Label {
 ///   sends on an interface whatever the address says): user notification, refused and recorded;
 /// - `ptrace`, `process_vm_writev`, `pidfd_getfd`: `EPERM` (no borrowing a socket from, or
 ///   steering, a process outside the filter);
+/// - `ioctl(fd, TUNSETIFF, …)`: user notification, refused and recorded (a TUN interface sends
+///   whatever is written to it);
 /// - everything else: allowed.
 pub fn program(arch: u32) -> Vec<libc::sock_filter> {
     use Label::*;
@@ -96,7 +104,12 @@ pub fn program(arch: u32) -> Vec<libc::sock_filter> {
         JumpEq(nr(libc::SYS_ptrace), Eperm, Next),
         JumpEq(nr(libc::SYS_process_vm_writev), Eperm, Next),
         JumpEq(nr(libc::SYS_pidfd_getfd), Eperm, Next),
+        JumpEq(nr(libc::SYS_ioctl), IoctlCheck, Next),
         Return(libc::SECCOMP_RET_ALLOW),
+        // ioctl(fd, request, …): only TUNSETIFF matters.
+        Here(IoctlCheck),
+        Load(arg_low(1)),
+        JumpEq(TUNSETIFF, Notify, Allow),
         // sendto(fd, buf, len, flags, dest_addr, addrlen): only a non-null dest_addr matters.
         Here(SendtoCheck),
         Load(arg_low(4)),

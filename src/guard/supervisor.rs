@@ -225,6 +225,17 @@ pub fn decide(data: &libc::seccomp_data, caller: &Caller) -> Verdict {
                 }],
             );
         }
+        // `/dev/net/tun` attached to an interface (the filter notifies only TUNSETIFF).
+        libc::SYS_ioctl => {
+            return Verdict::Refuse(
+                libc::EPERM,
+                vec![Destination {
+                    family: "tun".to_owned(),
+                    address: "(TUN/TAP interface)".to_owned(),
+                    port: 0,
+                }],
+            );
+        }
         // The filter notifies nothing else; refuse rather than guess.
         _ => Err(libc::EPERM),
     };
@@ -301,6 +312,16 @@ fn classify(sockaddr: &[u8], is_connect: bool) -> Option<Destination> {
         )
     };
     match family {
+        // An abstract address (`\0name`) belongs to the network namespace, not to a file: a local
+        // forwarder listening there can carry data out, so it is refused as a destination.
+        libc::AF_UNIX if sockaddr.len() > 2 && sockaddr[2] == 0 => Some(Destination {
+            family: "unix-abstract".to_owned(),
+            address: format!(
+                "@{}",
+                String::from_utf8_lossy(&sockaddr[3..]).trim_end_matches('\0')
+            ),
+            port: 0,
+        }),
         libc::AF_UNIX | libc::AF_NETLINK => None,
         libc::AF_UNSPEC if is_connect => None,
         libc::AF_UNSPEC => Some(Destination {
@@ -339,6 +360,7 @@ fn syscall_name(nr: i32) -> &'static str {
         libc::SYS_sendto => "sendto",
         libc::SYS_sendmsg => "sendmsg",
         libc::SYS_sendmmsg => "sendmmsg",
+        libc::SYS_ioctl => "ioctl",
         _ => "unknown",
     }
 }
@@ -403,11 +425,34 @@ mod tests {
 
         let mut unix = [0u8; 20];
         unix[0..2].copy_from_slice(&(libc::AF_UNIX as u16).to_ne_bytes());
+        unix[2..8].copy_from_slice(b"/tmp/s");
         let verdict = decide(
             &data(libc::SYS_connect, [3, unix.as_ptr() as u64, 20, 0, 0, 0]),
             &caller,
         );
         assert_eq!(verdict, Verdict::Continue);
+        // An abstract name (a NUL first byte) is a destination of the network namespace.
+        let mut abstract_unix = [0u8; 8];
+        abstract_unix[0..2].copy_from_slice(&(libc::AF_UNIX as u16).to_ne_bytes());
+        abstract_unix[3..8].copy_from_slice(b"relay");
+        let verdict = decide(
+            &data(
+                libc::SYS_connect,
+                [3, abstract_unix.as_ptr() as u64, 8, 0, 0, 0],
+            ),
+            &caller,
+        );
+        assert_eq!(
+            verdict,
+            Verdict::Refuse(
+                libc::EPERM,
+                vec![Destination {
+                    family: "unix-abstract".into(),
+                    address: "@relay".into(),
+                    port: 0
+                }]
+            )
+        );
 
         // AF_UNSPEC: a disconnect for connect, an IPv4 destination for sendto.
         let unspec = sockaddr_in([1, 1, 1, 1], 53)

@@ -530,3 +530,68 @@ fn guard_stopped_leaves_the_tree_cut_off_without_hanging() {
     );
     assert_nothing_arrived(&listener);
 }
+
+#[test]
+fn guard_refuses_and_counts_a_tun_interface() {
+    if !available() || !have("python3") {
+        return;
+    }
+    if !std::path::Path::new("/dev/net/tun").exists() {
+        eprintln!("skipped: no /dev/net/tun here");
+        return;
+    }
+    // As root (a CI container) TUNSETIFF makes an interface that `write` sends raw packets on,
+    // with no address and no connect for the filter to see: the ioctl itself is refused.
+    let script = "import fcntl, os, struct\n\
+                  fd = os.open('/dev/net/tun', os.O_RDWR)\n\
+                  try:\n    fcntl.ioctl(fd, 0x400454ca, struct.pack('16sH', b'tracertun0', 0x0001 | 0x1000))\n    print('created')\n\
+                  except OSError as e:\n    print('refused', e.errno)\n";
+    let (output, attempts) = guarded("python3", &["-c", script]);
+    assert_eq!(
+        text(&output.stdout).trim(),
+        format!("refused {}", libc::EPERM),
+        "stderr: {}",
+        text(&output.stderr)
+    );
+    assert_eq!(
+        count(&attempts, "ioctl", "(TUN/TAP interface)", 0),
+        1,
+        "{attempts:?}"
+    );
+}
+
+#[test]
+fn guard_refuses_and_counts_an_abstract_unix_socket() {
+    if !available() || !have("python3") {
+        return;
+    }
+    // An abstract address belongs to the network namespace, not to a file a sandbox could hide:
+    // a forwarder listening there could carry data out.
+    use std::os::linux::net::SocketAddrExt;
+    let name = format!("tracer-guard-test-{}", std::process::id());
+    let address = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+    let listener = UnixListener::bind_addr(&address).expect("bind an abstract listener");
+    listener.set_nonblocking(true).unwrap();
+    let script = format!(
+        "import socket\n\
+         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n\
+         try:\n    s.connect('\\0{name}'); s.sendall(b'leak'); print('connected')\n\
+         except OSError as e:\n    print('refused', e.errno)\n"
+    );
+    let (output, attempts) = guarded("python3", &["-c", &script]);
+    assert_eq!(
+        text(&output.stdout).trim(),
+        format!("refused {}", libc::EPERM),
+        "stderr: {}",
+        text(&output.stderr)
+    );
+    assert!(
+        matches!(listener.accept(), Err(e) if e.kind() == ErrorKind::WouldBlock),
+        "nothing arrived"
+    );
+    assert_eq!(
+        count(&attempts, "connect", &format!("@{name}"), 0),
+        1,
+        "{attempts:?}"
+    );
+}
