@@ -236,6 +236,21 @@ fn assert_no_half_written_json(dir: &Path) {
                 panic!("{} is not whole JSON ({e}): {text:.300}", entry.display())
             });
         }
+        if name.ends_with(".ndjson") {
+            // The live stream stops at a full disk, at the end of a line: every line is whole.
+            let text = std::fs::read_to_string(&entry).unwrap();
+            assert!(
+                text.is_empty() || text.ends_with('\n'),
+                "{} ends in half a line: {:.200}",
+                entry.display(),
+                &text[text.len().saturating_sub(200)..]
+            );
+            for line in text.lines() {
+                serde_json::from_str::<serde_json::Value>(line).unwrap_or_else(|e| {
+                    panic!("{}: a line is not whole JSON ({e}): {line:.300}", entry.display())
+                });
+            }
+        }
         assert!(
             !name.starts_with(".tmp-"),
             "a temporary file was left behind: {}",

@@ -50,6 +50,10 @@ pub struct EventsFile {
     file: Option<BufWriter<File>>,
     written: usize,
     limit: usize,
+    /// Bytes of whole lines handed to the writer, and of whole lines known to be in the file (as
+    /// of the last flush that succeeded): where a failed write cuts the file back to.
+    handed: u64,
+    on_disk: u64,
 }
 
 impl EventsFile {
@@ -58,6 +62,17 @@ impl EventsFile {
             file: Some(file),
             written: 0,
             limit,
+            handed: 0,
+            on_disk: 0,
+        }
+    }
+
+    /// A write failed (a full disk): the live file stops, cut back to the last whole line that
+    /// reached it, so that it never ends in half a line; session.json is still written at the end.
+    fn stop(&mut self) {
+        if let Some(file) = self.file.take() {
+            let (file, _) = file.into_parts();
+            let _ = file.set_len(self.on_disk);
         }
     }
 
@@ -70,29 +85,42 @@ impl EventsFile {
         if !self.wants(always) {
             return;
         }
-        if let Some(file) = self.file.as_mut() {
-            // A line goes to the file in one piece: flushing between the JSON and its newline
-            // would leave a line without its end on disk if the tracer is killed right then.
-            let room = file.capacity() - file.buffer().len();
-            if room <= json.len() && file.flush().is_err() {
-                self.file = None;
+        let Some(file) = self.file.as_mut() else {
+            return;
+        };
+        // A line goes to the file in one piece: flushing between the JSON and its newline
+        // would leave a line without its end on disk if the tracer is killed right then.
+        let room = file.capacity() - file.buffer().len();
+        if room <= json.len() {
+            if file.flush().is_err() {
+                self.stop();
                 return;
             }
-            if file
-                .write_all(json.as_bytes())
-                .and_then(|()| file.write_all(b"\n"))
-                .is_err()
-            {
-                // A full disk stops the live file; session.json is still written at the end.
-                self.file = None;
-            }
-            self.written += 1;
+            self.on_disk = self.handed;
         }
+        if file
+            .write_all(json.as_bytes())
+            .and_then(|()| file.write_all(b"\n"))
+            .is_err()
+        {
+            self.stop();
+            return;
+        }
+        self.handed += json.len() as u64 + 1;
+        // A line longer than the buffer went to the file at once.
+        if file.buffer().is_empty() {
+            self.on_disk = self.handed;
+        }
+        self.written += 1;
     }
 
     pub fn flush(&mut self) {
         if let Some(file) = self.file.as_mut() {
-            let _ = file.flush();
+            if file.flush().is_err() {
+                self.stop();
+            } else {
+                self.on_disk = self.handed;
+            }
         }
     }
 }
