@@ -247,7 +247,10 @@ fn assert_no_half_written_json(dir: &Path) {
             );
             for line in text.lines() {
                 serde_json::from_str::<serde_json::Value>(line).unwrap_or_else(|e| {
-                    panic!("{}: a line is not whole JSON ({e}): {line:.300}", entry.display())
+                    panic!(
+                        "{}: a line is not whole JSON ({e}): {line:.300}",
+                        entry.display()
+                    )
                 });
             }
         }

@@ -86,7 +86,21 @@ struct Line {
 /// The longest `process.version` kept from a report (`v20.20.2`; a build's own suffix fits).
 const MAX_VERSION: usize = 64;
 
+/// The report a line holds. A line another process began without ending it (a partial write such
+/// as `{"pid":`, which the bootloader never makes: its reports are one write each) runs into the
+/// report after it: the report is then the last whole JSON object the line ends with, so that a
+/// stray partial line costs no process its trace.
 fn parse(line: &[u8]) -> Option<Report> {
+    parse_one(line).or_else(|| {
+        line.iter()
+            .enumerate()
+            .skip(1)
+            .filter(|&(_, &b)| b == b'{')
+            .find_map(|(at, _)| parse_one(&line[at..]))
+    })
+}
+
+fn parse_one(line: &[u8]) -> Option<Report> {
     let line: Line = serde_json::from_slice(line).ok()?;
     let says = match (line.url, line.launcher, line.exit, line.untraced) {
         (Some(url), ..) => Says::Listening(url),
@@ -113,6 +127,9 @@ pub struct Channel {
     fifo: PathBuf,
     boot: PathBuf,
     stop: Arc<AtomicBool>,
+    /// The FIFO as tracer opened it (a descriptor, never its path again: a link put in its place
+    /// is never written through), to wake the reading thread at the end.
+    waker: std::sync::Mutex<Option<std::fs::File>>,
 }
 
 impl Channel {
@@ -154,6 +171,7 @@ impl Channel {
             fifo,
             boot,
             stop: Arc::new(AtomicBool::new(false)),
+            waker: std::sync::Mutex::new(None),
         })
     }
 
@@ -201,11 +219,22 @@ impl Channel {
     pub fn open_reader(&self) -> io::Result<Reader> {
         // Read and write: the FIFO then always has a writer, so a read never sees its end between
         // two processes' reports, and a bootloader's non-blocking open always finds a reader.
+        // Never through a link (O_NOFOLLOW), and only the FIFO tracer made.
         let fifo = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
-            .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOFOLLOW)
             .open(&self.fifo)?;
+        {
+            use std::os::unix::fs::FileTypeExt;
+            if !fifo.metadata()?.file_type().is_fifo() {
+                return Err(io::Error::other(format!(
+                    "{} is not the channel tracer made (not a FIFO)",
+                    self.fifo.display()
+                )));
+            }
+        }
+        *self.waker.lock().unwrap_or_else(|e| e.into_inner()) = fifo.try_clone().ok();
         Ok(Reader {
             fifo,
             stop: Arc::clone(&self.stop),
@@ -215,12 +244,13 @@ impl Channel {
     /// Ends the reading thread: the flag, then an empty line that wakes it.
     pub fn close(&self) {
         self.stop.store(true, Ordering::Relaxed);
-        if let Ok(mut fifo) = std::fs::OpenOptions::new()
-            .write(true)
-            .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
-            .open(&self.fifo)
+        if let Some(fifo) = self
+            .waker
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_mut()
         {
-            let _ = std::io::Write::write_all(&mut fifo, b"\n");
+            let _ = std::io::Write::write_all(fifo, b"\n");
         }
     }
 
@@ -434,6 +464,34 @@ mod tests {
         assert_eq!(parse(br#"{"pid":8,"exit":3}"#).unwrap().says, Says::Exit(3));
         assert!(parse(br#"{"pid":8}"#).is_none());
         assert!(parse(b"not json").is_none());
+        // Another process's partial line ran into a report: the report still reads.
+        let spoiled = parse(br#"{"pid":{"pid":9,"url":"ws://127.0.0.1:9/y"}"#).unwrap();
+        assert_eq!(
+            (spoiled.pid, spoiled.says),
+            (9, Says::Listening("ws://127.0.0.1:9/y".into()))
+        );
+    }
+
+    #[test]
+    fn the_channel_is_never_written_through_a_link_put_in_its_place() {
+        let channel = Channel::create().unwrap();
+        let (tx, _rx) = std::sync::mpsc::channel();
+        let reader = channel.open_reader().unwrap().listen(tx);
+        let victim = tempfile::NamedTempFile::new().unwrap();
+        std::fs::remove_file(&channel.fifo).unwrap();
+        std::os::unix::fs::symlink(victim.path(), &channel.fifo).unwrap();
+        channel.close();
+        reader.join().unwrap();
+        assert_eq!(
+            std::fs::read(victim.path()).unwrap(),
+            b"",
+            "nothing written through the link"
+        );
+        // A link there before the reader opens is refused.
+        let again = Channel::create().unwrap();
+        std::fs::remove_file(&again.fifo).unwrap();
+        std::os::unix::fs::symlink(victim.path(), &again.fifo).unwrap();
+        assert!(again.open_reader().is_err());
     }
 
     #[test]
