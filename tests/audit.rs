@@ -598,3 +598,30 @@ fn the_audited_code_cannot_open_the_tracer_s_memory() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `tracer audit … 2>&1 | head -1`: the reader of stderr goes away after one line; the audit
+/// still ends with its own exit code (3: not conformant here), never a panic (101).
+#[test]
+fn an_audit_whose_stderr_reader_goes_away_keeps_its_exit_code() {
+    let entry = node_entry("console.log('entry ran');", &faithful_observations());
+    let tracer = case_of("conformance/shim.ndjson", &[("result/final.js", entry)]);
+    let dir = tracer.workspace().to_owned();
+    for _ in 0..3 {
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "'{}' audit --case-dir case --entry case/result/final.js 2>&1 | head -1 >/dev/null; echo \"code=${{PIPESTATUS[0]}}\"",
+                env!("CARGO_BIN_EXE_tracer")
+            ))
+            .current_dir(&dir)
+            .env("TRACER_STATE_DIR", dir.join(".tracer-state"))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("code=3") || stdout.contains("code=0"),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -109,7 +109,7 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
     // see docs/no-send.md). Children the tracer executes are dumpable again (execve resets it).
     // SAFETY: prctl(PR_SET_DUMPABLE, 0) takes no pointers and only changes this process's flag.
     if unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) } != 0 && !global.quiet {
-        eprintln!(
+        crate::output::say!(
             "warning: could not make tracer non-dumpable; the audited code could reach its memory"
         );
     }
@@ -120,7 +120,7 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
         .and_then(|dir| seal::HeldKey::take(&dir));
     let guard = guard::probe();
     if !guard.available && !global.quiet {
-        eprintln!(
+        crate::output::say!(
             "warning: the no-send guard is not available here ({}); the entry runs unguarded and the audit records no network count",
             guard.reason.as_deref().unwrap_or("unknown reason")
         );
@@ -185,7 +185,7 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
     if let Some(report) = &entry_run.recording {
         let derived = observed::from_trace(&node_trace, &case_dir, &typed)?;
         if derived.accesses == 0 && !global.quiet {
-            eprintln!(
+            crate::output::say!(
                 "warning: the tool recorded no access of the script's in the environment ({}): {}",
                 NODE_TRACE_PATH,
                 if report.realms.iter().any(|r| r.probed_before.is_some()) {
@@ -197,7 +197,7 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
         }
         if !derived.timeline.is_empty() {
             if !audit.timeline.is_empty() && !global.quiet {
-                eprintln!(
+                crate::output::say!(
                     "note: the entry's own timeline is replaced by the tool's recording of the runtime"
                 );
             }
@@ -215,7 +215,7 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
     match key {
         Ok(key) => audit.integrity = Some(seal::seal(&serde_json::to_value(&audit)?, &key)),
         Err(e) if !global.quiet => {
-            eprintln!("warning: the audit is not sealed ({e:#}); the check will block it")
+            crate::output::say!("warning: the audit is not sealed ({e:#}); the check will block it")
         }
         Err(_) => {}
     }
@@ -230,7 +230,7 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
             .with_context(|| format!("writing {}", md_path.display()))?;
     }
     if !global.quiet {
-        eprintln!(
+        crate::output::say!(
             "audit: {}",
             args.case_dir.join(audit_format::JSON_PATH).display()
         );

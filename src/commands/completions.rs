@@ -46,7 +46,7 @@ pub fn man(args: ManArgs) -> Result<u8> {
                 dir.display()
             ))
         })?;
-        eprintln!("tracer: wrote {written} man pages into {}", dir.display());
+        crate::output::say!("tracer: wrote {written} man pages into {}", dir.display());
         return Ok(exit::SUCCESS);
     }
     let mut command = &root;

@@ -8,6 +8,17 @@ pub mod human;
 pub mod ndjson;
 pub mod store;
 
+/// A line on stderr that never panics: `eprintln!` panics when stderr is gone (`tracer audit 2>&1
+/// | head -1`), and a closed stderr is no reason to lose the run's files or its exit code.
+#[macro_export]
+macro_rules! say_line {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+pub use crate::say_line as say;
+
 use std::sync::mpsc::TryRecvError;
 use std::thread::JoinHandle;
 use std::time::Duration;
