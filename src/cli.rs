@@ -320,6 +320,7 @@ pub enum EventKind {
     Console,
     Exception,
     Output,
+    Test,
     Exit,
 }
 

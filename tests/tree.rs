@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tracer::trace::event::Kind;
+use tracer::trace::event::{Event, Kind};
 use tracer::trace::session::Status;
 
 use crate::support::{
@@ -802,4 +802,29 @@ fn every_failed_test_is_named_and_the_chain_is_the_failing_process_s() {
     let stderr = out.stderr();
     assert!(stderr.contains("failed tests: 2"), "{stderr}");
     assert!(stderr.contains("✗ other fails: boom in other"), "{stderr}");
+    // Each failed test is an event of the stream (`jq 'select(.kind=="test")'`), before the exit.
+    let events = out.events();
+    let tests: Vec<&Event> = events.iter().filter(|e| e.kind == Kind::Test).collect();
+    let seen: Vec<(&str, Option<&str>, Option<&str>)> = tests
+        .iter()
+        .map(|e| (e.detail.as_str(), e.status.as_deref(), e.worker.as_deref()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (
+                "adds big numbers",
+                Some("failed"),
+                evidence.failure.tests[0].process.as_deref()
+            ),
+            (
+                "other fails",
+                Some("failed"),
+                evidence.failure.tests[1].process.as_deref()
+            ),
+        ]
+    );
+    assert_eq!(tests[1].line, Some(4));
+    assert_eq!(events.last().map(|e| e.kind), Some(Kind::Exit));
+    assert!(out.events_file().iter().any(|e| e.kind == Kind::Test));
 }

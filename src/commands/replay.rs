@@ -71,6 +71,7 @@ fn kind(kind: EventKind) -> Kind {
         EventKind::Console => Kind::Console,
         EventKind::Exception => Kind::Exception,
         EventKind::Output => Kind::Output,
+        EventKind::Test => Kind::Test,
         EventKind::Exit => Kind::Exit,
     }
 }

@@ -475,8 +475,21 @@ pub fn execute(
                 .into(),
         );
     }
+    let mapper = Mapper::new(plan.workspace.clone());
     let log = match fan_out.join() {
-        Ok(fan_out) => fan_out.finish(exit_event),
+        Ok(mut fan_out) => {
+            // The failed tests the runners reported: events of the stream, before the exit.
+            let kept: Vec<Event> = fan_out.log().events().cloned().collect();
+            let tests = crate::trace::test_report::test_events(
+                &kept,
+                &plan.cwd,
+                &|file| mapper.is_own_code(file),
+                &run.processes,
+                exit_event.ts,
+            );
+            fan_out.deliver_after(tests);
+            fan_out.finish(exit_event)
+        }
         Err(_) => EventLog::new(args.max_events),
     };
 
@@ -505,7 +518,6 @@ pub fn execute(
     session.error = error.as_ref().map(|e| format!("{e:#}"));
 
     redactor.apply_mut(&mut session.stderr_tail);
-    let mapper = Mapper::new(plan.workspace.clone());
     let evidence = match session.status {
         // Stopped by the user or unable to trace: not a failure of the program.
         Status::Error | Status::Stopped => None,

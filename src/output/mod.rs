@@ -81,6 +81,19 @@ impl FanOut {
         }
     }
 
+    /// The events kept so far (for what is read from them once the program has ended).
+    pub fn log(&self) -> &EventLog {
+        &self.sinks.log
+    }
+
+    /// Delivers events made once the stream has ended (the failed tests read from the runners'
+    /// reports), before the exit.
+    pub fn deliver_after(&mut self, events: Vec<Event>) {
+        for event in events {
+            self.deliver(Box::new(event));
+        }
+    }
+
     /// Delivers the stream's last event (the run's exit) once every sender is gone and the
     /// thread has handed this back, and returns the log.
     pub fn finish(mut self, last: Event) -> EventLog {

@@ -6,14 +6,15 @@
 //! |---|---|---|
 //! | `id` | always | 1, 2, 3, … in the order the tracer received the events (gaps: dropped events) |
 //! | `ts` | always | milliseconds since the run started |
-//! | `kind` | always | `context`, `script`, `console`, `exception`, `output`, `exit` |
+//! | `kind` | always | `context`, `script`, `console`, `exception`, `output`, `test`, `exit` |
 //! | `runtime` | always | `"node"` |
 //! | `detail` | always | a short human description (`console.log`, `Uncaught`, a context name, …) |
 //! | `file`, `line`, `column` | positioned events | the user's position: absolute path, 1-based line and column (source-mapped when a map resolved) |
 //! | `generated` | source-mapped or unmapped events | `{file, line, column}` of the generated JavaScript, 1-based; alone (no `line`) when the position could not be mapped to the file on disk |
 //! | `callStack` | console, exception | user frames only: `{functionName, file, line, column, generated?, unmapped?}` (`unmapped: true`: the runtime's position in transformed code, not a line of `file` on disk) |
 //! | `value` | console, exception, output | the rendered arguments, the thrown value, the output line (capped) |
-//! | `errorMessage` | exception | the error's first line (`TypeError: x is not a function`) |
+//! | `errorMessage` | exception, test | the error's first line (`TypeError: x is not a function`); a failed test's message |
+//! | `status` | test | `failed`: a test a runner reported failing (`detail` is its name, `file`/`line`/`column` its assertion's site, `worker` the process that ran its file), read from the runner's report after the program ended |
 //! | `level` | console | `log`, `info`, `warn`, `error`, `debug`, `trace`, `table`, `assert`, … |
 //! | `stream` | output | `stdout` or `stderr` |
 //! | `worker` | worker and child-process events | which worker (`worker 1: file:///…`), process of the tree (`child 1`, its worker `child 1 worker 1`) or launcher (`launcher 4242`) |
@@ -33,6 +34,7 @@ pub enum Kind {
     Console,
     Exception,
     Output,
+    Test,
     Exit,
 }
 
@@ -44,6 +46,7 @@ impl Kind {
             Kind::Console => "console",
             Kind::Exception => "exception",
             Kind::Output => "output",
+            Kind::Test => "test",
             Kind::Exit => "exit",
         }
     }
@@ -130,6 +133,9 @@ pub struct Event {
     pub truncated: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// A test event's outcome (`failed`). Additive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
 }
 
 impl Event {
@@ -155,6 +161,7 @@ impl Event {
             signal: None,
             truncated: false,
             note: None,
+            status: None,
         }
     }
 

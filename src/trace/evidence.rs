@@ -270,9 +270,13 @@ pub fn build(
                     file: site.as_ref().map(|f| f.file.clone()),
                     line: site.as_ref().filter(|f| !f.unmapped).map(|f| f.line),
                     column: site.as_ref().filter(|f| !f.unmapped).map(|f| f.column),
-                    process: site
-                        .as_ref()
-                        .and_then(|f| process_running(session, &f.file)),
+                    process: site.as_ref().and_then(|f| {
+                        crate::trace::session::process_running(
+                            &session.processes,
+                            Path::new(&session.cwd),
+                            &f.file,
+                        )
+                    }),
                 }
             })
             .collect();
@@ -553,27 +557,6 @@ fn process_of(worker: Option<&str>) -> String {
         Some(w) if w.starts_with("worker ") => PROGRAM.to_owned(),
         Some(w) => w.split(" worker ").next().unwrap_or(w).to_owned(),
     }
-}
-
-/// The traced process whose arguments name `file` (a test file `node --test` or a runner ran in a
-/// process of its own), as its events' `worker` names it.
-fn process_running(session: &Session, file: &str) -> Option<String> {
-    let cwd = Path::new(&session.cwd);
-    let names_file = |arg: &String| {
-        let arg = Path::new(arg);
-        let absolute = if arg.is_absolute() {
-            arg.to_owned()
-        } else {
-            cwd.join(arg)
-        };
-        absolute == Path::new(file)
-    };
-    session
-        .processes
-        .iter()
-        .filter(|p| p.role == "program" || p.role == "child")
-        .find(|p| p.argv.iter().skip(1).any(names_file))
-        .map(|p| p.label.clone().unwrap_or_else(|| PROGRAM.to_owned()))
 }
 
 fn failed_processes(session: &Session) -> Vec<String> {

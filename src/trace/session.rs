@@ -10,6 +10,7 @@
 //! session this run re-ran with `tracer verify`).
 
 use std::collections::{BTreeMap, VecDeque};
+use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -159,6 +160,25 @@ pub struct Process {
     pub note: Option<String>,
 }
 
+/// The traced process whose arguments name `file` (a test file `node --test` or a runner ran in a
+/// process of its own), as its events' `worker` names it (`program` for the program itself).
+pub fn process_running(processes: &[Process], cwd: &Path, file: &str) -> Option<String> {
+    let names_file = |arg: &String| {
+        let arg = Path::new(arg);
+        let absolute = if arg.is_absolute() {
+            arg.to_owned()
+        } else {
+            cwd.join(arg)
+        };
+        absolute == Path::new(file)
+    };
+    processes
+        .iter()
+        .filter(|p| p.role == "program" || p.role == "child")
+        .find(|p| p.argv.iter().skip(1).any(names_file))
+        .map(|p| p.label.clone().unwrap_or_else(|| "program".to_owned()))
+}
+
 /// The options of a run that a re-run must repeat to be the same run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -288,6 +308,11 @@ impl EventLog {
 
     pub fn seen(&self) -> u64 {
         self.seen
+    }
+
+    /// The events kept so far, in id order (the start of the run, then its most recent end).
+    pub fn events(&self) -> impl Iterator<Item = &Event> {
+        self.head.iter().chain(self.tail.iter())
     }
 
     pub fn exceptions(&self) -> u64 {

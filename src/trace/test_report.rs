@@ -144,6 +144,35 @@ pub fn first_failed(
         .next()
 }
 
+/// The `test` events of a run (one per failed test, `status: "failed"`): what the runners'
+/// reports in the program's output say, read once the program has ended, each with its assertion's
+/// site (mapped) and the process that ran its file (`worker`); stamped `ts`.
+pub fn test_events(
+    events: &[Event],
+    cwd: &Path,
+    is_own_code: &dyn Fn(&str) -> bool,
+    processes: &[crate::trace::session::Process],
+    ts: f64,
+) -> Vec<Event> {
+    let mut mapper = mapper::Mapper::new(cwd.to_owned());
+    all_failed(events, u64::MAX, cwd, is_own_code)
+        .into_iter()
+        .map(|test| {
+            let mut event = Event::new(Kind::Test, ts, test.name);
+            event.status = Some("failed".to_owned());
+            event.error_message = Some(test.message);
+            if let Some(frame) = &test.frame {
+                let (frame, note) = mapper.printed(frame);
+                event.at(&frame);
+                event.note = note;
+                event.worker = crate::trace::session::process_running(processes, cwd, &frame.file)
+                    .filter(|p| p != "program");
+            }
+            event
+        })
+        .collect()
+}
+
 /// Every failing test the runners reported before event `before`, in the order of their reports,
 /// each once (a runner that lists its failures again in a summary reports the same name and
 /// message twice: the first report stands).
