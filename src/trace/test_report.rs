@@ -413,6 +413,7 @@ fn read_tap_block(block: &[&str], cwd: &Path, is_own_code: &dyn Fn(&str) -> bool
     let mut at: [Option<String>; 3] = [None, None, None];
     let mut diff: Vec<&str> = Vec::new();
     let mut section = "";
+    let mut extended = false;
     // The block's keys are at the indentation of its `---`: a deeper line is a value's text (a
     // `source:` excerpt can hold `error: 'x'`), never a key.
     let mut key_indent: Option<usize> = None;
@@ -473,10 +474,11 @@ fn read_tap_block(block: &[&str], cwd: &Path, is_own_code: &dyn Fn(&str) -> bool
             }
             // A message that announces what follows (`Expected values to be strictly equal:`):
             // its next line holds the values the runner compared (`2 !== 3`).
-            "error" if !trimmed.is_empty() => {
+            "error" if !trimmed.is_empty() && !extended => {
                 if let Some(text) = message.as_mut().filter(|t| announces(t)) {
                     text.push(' ');
                     text.push_str(trimmed);
+                    extended = true;
                 }
             }
             "stack" if site.is_none() => {
@@ -540,6 +542,7 @@ fn read_text_block(
 ) -> (Option<String>, Option<Frame>) {
     let mut message = None;
     let mut site = None;
+    let mut extended = false;
     for line in block {
         let trimmed = line.trim();
         if trimmed.is_empty() {
@@ -563,9 +566,10 @@ fn read_text_block(
             None => message = Some(trimmed.to_owned()),
             // A message that announces what follows (`Expected values to be strictly equal:`):
             // its next line holds the values the runner compared (`2 !== 3`).
-            Some(text) if announces(text) => {
+            Some(text) if announces(text) && !extended => {
                 text.push(' ');
                 text.push_str(trimmed);
+                extended = true;
             }
             Some(_) => {}
         }
@@ -576,7 +580,7 @@ fn read_text_block(
 /// Whether a failure's message line announces the lines after it (node's assert:
 /// `Expected values to be strictly equal:`), and has not taken them in yet.
 fn announces(text: &str) -> bool {
-    text.ends_with(':') && !text[..text.len() - 1].contains(": ")
+    text.ends_with(':')
 }
 
 /// Vitest's frame (`Module.add src/add.js:2:25`, `test/a.test.js:4:21`) as V8 prints one.
@@ -771,7 +775,7 @@ mod tests {
         assert_eq!(test.name, "add › adds two and two");
         assert_eq!(
             test.message,
-            "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:"
+            "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal: 5 !== 4"
         );
         assert_site(&test, "test/add.test.js", 6, 12);
     }
