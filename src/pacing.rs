@@ -9,9 +9,8 @@ use std::time::{Duration, Instant};
 const BURST_GAP: Duration = Duration::from_millis(2);
 /// How many back-to-back reads make a flood: more than a failing program's last messages usually
 /// take (an exception, its console calls, the exit), which a nap would hold up on their way to
-/// its end (with 4, every traced `throw` met a 0.3 ms nap before Node's disconnect request was
-/// read; with 16, one run in five still meets one somewhere). The 100 000-call flood shows no
-/// difference between 4 and 16 (three sets of 12–30 interleaved pairs: +2.5%, +4.5%, −1.4%).
+/// its end (with a smaller count, a traced `throw` meets a nap before Node's disconnect request is
+/// read), while a flood is told apart as soon as with a smaller one (docs/performance.md).
 const BURST_READS: u32 = 16;
 
 pub struct Pacer {

@@ -326,7 +326,7 @@ pub fn execute(
             started.abandon();
         }
     };
-    // The program first: the rest of the setup runs while Node starts (about 75 ms here). Its
+    // The program first: the rest of the setup runs while Node starts. Its
     // session's id is in its environment, so the id is chosen first and its folder made right
     // after the spawn. Should another run have taken that id meanwhile (the same millisecond and
     // salt), the program, still held by its bootloader before any of its code, is stopped and
@@ -925,9 +925,9 @@ fn trace(
         watchdog.goodbye();
     }
     result.watchdog = watchdog;
-    // The channel's folder, in memory where it can be (`boot::parent`), is removed here: 0.06 ms,
-    // less than a thread to remove it beside the session's writes took (reap to summary 0.71 →
-    // 0.625 ms, 80 interleaved runs).
+    // The channel's folder, in memory where it can be (`boot::parent`), is removed here, on this
+    // thread: removing it in memory costs less than starting a thread to do it beside the
+    // session's writes (figures: docs/performance.md).
     drop(channel);
     match outcome {
         None => Ok(result),

@@ -265,8 +265,8 @@ impl Channel {
 /// Where the bootloader's folder is made: `$TMPDIR` when it is set; else `$XDG_RUNTIME_DIR` (the
 /// user's own folder for FIFOs and the like, 0700) when it is one; else `/dev/shm` when it is a
 /// memory file system anyone may create in, as `/tmp` is (sticky, 1777); else `/tmp`. A folder
-/// in memory is made and removed in a third of the time it takes on a disk's file system (0.11 ms
-/// against 0.36 ms on ext4 here: the removal is on the path from the program's exit to tracer's).
+/// in memory is made and removed faster than on a disk's file system, and the removal is on the
+/// path from the program's exit to tracer's.
 pub fn parent() -> PathBuf {
     if std::env::var_os("TMPDIR").is_some() {
         return std::env::temp_dir();

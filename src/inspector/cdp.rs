@@ -110,9 +110,8 @@ pub fn loopback_address(url: &str) -> Result<SocketAddr> {
 /// connection would otherwise run for the first time between the bootloader's report and the
 /// release: the thread's random generator (seeded with a `getrandom` call, for the handshake's key),
 /// and the CPU-feature checks of SHA-1 (the accept key) and of httparse (the response). A feature
-/// check is a handful of `cpuid` instructions, about 4 µs each in a virtual machine; taking the
-/// three off that path made the attach 0.15 ms shorter here (0.445 → 0.290 ms). Called while Node
-/// starts.
+/// check is a handful of `cpuid` instructions, slow in a virtual machine; taking the three off
+/// that path shortens the attach (figures: docs/performance.md). Called while Node starts.
 pub fn warm_up() {
     let key = tungstenite::handshake::client::generate_key();
     let _ = tungstenite::handshake::derive_accept_key(key.as_bytes());

@@ -4,8 +4,8 @@
 //!
 //! `std::process::Command` does the same with a `pre_exec` step, but such a step forces a full
 //! `fork`: the tracer's page tables are copied, and the tracer then takes a copy-on-write fault on
-//! every page it writes until the child has exec'd (the `spawned` phase of `TRACER_TIMINGS=1`:
-//! 0.56 ms that way, 0.31 ms this way). This is what glibc's `posix_spawn` does
+//! every page it writes until the child has exec'd (the `spawned` phase of `TRACER_TIMINGS=1`
+//! measures the difference: docs/performance.md). This is what glibc's `posix_spawn` does
 //! (`CLONE_VM | CLONE_VFORK`, every signal blocked around the clone, handlers reset in the child),
 //! plus the two steps it cannot do: the death signal, and the check that the tracer did not die
 //! before it was set.

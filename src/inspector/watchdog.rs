@@ -6,9 +6,8 @@
 //! `syscall` instructions, no libc: libc would write `errno`, which is the tracer's own thread's).
 //! A `fork` would do the same work, but the tracer would then take a copy-on-write fault, with a
 //! TLB shootdown across the CPUs its threads run on, for every page it writes for the rest of the
-//! run: 0.06 ms of the tail after the program's exit and 0.09 ms between the report and the reap
-//! in `TRACER_TIMINGS=1` phases (80 interleaved runs), plus the fork's own 0.2 ms while Node
-//! starts. What it reads (the program's group, the marker, the paths it removes) is copied where
+//! run, on the paths between the report and the reap and after the program's exit (the figures:
+//! docs/performance.md). What it reads (the program's group, the marker, the paths it removes) is copied where
 //! the tracer never frees it, and its stack is never unmapped: one watchdog per run, so that is
 //! bounded (a few hundred bytes, and the stack's few touched pages).
 

@@ -5,8 +5,8 @@
 //! keeps the newest `--keep` sessions and never removes one whose run is still in progress.
 //!
 //! `latest` is a link rather than a file holding the id because replacing a file by a rename costs
-//! ext4 the old file's blocks and the new one's allocation (0.24 ms here), and a link, whose target
-//! lives in its inode, 0.04 ms: it is on the path from the program's exit to the summary.
+//! ext4 the old file's blocks and the new one's allocation, and a link, whose target lives in its
+//! inode, does not: it is on the path from the program's exit to the summary.
 //! A `latest` file written by an earlier tracer is still read.
 //!
 //! File modes: a session holds the program's output and values, so everything written under the
