@@ -23,7 +23,7 @@ use crate::inspector::cdp::{self, Incoming};
 use crate::inspector::driver::Observer;
 use crate::inspector::pumps::{StderrTail, pump_stderr};
 use crate::output::human::Styles;
-use crate::output::store::{self, Store};
+use crate::output::store::Store;
 use crate::trace::capture::Capture;
 use crate::trace::event::{Clock, Kind};
 use crate::trace::evidence::Evidence;
@@ -311,7 +311,7 @@ impl CheckCase {
 /// reads it (typed) to choose the target's script names.
 pub fn contract(case: &CheckCase, bytes: &[u8]) -> check::Outcome {
     let outcome = case.check_with(contract::JSON_PATH, bytes);
-    if let Ok(value) = store::read_json::<Value>(&case.path().join(contract::JSON_PATH)) {
+    if let Ok(value) = crate::files::read_json::<Value>(&case.path().join(contract::JSON_PATH)) {
         let _ = serde_json::from_value::<contract::Contract>(value);
     }
     outcome
@@ -395,11 +395,11 @@ pub fn session_files(bytes: &[u8], out: &Path) {
         let _ = serde_json::to_vec(event);
     }
     // evidence
-    if let Err(e) = store::read_json::<Value>(&evidence_path) {
+    if let Err(e) = crate::files::read_json::<Value>(&evidence_path) {
         assert!(format!("{e:#}").contains("evidence.json"));
     }
     // replay: the evidence is optional there
-    let evidence: Option<Evidence> = store::read_json(&evidence_path).unwrap_or(None);
+    let evidence: Option<Evidence> = crate::files::read_json(&evidence_path).unwrap_or(None);
     let styles = Styles::for_stdout(ColorChoice::Always);
     let failure_grep = regex::Regex::new("o").expect("valid regex");
     for (kinds, grep) in [
@@ -414,7 +414,7 @@ pub fn session_files(bytes: &[u8], out: &Path) {
     }
     // verify: refuses a running session; compares the evidence with a re-run's (here: itself)
     if session.status != Status::Running
-        && let Ok(original) = store::read_json::<Option<Evidence>>(&evidence_path)
+        && let Ok(original) = crate::files::read_json::<Option<Evidence>>(&evidence_path)
     {
         let _ = verify::compare(original.as_ref(), &session, evidence.as_ref());
     }

@@ -21,7 +21,7 @@ use tracer::conformance::policy::Policy;
 use tracer::conformance::raw_trace;
 use tracer::fuzzing::{self, CheckCase, base64};
 use tracer::inspector::cdp::{self, Incoming};
-use tracer::output::store::read_json;
+use tracer::files::read_json;
 use tracer::trace::event::{Event, Kind};
 use tracer::trace::mapper::{stack_text_frames, user_path};
 use tracer::trace::session::{EventLog, Session};

@@ -61,7 +61,7 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
         ))
         .into());
     }
-    let contract: Value = crate::output::store::read_json(&contract_path)?;
+    let contract: Value = crate::files::read_json(&contract_path)?;
     let typed: Contract = serde_json::from_value(contract.clone()).map_err(|e| {
         TracerError::usage(format!(
             "{} is not a trace-runtime contract ({e}): rebuild it with `tracer contract build --case-dir {}`",
@@ -488,7 +488,7 @@ fn trace_source_hash(case_dir: &Path, contract: &Value) -> Option<String> {
 /// The entry's raw observations (`timeline`, `observations`); anything else it wrote is ignored, and
 /// trusted fields it may have written are never taken.
 fn read_raw_observations(path: &Path) -> Result<(Vec<TimelineEntry>, Vec<Observation>)> {
-    let raw: Value = crate::output::store::read_json(path)?;
+    let raw: Value = crate::files::read_json(path)?;
     let field = |name: &str| raw.get(name).cloned().unwrap_or(Value::Array(Vec::new()));
     let timeline: Vec<TimelineEntry> = serde_json::from_value(field("timeline")).map_err(|e| {
         TracerError::usage(format!(

@@ -20,7 +20,7 @@ use crate::cli::{EventKind, GlobalArgs, ReplayArgs};
 use crate::error::TracerError;
 use crate::exit;
 use crate::output::human::{Styles, display_path};
-use crate::output::store::{self, Store};
+use crate::output::store::Store;
 use crate::trace::event::{Event, Kind, Position};
 use crate::trace::evidence::Evidence;
 use crate::trace::session::Session;
@@ -41,7 +41,7 @@ pub fn replay(args: ReplayArgs, global: &GlobalArgs) -> Result<u8> {
     let id = store.resolve(&args.session.id)?;
     let session = store.load(&id)?;
     let evidence: Option<Evidence> =
-        store::read_json(&store.dir(&id).join("evidence.json")).unwrap_or(None);
+        crate::files::read_json(&store.dir(&id).join("evidence.json")).unwrap_or(None);
     let grep = args
         .grep
         .as_deref()

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::cli::SessionArgs;
 use crate::exit;
-use crate::output::store::{self, Store};
+use crate::output::store::Store;
 
 pub fn show(args: SessionArgs) -> Result<u8> {
     let store = Store::new(&args.store.out);
@@ -20,7 +20,7 @@ pub fn show(args: SessionArgs) -> Result<u8> {
 pub fn evidence(args: SessionArgs) -> Result<u8> {
     let store = Store::new(&args.store.out);
     let id = store.resolve(&args.id)?;
-    let evidence: Value = store::read_json(&store.dir(&id).join("evidence.json"))?;
+    let evidence: Value = crate::files::read_json(&store.dir(&id).join("evidence.json"))?;
     print_json(&evidence)
 }
 

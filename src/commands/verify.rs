@@ -19,7 +19,7 @@ use crate::commands::run;
 use crate::error::TracerError;
 use crate::exit;
 use crate::output::human::{Styles, display_path};
-use crate::output::store::{self, Store};
+use crate::output::store::Store;
 use crate::trace::evidence::{Evidence, Failure};
 use crate::trace::session::{Session, Status};
 
@@ -38,7 +38,7 @@ pub fn verify(args: VerifyArgs, global: &GlobalArgs, styles: &Styles) -> Result<
         .into());
     }
     let original_evidence: Option<Evidence> =
-        store::read_json(&store.dir(&id).join("evidence.json"))?;
+        crate::files::read_json(&store.dir(&id).join("evidence.json"))?;
 
     let traced = run::execute(
         &rerun_args(&original, &args),

@@ -10,7 +10,6 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::error::TracerError;
-use crate::output::store;
 
 pub const VERSION: &str = "trace-runtime-policy/v1";
 /// Where the policy lives, relative to the case folder.
@@ -100,7 +99,7 @@ impl Policy {
         if !path.exists() {
             return Ok(None);
         }
-        let policy: Policy = store::read_json(&path)?;
+        let policy: Policy = crate::files::read_json(&path)?;
         if policy.version != VERSION {
             return Err(TracerError::usage(format!(
                 "{}: version `{}` is not `{VERSION}`",

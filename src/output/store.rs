@@ -22,7 +22,6 @@ use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Context, Result};
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 
 use crate::error::TracerError;
 use crate::trace::session::Session;
@@ -234,7 +233,7 @@ impl Store {
     }
 
     pub fn load(&self, id: &str) -> Result<Session> {
-        read_json(&self.dir(id).join("session.json"))
+        crate::files::read_json(&self.dir(id).join("session.json"))
     }
 
     /// Removes the oldest sessions beyond `keep`, sparing `current` (the run's own, which will be
@@ -279,32 +278,11 @@ pub fn valid_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
-/// The most tracer reads of one JSON file it wrote (a session, its evidence, a contract, an audit).
-pub const MAX_JSON_BYTES: u64 = 1 << 30;
-
 /// A small text file tracer wrote (a run's marker, an earlier tracer's `latest`), through the regular-files-only
 /// reader; `None` when it is missing, not a regular file, or over 4 KiB.
 fn read_small(path: &Path) -> Option<String> {
     let bytes = crate::files::read_capped(path, 4096).ok()?;
     String::from_utf8(bytes).ok()
-}
-
-/// Reads and parses a JSON file; a parse error names the file, the line and the column. Bytes
-/// that are not UTF-8 are a parse error like any other (a usage error, exit 2), not a failure to
-/// read the file. Only a regular file is read, and at most [`MAX_JSON_BYTES`] of it: a FIFO or a
-/// link to `/dev/zero` in its place is refused at once.
-pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T> {
-    let bytes = crate::files::read_capped(path, MAX_JSON_BYTES)
-        .with_context(|| format!("reading {}", path.display()))?;
-    serde_json::from_slice(&bytes).map_err(|e| {
-        TracerError::usage(format!(
-            "{}:{}:{}: not a valid file of this version ({e}); it may have been edited or written by another tool",
-            path.display(),
-            e.line(),
-            e.column()
-        ))
-        .into()
-    })
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename. The file is

@@ -303,7 +303,7 @@ fn script_key(url: &str) -> String {
 
 pub fn user_path(url: &str) -> Option<PathBuf> {
     let path = if let Some(rest) = url.strip_prefix("file://") {
-        PathBuf::from(percent_decode(rest))
+        PathBuf::from(crate::files::percent_decode(rest))
     } else if url.starts_with('/') {
         // CommonJS `exceptionDetails.url` and some stack texts carry plain absolute paths.
         PathBuf::from(url)
@@ -324,13 +324,6 @@ fn is_tracer_file(path: &Path) -> bool {
         .and_then(Path::file_name)
         .and_then(|name| name.to_str())
         .is_some_and(|name| name.starts_with(BOOT_FOLDER_PREFIX))
-}
-
-/// Percent-decodes a URL path (`%20` -> space, UTF-8 sequences -> characters).
-pub fn percent_decode(text: &str) -> String {
-    percent_encoding::percent_decode_str(text)
-        .decode_utf8_lossy()
-        .into_owned()
 }
 
 /// Parses the frames of an `Error.stack` text (`    at fn (/path/file.js:3:9)`; the last frame of
@@ -409,7 +402,7 @@ pub fn printed_position(line: &str, cwd: &Path) -> Option<Frame> {
     let caps = PAREN.captures(&plain).or_else(|| COLON.captures(&plain))?;
     let file = caps["file"].trim();
     let file = file.strip_prefix("file://").unwrap_or(file);
-    let path = cwd.join(percent_decode(file));
+    let path = cwd.join(crate::files::percent_decode(file));
     if !path.is_file() {
         return None;
     }

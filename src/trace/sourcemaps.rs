@@ -32,7 +32,7 @@ impl LoadedMap {
         }
         let source = token.get_source()?;
         let path = match source.strip_prefix("file://") {
-            Some(rest) => PathBuf::from(crate::trace::mapper::percent_decode(rest)),
+            Some(rest) => PathBuf::from(crate::files::percent_decode(rest)),
             None => {
                 let source = source.strip_prefix("webpack:///").unwrap_or(source);
                 normalize(&self.base.join(source))
@@ -71,8 +71,8 @@ pub fn load(script: &Path, source_map_url: Option<&str>) -> Result<Option<Loaded
         }));
     }
     let path = match reference.strip_prefix("file://") {
-        Some(rest) => PathBuf::from(crate::trace::mapper::percent_decode(rest)),
-        None => normalize(&script_dir.join(crate::trace::mapper::percent_decode(&reference))),
+        Some(rest) => PathBuf::from(crate::files::percent_decode(rest)),
+        None => normalize(&script_dir.join(crate::files::percent_decode(&reference))),
     };
     let bytes = read_capped(&path).map_err(|e| {
         format!(
