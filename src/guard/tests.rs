@@ -53,6 +53,17 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// The child printed `refused EPERM` and nothing else: its call failed as a refused one does.
+#[track_caller]
+fn assert_refused(output: &Output) {
+    assert_eq!(
+        text(&output.stdout).trim(),
+        format!("refused {}", libc::EPERM),
+        "stderr: {}",
+        text(&output.stderr)
+    );
+}
+
 fn tcp_listener() -> (TcpListener, u16) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback listener");
     listener.set_nonblocking(true).expect("nonblocking");
@@ -108,12 +119,7 @@ fn guard_refuses_and_counts_a_python_tcp_connect_to_loopback() {
          except OSError as e:\n    print('refused', e.errno)\n"
     );
     let (output, attempts) = guarded("python3", &["-c", &script]);
-    assert_eq!(
-        text(&output.stdout).trim(),
-        format!("refused {}", libc::EPERM),
-        "stderr: {}",
-        text(&output.stderr)
-    );
+    assert_refused(&output);
     assert_nothing_arrived(&listener);
     assert_eq!(
         count(&attempts, "connect", "127.0.0.1", port),
@@ -140,12 +146,7 @@ fn guard_refuses_and_counts_a_udp_sendto() {
          except OSError as e:\n    print('refused', e.errno)\n"
     );
     let (output, attempts) = guarded("python3", &["-c", &script]);
-    assert_eq!(
-        text(&output.stdout).trim(),
-        format!("refused {}", libc::EPERM),
-        "stderr: {}",
-        text(&output.stderr)
-    );
+    assert_refused(&output);
     let mut buf = [0u8; 16];
     assert_eq!(
         socket.recv(&mut buf).map_err(|e| e.kind()),
@@ -179,12 +180,7 @@ fn guard_refuses_and_counts_an_ipv6_connect() {
          except OSError as e:\n    print('refused', e.errno)\n"
     );
     let (output, attempts) = guarded("python3", &["-c", &script]);
-    assert_eq!(
-        text(&output.stdout).trim(),
-        format!("refused {}", libc::EPERM),
-        "stderr: {}",
-        text(&output.stderr)
-    );
+    assert_refused(&output);
     if let Some(l) = &listener {
         assert_nothing_arrived(l);
     }
@@ -547,12 +543,7 @@ fn guard_refuses_and_counts_a_tun_interface() {
                   try:\n    fcntl.ioctl(fd, 0x400454ca, struct.pack('16sH', b'tracertun0', 0x0001 | 0x1000))\n    print('created')\n\
                   except OSError as e:\n    print('refused', e.errno)\n";
     let (output, attempts) = guarded("python3", &["-c", script]);
-    assert_eq!(
-        text(&output.stdout).trim(),
-        format!("refused {}", libc::EPERM),
-        "stderr: {}",
-        text(&output.stderr)
-    );
+    assert_refused(&output);
     assert_eq!(
         count(&attempts, "ioctl", "(TUN/TAP interface)", 0),
         1,
@@ -579,12 +570,7 @@ fn guard_refuses_and_counts_an_abstract_unix_socket() {
          except OSError as e:\n    print('refused', e.errno)\n"
     );
     let (output, attempts) = guarded("python3", &["-c", &script]);
-    assert_eq!(
-        text(&output.stdout).trim(),
-        format!("refused {}", libc::EPERM),
-        "stderr: {}",
-        text(&output.stderr)
-    );
+    assert_refused(&output);
     assert!(
         matches!(listener.accept(), Err(e) if e.kind() == ErrorKind::WouldBlock),
         "nothing arrived"

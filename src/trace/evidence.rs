@@ -253,46 +253,35 @@ pub fn build(
         // No exception: what the program printed explains its exit (a test runner's report of
         // its first failing test; a compiler's error line); its first error with a position is
         // the site.
-        let tests = test_report::all_failed(
+        let tests = test_report::reported(
             events,
             failure_event.id,
             Path::new(&session.cwd),
             is_own_code,
+            &session.processes,
         );
-        let mut mapper = mapper::Mapper::new(session.cwd.clone().into());
         failure.tests = tests
             .iter()
-            .map(|test| {
-                let site = test.frame.as_ref().map(|frame| mapper.printed(frame).0);
-                FailedTest {
-                    name: cap(test.name.clone(), SOURCE_LINE_LIMIT).0,
-                    message: cap(test.message.clone(), SOURCE_LINE_LIMIT).0,
-                    file: site.as_ref().map(|f| f.file.clone()),
-                    line: site.as_ref().filter(|f| !f.unmapped).map(|f| f.line),
-                    column: site.as_ref().filter(|f| !f.unmapped).map(|f| f.column),
-                    process: site.as_ref().and_then(|f| {
-                        crate::trace::session::process_running(
-                            &session.processes,
-                            Path::new(&session.cwd),
-                            &f.file,
-                        )
-                    }),
-                }
+            .map(|r| FailedTest {
+                name: cap(r.test.name.clone(), SOURCE_LINE_LIMIT).0,
+                message: cap(r.test.message.clone(), SOURCE_LINE_LIMIT).0,
+                file: r.site.as_ref().map(|f| f.file.clone()),
+                line: r.site.as_ref().filter(|f| !f.unmapped).map(|f| f.line),
+                column: r.site.as_ref().filter(|f| !f.unmapped).map(|f| f.column),
+                process: r.process.clone(),
             })
             .collect();
         let test = tests.into_iter().next();
-        let from_test = test.as_ref().and_then(|test| {
-            let frame = test.frame.clone()?;
-            let (frame, note) = mapper::Mapper::new(session.cwd.clone().into()).printed(&frame);
+        let from_test = test.as_ref().and_then(|r| {
             Some(Printed {
-                frame,
-                note,
-                text: format!("test `{}` failed: {}", test.name, test.message),
-                stream: match test.stream {
+                frame: r.site.clone()?,
+                note: r.note.clone(),
+                text: format!("test `{}` failed: {}", r.test.name, r.test.message),
+                stream: match r.test.stream {
                     crate::trace::event::Stream::Stderr => "stderr",
                     crate::trace::event::Stream::Stdout => "stdout",
                 },
-                event_id: test.event_id,
+                event_id: r.test.event_id,
             })
         });
         if test.is_some() {

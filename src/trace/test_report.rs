@@ -144,9 +144,52 @@ pub fn first_failed(
         .next()
 }
 
+/// A failing test as the run knows it: the runner's report, its assertion's site mapped (with the
+/// mapper's note), and the process that ran its file (`program` for the program itself).
+#[derive(Debug, Clone)]
+pub struct Reported {
+    pub test: FailedTest,
+    pub site: Option<Frame>,
+    pub note: Option<String>,
+    pub process: Option<String>,
+}
+
+/// Every failing test reported before event `before` ([`all_failed`]), placed: its site mapped
+/// and the process that ran its file found among `processes`.
+pub fn reported(
+    events: &[Event],
+    before: u64,
+    cwd: &Path,
+    is_own_code: &dyn Fn(&str) -> bool,
+    processes: &[crate::trace::session::Process],
+) -> Vec<Reported> {
+    let mut mapper = mapper::Mapper::new(cwd.to_owned());
+    all_failed(events, before, cwd, is_own_code)
+        .into_iter()
+        .map(|test| {
+            let (site, note) = match &test.frame {
+                Some(frame) => {
+                    let (site, note) = mapper.printed(frame);
+                    (Some(site), note)
+                }
+                None => (None, None),
+            };
+            let process = site
+                .as_ref()
+                .and_then(|f| crate::trace::session::process_running(processes, cwd, &f.file));
+            Reported {
+                test,
+                site,
+                note,
+                process,
+            }
+        })
+        .collect()
+}
+
 /// The `test` events of a run (one per failed test, `status: "failed"`): what the runners'
 /// reports in the program's output say, read once the program has ended, each with its assertion's
-/// site (mapped) and the process that ran its file (`worker`); stamped `ts`.
+/// site and the process that ran its file (`worker`; none for the program); stamped `ts`.
 pub fn test_events(
     events: &[Event],
     cwd: &Path,
@@ -154,20 +197,17 @@ pub fn test_events(
     processes: &[crate::trace::session::Process],
     ts: f64,
 ) -> Vec<Event> {
-    let mut mapper = mapper::Mapper::new(cwd.to_owned());
-    all_failed(events, u64::MAX, cwd, is_own_code)
+    reported(events, u64::MAX, cwd, is_own_code, processes)
         .into_iter()
-        .map(|test| {
-            let mut event = Event::new(Kind::Test, ts, test.name);
+        .map(|r| {
+            let mut event = Event::new(Kind::Test, ts, r.test.name);
             event.status = Some("failed".to_owned());
-            event.error_message = Some(test.message);
-            if let Some(frame) = &test.frame {
-                let (frame, note) = mapper.printed(frame);
-                event.at(&frame);
-                event.note = note;
-                event.worker = crate::trace::session::process_running(processes, cwd, &frame.file)
-                    .filter(|p| p != "program");
+            event.error_message = Some(r.test.message);
+            if let Some(site) = &r.site {
+                event.at(site);
             }
+            event.note = r.note;
+            event.worker = r.process.filter(|p| p != "program");
             event
         })
         .collect()
