@@ -2,9 +2,9 @@
 //! inspector's own lines kept out of the program's stderr, and a user's `NODE_OPTIONS=--inspect`.
 
 use tracer::trace::event::{Event, Kind, Stream};
-use tracer::trace::session::Status;
+use tracer::trace::session::{Session, Status};
 
-use crate::support::{Tracer, of_kind, output_lines, parse_ndjson};
+use crate::support::{Output, Tracer, of_kind, output_lines, parse_ndjson};
 
 const INSPECTOR_LINES: [&str; 4] = [
     "Debugger listening",
@@ -56,17 +56,7 @@ fn ndjson_piped_to_head_1_still_completes_the_run() {
     let first = running.read_one_line_and_close_stdout();
     let first = parse_ndjson(&first);
     assert_eq!(first.first().map(|e| e.id), Some(1));
-    let out = running.wait();
-    out.assert_code(0);
-    assert!(
-        out.workspace().join("done").exists(),
-        "the program ran to its end"
-    );
-    let session = out.session();
-    assert_eq!(
-        (session.status, session.exit_code),
-        (Status::Exited, Some(0))
-    );
+    let (out, session) = ran_to_its_end(running);
     assert_eq!(session.dropped_events, 0);
     let console = of_kind(&session.events, Kind::Console);
     assert_eq!(console.len(), 2000, "every console call is in the session");
@@ -105,17 +95,7 @@ const t = setInterval(() => {
         .spawn();
     let first = running.read_one_line_and_close_stdout();
     assert_eq!(parse_ndjson(&first).len(), 1, "{first}");
-    let out = running.wait();
-    out.assert_code(0);
-    assert!(
-        out.workspace().join("done").exists(),
-        "the program ran to its end"
-    );
-    let session = out.session();
-    assert_eq!(
-        (session.status, session.exit_code),
-        (Status::Exited, Some(0))
-    );
+    let (out, session) = ran_to_its_end(running);
     let output = of_kind(&session.events, Kind::Output);
     assert!(
         output
@@ -339,4 +319,21 @@ fn node_options_inspect_neither_breaks_nor_widens_the_inspector() {
             out.stderr()
         );
     }
+}
+
+/// Waits for the run: the program ran to its end (it wrote `done`) and exited 0, and so did the
+/// run; returns its output and session.
+fn ran_to_its_end(running: crate::support::Running) -> (Output, Session) {
+    let out = running.wait();
+    out.assert_code(0);
+    assert!(
+        out.workspace().join("done").exists(),
+        "the program ran to its end"
+    );
+    let session = out.session();
+    assert_eq!(
+        (session.status, session.exit_code),
+        (Status::Exited, Some(0))
+    );
+    (out, session)
 }
