@@ -95,7 +95,7 @@ const t = setInterval(() => {
         .spawn();
     let first = running.read_one_line_and_close_stdout();
     assert_eq!(parse_ndjson(&first).len(), 1, "{first}");
-    let (out, session) = ran_to_its_end(running);
+    let (_, session) = ran_to_its_end(running);
     let output = of_kind(&session.events, Kind::Output);
     assert!(
         output
