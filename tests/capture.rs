@@ -688,6 +688,33 @@ fn a_clis_non_zero_exit_reads_its_printed_error_position() {
     );
 }
 
+/// A bundler that prints its error on one line and the position on the next (esbuild's
+/// `✘ [ERROR] Could not resolve "./missing"`, then `    src/main.js:5:14:`): the failure says what
+/// failed and where, not the position alone.
+#[test]
+fn a_bundlers_error_line_above_its_position_is_the_failures_message() {
+    let out = Tracer::new()
+        .file("src/main.js", "const a = 1;\nconst b = 2;\nconst c = 3;\nconst d = 4;\nimport x from \"./missing\";\n")
+        .file(
+            "build.js",
+            "// esbuild's report of an import it cannot resolve, on stderr; exit 1.\n\
+             process.stderr.write('✘ [ERROR] Could not resolve \"./missing\"\\n\\n    src/main.js:5:14:\\n      5 │ import x from \"./missing\";\\n\\n1 error\\n');\n\
+             process.exitCode = 1;\n",
+        )
+        .args(["run", "build.js"])
+        .run();
+    out.assert_code(1);
+    let failure = out.evidence().unwrap().failure;
+    assert!(
+        failure
+            .message
+            .contains("[ERROR] Could not resolve \"./missing\" (src/main.js:5:14)"),
+        "{}",
+        failure.message
+    );
+    assert_eq!((failure.line, failure.column), (Some(5), Some(14)));
+}
+
 #[test]
 fn a_test_runners_printed_stack_is_the_site_of_its_failing_exit() {
     let out = Tracer::new()

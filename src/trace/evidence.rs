@@ -520,11 +520,26 @@ fn printed_failure(
                 }
             })
         })?;
+    // A position printed on a line of its own under the error it belongs to (esbuild's
+    // `✘ [ERROR] Could not resolve "./x"`, then `    src/main.js:5:23:`): the error line says
+    // what failed, the position only where.
+    let text = if is_error(text) {
+        text.trim().to_owned()
+    } else {
+        output()
+            .filter(|(e, _)| e.id < event.id && e.id + 8 >= event.id && e.stream == event.stream)
+            .filter(|(_, t)| is_error(t))
+            .last()
+            .map_or_else(
+                || text.trim().to_owned(),
+                |(_, error)| format!("{} ({})", error.trim(), text.trim().trim_end_matches(':')),
+            )
+    };
     let (frame, note) = mapper::Mapper::new(cwd.to_owned()).printed(&frame);
     Some(Printed {
         frame,
         note,
-        text: text.trim().to_owned(),
+        text,
         stream: match event.stream {
             Some(crate::trace::event::Stream::Stderr) => "stderr",
             _ => "stdout",
