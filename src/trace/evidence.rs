@@ -528,8 +528,7 @@ fn printed_failure(
     } else {
         output()
             .filter(|(e, _)| e.id < event.id && e.id + 8 >= event.id && e.stream == event.stream)
-            .filter(|(_, t)| is_error(t))
-            .last()
+            .rfind(|(_, t)| is_error(t))
             .map_or_else(
                 || text.trim().to_owned(),
                 |(_, error)| format!("{} ({})", error.trim(), text.trim().trim_end_matches(':')),
