@@ -715,6 +715,33 @@ fn a_bundlers_error_line_above_its_position_is_the_failures_message() {
     assert_eq!((failure.line, failure.column), (Some(5), Some(14)));
 }
 
+/// webpack's report of a missing import: `ERROR in ./src/main.js 5:0-26` (a 0-based column), then
+/// `Module not found: …` under it: both are the failure's message, the heading its site.
+#[test]
+fn webpacks_error_heading_is_the_site_and_the_line_under_it_the_message() {
+    let out = Tracer::new()
+        .file("src/main.js", "const a = 1;\nconst b = 2;\nconst c = 3;\nconst d = 4;\nimport x from \"./missing\";\n")
+        .file(
+            "build.js",
+            "// webpack's report of a missing import, on stdout; exit 1.\n\
+             console.log(\"ERROR in ./src/main.js 5:0-26\\nModule not found: Error: Can't resolve './missing' in 'src'\\n\\nwebpack compiled with 1 error\");\n\
+             process.exitCode = 1;\n",
+        )
+        .args(["run", "build.js"])
+        .run();
+    out.assert_code(1);
+    let failure = out.evidence().unwrap().failure;
+    assert!(
+        failure.message.contains(
+            "ERROR in ./src/main.js 5:0-26: Module not found: Error: Can't resolve './missing'"
+        ),
+        "{}",
+        failure.message
+    );
+    assert!(failure.file.as_deref().unwrap().ends_with("src/main.js"));
+    assert_eq!((failure.line, failure.column), (Some(5), Some(1)));
+}
+
 #[test]
 fn a_test_runners_printed_stack_is_the_site_of_its_failing_exit() {
     let out = Tracer::new()

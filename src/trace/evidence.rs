@@ -524,7 +524,21 @@ fn printed_failure(
     // `✘ [ERROR] Could not resolve "./x"`, then `    src/main.js:5:23:`): the error line says
     // what failed, the position only where.
     let text = if is_error(text) {
-        text.trim().to_owned()
+        // webpack's heading (`ERROR in ./src/main.js 5:0-26`) says where; the line under it says
+        // what (`Module not found: Error: Can't resolve './missing' in …`).
+        let heading = text.trim();
+        let under = (heading.starts_with("ERROR in ") || heading.starts_with("WARNING in "))
+            .then(|| {
+                output()
+                    .filter(|(e, _)| e.id > event.id && e.id <= event.id + 3)
+                    .map(|(_, t)| t.trim())
+                    .find(|t| !t.is_empty())
+            })
+            .flatten();
+        match under {
+            Some(under) => format!("{heading}: {under}"),
+            None => heading.to_owned(),
+        }
     } else {
         output()
             .filter(|(e, _)| e.id < event.id && e.id + 8 >= event.id && e.stream == event.stream)

@@ -398,7 +398,30 @@ pub fn printed_position(line: &str, cwd: &Path) -> Option<Frame> {
         Regex::new(r"^\s*(?P<file>[^\s:()][^:()]*?):(?P<line>\d+):(?P<col>\d+)(?:[:\s]|$)")
             .expect("valid regex")
     });
+    // webpack's `ERROR in ./src/main.js 5:0-26`: a 1-based line and a 0-based column range.
+    static WEBPACK: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"^\s*(?:ERROR|WARNING) in (?P<file>\S+) (?P<line>\d+):(?P<col>\d+)(?:-\d+)?\s*$",
+        )
+        .expect("valid regex")
+    });
     let plain = crate::trace::values::strip_ansi(line);
+    if let Some(caps) = WEBPACK.captures(&plain) {
+        let path = cwd.join(&caps["file"]);
+        if !path.is_file() {
+            return None;
+        }
+        return Some(Frame {
+            function_name: String::new(),
+            file: crate::trace::sourcemaps::normalize(&path)
+                .display()
+                .to_string(),
+            line: caps["line"].parse().ok().filter(|&n: &u32| n > 0)?,
+            column: caps["col"].parse::<u32>().ok()?.saturating_add(1),
+            generated: None,
+            unmapped: false,
+        });
+    }
     let caps = PAREN.captures(&plain).or_else(|| COLON.captures(&plain))?;
     let file = caps["file"].trim();
     let file = file.strip_prefix("file://").unwrap_or(file);
