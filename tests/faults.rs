@@ -223,6 +223,8 @@ impl Drop for TmpfsMount {
             .arg("-l")
             .arg(&self.0)
             .status();
+        // The mount point itself, which the test's folder cannot remove while it is mounted.
+        let _ = std::fs::remove_dir(&self.0);
     }
 }
 
@@ -284,7 +286,7 @@ fn a_full_disk_ends_with_a_clear_error_or_a_complete_session() {
          console.log(`pid ${process.pid}`);\n",
     );
     let out_dir = tracer.outside().join("full");
-    let Some(_mount) = mount_tmpfs(&out_dir, "64k") else {
+    let Some(mount) = mount_tmpfs(&out_dir, "64k") else {
         return;
     };
     let out = tracer
@@ -326,6 +328,10 @@ fn a_full_disk_ends_with_a_clear_error_or_a_complete_session() {
         }
     }
     assert_no_half_written_json(&out_dir);
+    // Unmounted before the test's folder goes (`out` holds it): nothing is left behind.
+    drop(mount);
+    drop(out);
+    assert!(!out_dir.exists(), "{} was left behind", out_dir.display());
 }
 
 #[test]
