@@ -224,6 +224,16 @@ fn npm_test_running_node_test_is_traced_process_by_process_and_names_the_failing
                 .starts_with("child 1: node")),
         "{events:#?}"
     );
+    // Every process is named once (the program's pid too, though the tree lists it as well).
+    let mut named: Vec<u64> = events
+        .iter()
+        .filter(|e| e["name"] == "process_name")
+        .map(|e| e["pid"].as_u64().unwrap())
+        .collect();
+    let count = named.len();
+    named.sort_unstable();
+    named.dedup();
+    assert_eq!(named.len(), count, "{events:#?}");
     // `tracer verify` runs the same command again: the same failure.
     let verify = out.tracer().args(["verify", "latest"]).run();
     verify.assert_code(1);

@@ -5,7 +5,7 @@
 //! (ui.perfetto.dev) and `chrome://tracing` open as a timeline:
 //!
 //! - one process (`pid`: the program's pid), named `tracer: TARGET` by a `process_name` metadata event,
-//!   and one more per process of the tree the session lists (its own pid, named `child 1: node …`,
+//!   and one more per other process of the tree the session lists (its own pid, named `child 1: node …`,
 //!   `launcher: node /usr/bin/npm test`, with a `process_labels` metadata event giving its parent's
 //!   pid), each traced one with a complete event from its report to its last event;
 //! - one track (`tid`) per thread of execution in each process: `1` is its main thread, then one per
@@ -112,10 +112,14 @@ pub fn chrome_trace(session: &Session) -> Value {
         }
         let name = process.describe(&session.cwd);
         let name = name.split_once(' ').map_or(name.as_str(), |(_, rest)| rest);
-        trace_events.push(
-            json!({"name": "process_name", "ph": "M", "pid": process_pid,
-                                 "tid": MAIN_TID, "args": {"name": name}}),
-        );
+        // The program's own pid (a command tracer started that is not a traced Node, such as
+        // `node --test`'s runner) is named once, as the run.
+        if process_pid != pid {
+            trace_events.push(
+                json!({"name": "process_name", "ph": "M", "pid": process_pid,
+                                     "tid": MAIN_TID, "args": {"name": name}}),
+            );
+        }
         trace_events.push(json!({"name": "process_labels", "ph": "M", "pid": process_pid,
                                  "tid": MAIN_TID, "args": {"labels": format!("ppid {}", process.ppid)}}));
         if let Some(label) = process.label.as_deref() {
