@@ -234,10 +234,17 @@ fn npm_test_running_node_test_is_traced_process_by_process_and_names_the_failing
     named.sort_unstable();
     named.dedup();
     assert_eq!(named.len(), count, "{events:#?}");
-    // `tracer verify` runs the same command again: the same failure.
+    // `tracer verify` runs the same command again: the same failure, and the same target (the
+    // command `npm`, not the JavaScript file its link names).
     let verify = out.tracer().args(["verify", "latest"]).run();
     verify.assert_code(1);
     assert!(verify.stderr().contains("same"), "{}", verify.dump());
+    assert_eq!(verify.session().target, session.target);
+    assert!(
+        verify.session().processes.len() >= session.processes.len(),
+        "{:#?}",
+        verify.session().processes
+    );
 }
 
 #[test]

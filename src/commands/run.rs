@@ -381,6 +381,7 @@ pub fn execute(
             attach_timeout: args.attach_timeout,
             max_events: args.max_events,
             scripts: args.scripts,
+            given_target: Some(args.target.to_string_lossy().into_owned()),
         }),
         verifies,
         processes: Vec::new(),

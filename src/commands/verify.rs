@@ -68,7 +68,14 @@ fn rerun_args(original: &Session, args: &VerifyArgs) -> RunArgs {
     let options = original.options.as_ref();
     let node = &original.capabilities.node_path;
     RunArgs {
-        target: PathBuf::from(&original.target),
+        // A name on PATH (`npm`) is found as a command again, not as the file its link names
+        // (`npm-cli.js`, which would run as a JavaScript target); a path is the recorded one.
+        target: PathBuf::from(
+            options
+                .and_then(|o| o.given_target.as_deref())
+                .filter(|given| !given.contains('/'))
+                .unwrap_or(&original.target),
+        ),
         args: original.args.iter().map(OsString::from).collect(),
         ndjson: false,
         scripts: options.is_some_and(|o| o.scripts),

@@ -195,6 +195,10 @@ pub struct RunOptions {
     /// `--scripts`.
     #[serde(default)]
     pub scripts: bool,
+    /// The target as it was given (`npm`, a name on `PATH`, where `target` is the file it named:
+    /// `/usr/bin/npm`), for a re-run to find it the same way (additive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub given_target: Option<String>,
 }
 
 impl Session {
