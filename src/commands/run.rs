@@ -479,16 +479,20 @@ pub fn execute(
     let mapper = Mapper::new(plan.workspace.clone());
     let log = match fan_out.join() {
         Ok(mut fan_out) => {
-            // The failed tests the runners reported: events of the stream, before the exit.
-            let kept: Vec<Event> = fan_out.log().events().cloned().collect();
-            let tests = crate::trace::test_report::test_events(
-                &kept,
-                &plan.cwd,
-                &|file| mapper.is_own_code(file),
-                &run.processes,
-                exit_event.ts,
-            );
-            fan_out.deliver_after(tests);
+            // The failed tests the runners reported: events of the stream, before the exit. Read
+            // only when the program failed (a run that passed has none), so that a passing run's
+            // path from its exit to the summary reads nothing more.
+            if exit_event.exit_code.is_some_and(|code| code != 0) {
+                let kept: Vec<Event> = fan_out.log().events().cloned().collect();
+                let tests = crate::trace::test_report::test_events(
+                    &kept,
+                    &plan.cwd,
+                    &|file| mapper.is_own_code(file),
+                    &run.processes,
+                    exit_event.ts,
+                );
+                fan_out.deliver_after(tests);
+            }
             fan_out.finish(exit_event)
         }
         Err(_) => EventLog::new(args.max_events),

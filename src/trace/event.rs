@@ -14,7 +14,7 @@
 //! | `callStack` | console, exception | user frames only: `{functionName, file, line, column, generated?, unmapped?}` (`unmapped: true`: the runtime's position in transformed code, not a line of `file` on disk) |
 //! | `value` | console, exception, output | the rendered arguments, the thrown value, the output line (capped) |
 //! | `errorMessage` | exception, test | the error's first line (`TypeError: x is not a function`); a failed test's message |
-//! | `status` | test | `failed`: a test a runner reported failing (`detail` is its name, `file`/`line`/`column` its assertion's site, `worker` the process that ran its file), read from the runner's report after the program ended |
+//! | `status` | test | `failed`: a test a runner reported failing (`detail` is its name, `file`/`line`/`column` its assertion's site, `worker` the process that ran its file), read from the runner's report after the program ended with a non-zero code |
 //! | `level` | console | `log`, `info`, `warn`, `error`, `debug`, `trace`, `table`, `assert`, … |
 //! | `stream` | output | `stdout` or `stderr` |
 //! | `worker` | worker and child-process events | which worker (`worker 1: file:///…`), process of the tree (`child 1`, its worker `child 1 worker 1`) or launcher (`launcher 4242`) |
