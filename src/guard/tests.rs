@@ -419,6 +419,18 @@ fn guard_keeps_the_inspector_reachable_from_outside() {
     let handle = install(&mut command).expect("install");
     let mut child = command.spawn().expect("spawn");
     let guard = handle.start(child.id()).expect("start");
+    // A program that never ends must not hang the suite: killed after a minute, the test fails.
+    let pid = child.id() as libc::pid_t;
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        if finished
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .is_err()
+        {
+            // SAFETY: kill with a pid this test spawned and has not reaped yet.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    });
     let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
     let mut url = None;
     let mut line = String::new();
@@ -456,6 +468,7 @@ fn guard_keeps_the_inspector_reachable_from_outside() {
     stdout.read_line(&mut ran).expect("read stdout");
     cdp.close();
     let status = child.wait().expect("wait");
+    let _ = done.send(());
     assert_eq!(ran, "ran 42\n");
     assert!(status.success(), "{status:?}");
     let attempts = guard.finish();
