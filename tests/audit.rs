@@ -480,13 +480,7 @@ fn an_interrupted_audit_is_no_verdict() {
                 "case/tmp/node-trace-runtime-audit.json",
                 "{\"integrity\":\"hmac-sha256:00\"}",
             )
-            .args([
-                "audit",
-                "--case-dir",
-                "case",
-                "--entry",
-                "case/result/final.js",
-            ])
+            .args(crate::support::AUDIT_CASE)
             .spawn();
         running.wait_for_stdout_line("entry running");
         running.signal(signal);

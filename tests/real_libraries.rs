@@ -36,16 +36,7 @@ fn audit(root: &Path) -> (Option<i32>, Value) {
         "{}",
         String::from_utf8_lossy(&built.stderr)
     );
-    let audited = tracer(
-        root,
-        &[
-            "audit",
-            "--case-dir",
-            "case",
-            "--entry",
-            "case/result/final.js",
-        ],
-    );
+    let audited = tracer(root, &crate::support::AUDIT_CASE);
     let diff = std::fs::read_to_string(root.join("case/notes/trace-runtime-diff.json")).unwrap();
     (audited.status.code(), serde_json::from_str(&diff).unwrap())
 }

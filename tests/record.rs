@@ -488,7 +488,7 @@ fn jsdom_audited_against_its_own_recording_matches() {
     };
     let root = dir.path();
     let trace = root.join("case/ruyi-trace/logs/current.ndjson");
-    let (audit, build) = (AUDIT_JSDOM, BUILD);
+    let (audit, build) = (crate::support::AUDIT_CASE, BUILD);
     check(&tracer(root, &build), "tracer contract build");
     let first = tracer(root, &audit);
     assert_eq!(first.status.code(), Some(3), "nothing in the empty trace");
@@ -521,14 +521,7 @@ fn jsdom_case(test: &str) -> Option<tempfile::TempDir> {
     Some(dir)
 }
 
-/// `tracer audit` of examples/jsdom's entry, and `tracer contract build`, in a case folder.
-const AUDIT_JSDOM: [&str; 5] = [
-    "audit",
-    "--case-dir",
-    "case",
-    "--entry",
-    "case/result/final.js",
-];
+/// `tracer contract build` in a case folder.
 const BUILD: [&str; 4] = ["contract", "build", "--case-dir", "case"];
 
 /// A trace recorded in jsdom by another recorder that follows the format (paths spelled as the
@@ -541,7 +534,7 @@ fn a_trace_of_another_recorder_in_the_same_environment_matches() {
         return;
     };
     let root = dir.path();
-    let (audit, build) = (AUDIT_JSDOM, BUILD);
+    let (audit, build) = (crate::support::AUDIT_CASE, BUILD);
     check(&tracer(root, &build), "tracer contract build");
     tracer(root, &audit);
     // The other recorder: `window.name` for `name`, the receiver's interface for a prototype

@@ -717,3 +717,12 @@ pub fn tracer_in(dir: &Path, args: &[&str]) -> std::process::Output {
         .output()
         .expect("running tracer")
 }
+
+/// `tracer audit` of a case folder's entry, as the examples lay it out (`case/result/final.js`).
+pub const AUDIT_CASE: [&str; 5] = [
+    "audit",
+    "--case-dir",
+    "case",
+    "--entry",
+    "case/result/final.js",
+];
