@@ -18,6 +18,7 @@ pub mod output;
 pub mod pacing;
 pub mod probe;
 pub mod record;
+pub mod sandbox;
 pub mod timings;
 pub mod trace;
 
@@ -32,6 +33,11 @@ use crate::output::human::Styles;
 
 /// Parses `args` and runs the command; returns the process exit code.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let args: Vec<OsString> = args.into_iter().collect();
+    // tracer's own helper for an audit's sandbox, before anything else of tracer runs in it.
+    if sandbox::is_helper(&args) {
+        return sandbox::helper::main(&args[2..]);
+    }
     timings::start();
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,

@@ -183,6 +183,7 @@ fn a_python_entry_is_audited_under_the_same_guard() {
     out.assert_code(3);
     let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
     assert_eq!(audit["runtime"], "python");
+    assert_eq!(audit["sandbox"]["inForce"], true, "{audit:#}");
     assert_eq!(audit["networkAttempts"], 1, "{audit:#}");
     assert_eq!(audit["transcript"][0]["host"], "192.0.2.9");
     assert_eq!(audit["transcript"][0]["port"], 443);
@@ -497,99 +498,255 @@ fn an_interrupted_audit_is_no_verdict() {
     }
 }
 
-/// The audited code runs as the same user and can reach the key's folder; a key it writes there
-/// while it runs (here a fresh random one, as a forger would) is never the one that seals: the
-/// audit is written unsealed, and the check blocks it.
+/// Without the sandbox (`TRACER_NO_SANDBOX=1`, as where namespaces are refused) the audited code
+/// runs as the same user and can reach the key's folder; a key it writes there while it runs (here
+/// a fresh random one, as a forger would) is never the one that seals: the audit is written
+/// unsealed, and the check blocks it. The audit says it was made without the sandbox, and the
+/// check names that as a risk.
 #[test]
-fn a_key_replaced_by_the_audited_code_seals_nothing() {
+fn without_the_sandbox_a_key_replaced_by_the_audited_code_seals_nothing() {
     let entry = node_entry(
         "const key = require('node:path').join(process.env.TRACER_STATE_DIR, 'audit-key');\n\
          fs.rmSync(key, { force: true });\n\
          fs.writeFileSync(key, require('node:crypto').randomBytes(32).toString('hex'), { mode: 0o600 });",
         &faithful_observations(),
     );
-    let tracer = case_of("conformance/shim.ndjson", &[("result/final.js", entry)]);
+    let tracer = case_of("conformance/shim.ndjson", &[("result/final.js", entry)])
+        .env("TRACER_NO_SANDBOX", "1");
     let out = audit(tracer, "case/result/final.js");
     out.assert_code(3);
     assert!(
-        out.stderr().contains("changed while the audit ran"),
+        out.stderr().contains("changed while the audit ran")
+            && out
+                .stderr()
+                .contains("runs without the sandbox (TRACER_NO_SANDBOX=1)"),
         "{}",
         out.dump()
     );
     let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
     assert!(audit.get("integrity").is_none(), "{audit:#}");
+    assert_eq!(audit["sandbox"]["inForce"], false, "{audit:#}");
+    assert_eq!(
+        audit["sandbox"]["reason"], "TRACER_NO_SANDBOX=1",
+        "{audit:#}"
+    );
     let diff = read_json(&out, "notes/trace-runtime-diff.json");
-    assert!(
-        diff["blocking"]
+    let codes = |list: &str| -> Vec<String> {
+        diff[list]
             .as_array()
             .unwrap()
             .iter()
-            .any(|f| f["code"] == "AUDIT_NOT_SEALED"),
-        "{:#}",
-        diff["blocking"]
+            .map(|f| f["code"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert!(
+        codes("blocking").contains(&"AUDIT_NOT_SEALED".to_owned()),
+        "{diff:#}"
+    );
+    assert!(
+        codes("risks").contains(&"NO_SANDBOX".to_owned()),
+        "{diff:#}"
     );
 }
 
-/// The audited code cannot open the tracer's memory (`/proc/<tracer>/mem`, a file the no-send
-/// filter never sees), which would let it write into the process that runs outside the guard.
-/// Run as an unprivileged user (root, with CAP_SYS_PTRACE, can open any process's memory: see
-/// docs/no-send.md); skipped, saying so, where this test cannot switch to one.
-#[test]
-fn the_audited_code_cannot_open_the_tracer_s_memory() {
+/// What the audited code tries against the tool from inside the sandbox, printed as one line
+/// (`inside: {…}`): the processes it can see besides itself, its ancestors (whether their memory
+/// opens, whether SIGSTOP stops them, and whether SIGKILL ends them: outside a sandbox, tracer is
+/// one), the seal's key (read and planted), `/dev/net/tun`, and the network interfaces.
+const REACH_FOR_THE_TOOL: &str = r#"
+const os = require('node:os');
+const path = require('node:path');
+const attempt = (f) => { try { return f(); } catch (e) { return e.code || String(e); } };
+const state = (p) => attempt(() => fs.readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1][0]);
+// Every process in sight but itself, by name.
+const visible = fs.readdirSync('/proc').filter((n) => /^[0-9]+$/.test(n)).map(Number)
+  .filter((p) => p !== process.pid)
+  .map((pid) => ({ pid, comm: attempt(() => fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim()) }));
+// Its ancestors that are tracer's (outside a sandbox: tracer itself), each opened, stopped and
+// killed if it can be; never a process of anyone else's.
+const ancestors = [];
+for (let pid = process.ppid; pid > 0 && ancestors.length < 4;) {
+  const stat = attempt(() => fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  if (typeof stat !== 'string' || !/^[0-9]+ \(tracer/.test(stat)) break;
+  const mem = attempt(() => { fs.closeSync(fs.openSync(`/proc/${pid}/mem`, 'r+')); return 'opened'; });
+  attempt(() => process.kill(pid, 'SIGSTOP'));
+  const stopped = state(pid) === 'T';
+  attempt(() => process.kill(pid, 'SIGCONT'));
+  attempt(() => process.kill(pid, 'SIGKILL'));
+  const killed = !fs.existsSync(`/proc/${pid}`) || state(pid) === 'Z';
+  ancestors.push({ pid, mem, stopped, killed });
+  pid = typeof stat === 'string' ? Number(stat.split(') ')[1].split(' ')[1]) : 0;
+}
+const key = path.join(process.env.TRACER_STATE_DIR, 'audit-key');
+const result = {
+  ppid: process.ppid,
+  visible,
+  ancestors,
+  keyRead: attempt(() => fs.readFileSync(key, 'utf8').length),
+  keyPlanted: attempt(() => { fs.writeFileSync(key, '0'.repeat(64)); return 'planted'; }),
+  tun: attempt(() => { fs.closeSync(fs.openSync('/dev/net/tun', 'r+')); return 'opened'; }),
+  interfaces: Object.keys(os.networkInterfaces()),
+};
+console.log('inside: ' + JSON.stringify(result));
+"#;
+
+/// Runs `REACH_FOR_THE_TOOL` in an audit (as the user `as_user` when given, through setpriv) and
+/// checks every attempt failed, the key on disk is the one tracer made, and the audit is sealed
+/// with it and says the sandbox was in force.
+fn the_tool_is_out_of_reach(as_user: Option<u32>) {
     use std::os::unix::fs::PermissionsExt;
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
-    let setpriv = std::path::Path::new("/usr/bin/setpriv");
-    if !root || !setpriv.exists() {
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED audit::the_audited_code_cannot_open_the_tracer_s_memory: needs root and setpriv to run tracer as another user"
-        );
-        return;
-    }
-    let entry = node_entry(
-        "let result;\n\
-         try { fs.closeSync(fs.openSync(`/proc/${process.ppid}/mem`, 'r+')); result = 'opened'; }\n\
-         catch (e) { result = e.code; }\n\
-         console.log('mem: ' + result);",
-        &faithful_observations(),
-    );
+    let entry = node_entry(REACH_FOR_THE_TOOL, &faithful_observations());
     let tracer = case_of("conformance/shim.ndjson", &[("result/final.js", entry)]);
     let dir = tracer.workspace().to_owned();
-    // The case, the sessions and the key's folder belong to the unprivileged user.
-    let chown = std::process::Command::new("chown")
-        .args(["-R", "65534:65534"])
-        .arg(dir.parent().unwrap())
-        .status()
-        .unwrap();
-    assert!(chown.success());
-    std::fs::set_permissions(
-        dir.parent().unwrap(),
-        std::fs::Permissions::from_mode(0o755),
-    )
-    .unwrap();
-    let out = std::process::Command::new(setpriv)
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .arg(env!("CARGO_BIN_EXE_tracer"))
-        .args([
-            "audit",
-            "--case-dir",
-            "case",
-            "--entry",
-            "case/result/final.js",
-        ])
+    let state = dir.join(".state");
+    let mut command = match as_user {
+        Some(uid) => {
+            // The case, the sessions and the key's folder belong to that user.
+            let owner = format!("{uid}:{uid}");
+            let chown = std::process::Command::new("chown")
+                .args(["-R", &owner])
+                .arg(dir.parent().unwrap())
+                .status()
+                .unwrap();
+            assert!(chown.success());
+            std::fs::set_permissions(
+                dir.parent().unwrap(),
+                std::fs::Permissions::from_mode(0o755),
+            )
+            .unwrap();
+            let mut command = std::process::Command::new("/usr/bin/setpriv");
+            command
+                .arg(format!("--reuid={uid}"))
+                .arg(format!("--regid={uid}"))
+                .arg("--clear-groups")
+                .arg(env!("CARGO_BIN_EXE_tracer"));
+            command
+        }
+        None => std::process::Command::new(env!("CARGO_BIN_EXE_tracer")),
+    };
+    let out = command
+        .args(crate::support::AUDIT_CASE)
         .current_dir(&dir)
         .env("HOME", &dir)
-        .env("TRACER_STATE_DIR", dir.join(".state"))
+        .env("TRACER_STATE_DIR", &state)
         .env_remove("NODE_OPTIONS")
+        .env_remove("TRACER_NO_SANDBOX")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("inside: "))
+        .unwrap_or_else(|| panic!("no report from inside\n{stdout}\n{stderr}"));
+    let inside: Value = serde_json::from_str(line).unwrap();
+    // Only the sandbox's own init is there besides the entry: pid 1, its parent, which it can
+    // neither open, stop nor kill.
+    assert_eq!(inside["ppid"], 1, "{inside:#}\n{stderr}");
+    assert_eq!(
+        inside["visible"],
+        serde_json::json!([{"pid": 1, "comm": "tracer-sandbox"}]),
+        "{inside:#}"
+    );
+    assert_eq!(
+        inside["ancestors"],
+        serde_json::json!([{"pid": 1, "mem": "EACCES", "stopped": false, "killed": false}]),
+        "{inside:#}"
+    );
+    assert_eq!(inside["keyRead"], "ENOENT", "{inside:#}");
+    assert_eq!(inside["keyPlanted"], "EROFS", "{inside:#}");
+    assert_eq!(inside["tun"], "ENOENT", "{inside:#}");
+    assert_eq!(
+        inside["interfaces"],
+        serde_json::json!(["lo"]),
+        "{inside:#}"
+    );
+    // The key on disk is tracer's, and it sealed the audit.
+    let key = std::fs::read_to_string(state.join("audit-key")).unwrap();
+    assert_eq!(key.trim().len(), 64);
+    assert_ne!(key.trim(), "0".repeat(64));
+    let audit: Value = serde_json::from_slice(
+        &std::fs::read(dir.join("case/tmp/node-trace-runtime-audit.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(audit["sandbox"]["inForce"], true, "{audit:#}");
+    // The no-send guard ran beside the sandbox (and counted nothing).
+    assert_eq!(audit["networkAttempts"], 0, "{audit:#}\n{stderr}");
+    assert_eq!(audit["exitCode"], 0, "{audit:#}\n{stderr}");
+    let diff: Value = serde_json::from_slice(
+        &std::fs::read(dir.join("case/notes/trace-runtime-diff.json")).unwrap(),
+    )
+    .unwrap();
+    let text = diff.to_string();
+    for code in [
+        "AUDIT_NOT_SEALED",
+        "AUDIT_SEAL_BROKEN",
+        "NO_SANDBOX",
+        "NETWORK_ATTEMPTED",
+        "MISSING_METADATA",
+    ] {
+        assert!(!text.contains(code), "{code}: {diff:#}");
+    }
+}
+
+/// From inside an audit, the tool is out of reach: no process of tracer's is visible but the
+/// sandbox's init (whose memory does not open and which no signal stops or ends), the key's
+/// folder is empty and read-only, `/dev/net/tun` is not there, loopback is the only interface.
+/// As the user running the tests (root in CI)...
+#[test]
+fn the_audited_code_cannot_reach_the_tool() {
+    the_tool_is_out_of_reach(None);
+}
+
+/// ... and as an unprivileged user (skipped, saying so, where the tests cannot switch to one).
+#[test]
+fn the_audited_code_cannot_reach_the_tool_as_an_unprivileged_user() {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root || !std::path::Path::new("/usr/bin/setpriv").exists() {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED audit::the_audited_code_cannot_reach_the_tool_as_an_unprivileged_user: needs root and setpriv to run tracer as another user"
+        );
+        return;
+    }
+    the_tool_is_out_of_reach(Some(65534));
+}
+
+/// A process the entry leaves behind, detached, in a session of its own and with an empty
+/// environment (as a forger's helper that waits for tracer to exit and rewrites the audit would
+/// be), does not outlive the audit: the sandbox's processes end with the entry, before the audit
+/// is sealed.
+#[test]
+fn nothing_the_audited_code_starts_outlives_the_audit() {
+    let entry = node_entry(
+        "require('node:child_process').spawn(process.execPath,\n\
+           ['-e', 'setTimeout(() => {}, 60000)', 'forger-helper-of-this-test'],\n\
+           { detached: true, stdio: 'ignore', env: {} }).unref();",
+        &faithful_observations(),
+    );
+    let tracer = case_of("conformance/shim.ndjson", &[("result/final.js", entry)]);
+    let out = audit(tracer, "case/result/final.js");
+    let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
+    assert_eq!(audit["sandbox"]["inForce"], true, "{audit:#}");
+    let survivors: Vec<u32> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains("forger-helper-of-this-test"))
+        })
+        .collect();
+    for pid in &survivors {
+        // SAFETY: kill with a pid and a signal.
+        unsafe { libc::kill(*pid as i32, libc::SIGKILL) };
+    }
     assert!(
-        stdout.contains("mem: EACCES"),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        survivors.is_empty(),
+        "the helper outlived the audit\n{}",
+        out.dump()
     );
 }
 

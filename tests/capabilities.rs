@@ -43,6 +43,22 @@ fn probes_node_the_inspector_source_maps_and_workers() {
     if cfg!(all(target_os = "linux", target_arch = "x86_64")) {
         assert_eq!(guard["available"], true, "{caps}");
     }
+    // The audit's sandbox is probed by making it: where the kernel allows user namespaces it must
+    // be there, and when it is not, the reason is said.
+    let sandbox = &caps["auditSandbox"];
+    assert!(
+        sandbox["available"] == true || sandbox["reason"].is_string(),
+        "{caps}"
+    );
+    let namespaces_allowed = std::fs::read_to_string("/proc/sys/user/max_user_namespaces")
+        .is_ok_and(|n| n.trim().parse::<u64>().is_ok_and(|n| n > 0));
+    if namespaces_allowed {
+        assert_eq!(sandbox["available"], true, "{caps}");
+        assert_eq!(
+            sandbox["namespaces"],
+            serde_json::json!(["user", "pid", "mount", "network", "ipc"])
+        );
+    }
     assert_eq!(caps["sourceMapping"], true, "{caps}");
     assert_eq!(caps["workers"], true, "{caps}");
     assert_eq!(caps["replay"], "timeline");

@@ -21,7 +21,8 @@ use crate::cli::{AuditArgs, CheckArgs, ExitCodeMode, GlobalArgs, RunArgs};
 use crate::commands::contract::canonical_case_dir;
 use crate::commands::{check, run};
 use crate::conformance::audit_format::{
-    self, AbsentPath, Audit, NetworkAttempt, Observation, RecordedRealm, Recording, TimelineEntry,
+    self, AbsentPath, Audit, NetworkAttempt, Observation, RecordedRealm, Recording, SandboxRecord,
+    TimelineEntry,
 };
 use crate::conformance::contract::Contract;
 use crate::conformance::{hash, observed, requests, seal};
@@ -106,18 +107,41 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
     // `/proc/PID/mem` (a file, which no system-call filter sees) and write into the tracer that
     // runs outside the guard. A process that is not dumpable has its `/proc` files owned by root:
     // another process of the same user cannot open them (root, with CAP_SYS_PTRACE, still can;
-    // see docs/no-send.md). Children the tracer executes are dumpable again (execve resets it).
+    // the sandbox below takes that capability away). Children the tracer executes are dumpable
+    // again (execve resets it).
     // SAFETY: prctl(PR_SET_DUMPABLE, 0) takes no pointers and only changes this process's flag.
-    if unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) } != 0 && !global.quiet {
+    let not_dumpable = unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) } == 0;
+    if !not_dumpable && !global.quiet {
         crate::output::say!(
             "warning: could not make tracer non-dumpable; the audited code could reach its memory"
         );
     }
+    let state_dir = seal::state_dir()
+        .context("no state directory for the audit's key: set TRACER_STATE_DIR or HOME");
     // The seal's key, read (or made) before the audited code runs: a key planted or replaced
     // while it runs is never used to seal.
-    let held_key = seal::state_dir()
-        .context("no state directory for the audit's key: set TRACER_STATE_DIR or HOME")
-        .and_then(|dir| seal::HeldKey::take(&dir));
+    let held_key = state_dir
+        .as_ref()
+        .map_err(|e| anyhow::anyhow!("{e:#}"))
+        .and_then(|dir| seal::HeldKey::take(dir));
+    // The tool's own recording is written where the sandbox hides (the state folder), read back
+    // from there, and only then copied into the case for the user.
+    let private = state_dir
+        .as_ref()
+        .ok()
+        .and_then(|dir| private_folder(dir).ok());
+    let recorded_trace = private.as_ref().map_or_else(
+        || node_trace.clone(),
+        |p| p.path().join("node-trace.ndjson"),
+    );
+    let (sandbox_record, hide) =
+        sandbox_plan(state_dir.as_ref().ok(), &case_dir, &entry, not_dumpable);
+    if !sandbox_record.in_force && !global.quiet {
+        crate::output::say!(
+            "warning: the entry runs without the sandbox ({}): it could reach tracer as the same user",
+            sandbox_record.reason.as_deref().unwrap_or("unknown reason")
+        );
+    }
     let guard = guard::probe();
     if !guard.available && !global.quiet {
         crate::output::say!(
@@ -132,12 +156,13 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
             run::Extras {
                 env,
                 no_send: guard.available,
-                node_probe: Some(node_request(&typed, &entry, &node_trace)),
+                node_probe: Some(node_request(&typed, &entry, &recorded_trace)),
+                sandbox: hide.clone(),
             },
             global,
             styles,
         )?,
-        Some("py") => run_python(&args, &entry, &env, guard.available)?,
+        Some("py") => run_python(&args, &entry, &env, guard.available, hide.as_deref())?,
         _ => {
             return Err(TracerError::usage(format!(
                 "entry {} is neither JavaScript (.js, .mjs, .cjs) nor Python (.py)",
@@ -170,6 +195,7 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
             .flatten()
             .map(transcript_line)
             .collect(),
+        sandbox: Some(sandbox_record),
         ..Audit::default()
     };
     let (runtime_hash, files) = hash::runtime_source(&case_dir.join("result"))?;
@@ -183,7 +209,12 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
     // The tool's own recording, beside the entry's observations: the check prefers it and blocks
     // where the entry's claims contradict it. Its timeline is the runtime's raw one.
     if let Some(report) = &entry_run.recording {
-        let derived = observed::from_trace(&node_trace, &case_dir, &typed)?;
+        if recorded_trace != node_trace {
+            std::fs::read(&recorded_trace)
+                .and_then(|bytes| write_atomic(&node_trace, &bytes))
+                .with_context(|| format!("copying the recording to {}", node_trace.display()))?;
+        }
+        let derived = observed::from_trace(&recorded_trace, &case_dir, &typed)?;
         if derived.accesses == 0 && !global.quiet {
             crate::output::say!(
                 "warning: the tool recorded no access of the script's in the environment ({}): {}",
@@ -301,6 +332,7 @@ fn run_python(
     entry: &Path,
     env: &[(String, String)],
     no_send: bool,
+    hide: Option<&[PathBuf]>,
 ) -> Result<EntryRun> {
     let python = Path::new("python3");
     let version = Command::new(python)
@@ -315,10 +347,23 @@ fn run_python(
         .trim()
         .trim_start_matches("Python ")
         .to_owned();
-    let mut command = Command::new(python);
+    let entry_args = [entry.as_os_str().to_owned(), OsString::from("--audit-only")];
+    let (mut command, sandbox) = match hide {
+        Some(hide) => {
+            let python = launch::search_path(python.as_os_str()).unwrap_or(python.to_owned());
+            let (command, pending) = crate::sandbox::command(hide, Some((&python, &entry_args)))
+                .map_err(|e| {
+                    TracerError::cannot_trace(format!("the sandbox could not be prepared: {e}"))
+                })?;
+            (command, Some(pending))
+        }
+        None => {
+            let mut command = Command::new(python);
+            command.args(&entry_args);
+            (command, None)
+        }
+    };
     command
-        .arg(entry)
-        .arg("--audit-only")
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .process_group(0);
@@ -332,6 +377,9 @@ fn run_python(
     } else {
         None
     };
+    if let Some(pending) = &sandbox {
+        pending.pass_to(&mut command);
+    }
     let mut child = command
         .spawn()
         .map_err(|e| TracerError::cannot_trace(format!("could not start python3: {e}")))?;
@@ -346,6 +394,16 @@ fn run_python(
             .into());
         }
     };
+    // After the guard has its listener: until then the helper waits before its `exec`.
+    if let Some(pending) = sandbox
+        && let Err(e) = pending.started(Duration::from_secs(10))
+    {
+        launch::signal_group(child.id(), libc::SIGKILL);
+        let _ = child.wait();
+        return Err(
+            TracerError::cannot_trace(format!("the sandbox could not be made: {e}")).into(),
+        );
+    }
     let pgid = child.id();
     let status = launch::wait_for(&mut child, Duration::from_secs_f64(args.timeout))?;
     // Nothing the entry started outlives the audit.
@@ -366,6 +424,74 @@ fn run_python(
         recording: None,
     })
 }
+
+/// A folder of this audit's own in the state folder (0700, removed when dropped).
+fn private_folder(state_dir: &Path) -> std::io::Result<tempfile::TempDir> {
+    std::fs::create_dir_all(state_dir)?;
+    tempfile::Builder::new()
+        .prefix("audit-")
+        .tempdir_in(state_dir)
+}
+
+/// Whether the entry runs in the sandbox, and the folders it hides: the state folder (the key,
+/// the tool's own recording) and `/dev/net` (TUN devices). Without the sandbox, the reason.
+fn sandbox_plan(
+    state_dir: Option<&PathBuf>,
+    case_dir: &Path,
+    entry: &Path,
+    not_dumpable: bool,
+) -> (SandboxRecord, Option<Vec<PathBuf>>) {
+    let without = |reason: String| {
+        (
+            SandboxRecord {
+                in_force: false,
+                tool_not_dumpable: not_dumpable,
+                reason: Some(reason),
+                ..SandboxRecord::default()
+            },
+            None,
+        )
+    };
+    let Some(state_dir) = state_dir.and_then(|d| d.canonicalize().ok()) else {
+        return without("no state folder to hide".to_owned());
+    };
+    // Hiding a folder that holds the case would hide the entry from itself.
+    let cwd = std::env::current_dir().unwrap_or_default();
+    if [case_dir, entry, cwd.as_path()]
+        .iter()
+        .any(|p| p.starts_with(&state_dir))
+    {
+        return without(format!(
+            "the state folder {} holds the case or the current folder; set TRACER_STATE_DIR elsewhere",
+            state_dir.display()
+        ));
+    }
+    if std::env::var_os(NO_SANDBOX_ENV).is_some_and(|v| v == "1") {
+        return without(format!("{NO_SANDBOX_ENV}=1"));
+    }
+    let capability = crate::sandbox::probe();
+    if !capability.available {
+        return without(capability.reason.unwrap_or_default());
+    }
+    let hide = vec![state_dir, PathBuf::from("/dev/net")];
+    (
+        SandboxRecord {
+            in_force: true,
+            namespaces: crate::sandbox::NAMESPACES
+                .iter()
+                .map(|n| (*n).to_owned())
+                .collect(),
+            hidden: hide.iter().map(|p| p.display().to_string()).collect(),
+            tool_not_dumpable: not_dumpable,
+            reason: None,
+        },
+        Some(hide),
+    )
+}
+
+/// Set to 1, the entry runs without the sandbox (the audit says so, and the check names it a
+/// risk): for a machine whose kernel allows namespaces but where they get in the way.
+pub const NO_SANDBOX_ENV: &str = "TRACER_NO_SANDBOX";
 
 /// What the probe in the environment watches, and which code is the target's: the names of the
 /// scripts that made the recorded accesses (the first frame of each item's stack sample); the

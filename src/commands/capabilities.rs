@@ -97,6 +97,8 @@ pub fn capabilities(args: CapabilitiesArgs) -> Result<u8> {
     };
     // Probed by installing the filter in a throwaway child and trying a refused connect.
     let guard = crate::guard::probe();
+    // Probed by making the audit's whole sandbox once, with nothing run in it.
+    let sandbox = crate::sandbox::probe();
     print_json(&json!({
         "tracer": env!("CARGO_PKG_VERSION"),
         "node": node.as_ref().map(|path| json!({
@@ -108,6 +110,11 @@ pub fn capabilities(args: CapabilitiesArgs) -> Result<u8> {
         "replay": "timeline",
         "workers": probe.workers,
         "noSendGuard": {"available": guard.available, "reason": guard.reason},
+        "auditSandbox": {
+            "available": sandbox.available,
+            "namespaces": if sandbox.available { crate::sandbox::NAMESPACES.as_slice() } else { &[] },
+            "reason": sandbox.reason,
+        },
         "browser": browser,
         "notes": notes,
     }))

@@ -272,6 +272,8 @@ pub struct Extras {
     /// Record the program's host-API accesses with the probe in every realm it creates (the audit
     /// only: it costs a pause per script); the report comes back in `Traced::node_probe`.
     pub node_probe: Option<crate::probe::node::NodeRequest>,
+    /// Run the program in the audit's sandbox (`crate::sandbox`), hiding these folders from it.
+    pub sandbox: Option<Vec<PathBuf>>,
 }
 
 pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
@@ -647,6 +649,7 @@ fn start(plan: &Plan, extras: &Extras, id: &str) -> Result<Started> {
         env: &env,
         no_send: extras.no_send,
         inherit_stdin: !stdin_is_terminal,
+        sandbox: extras.sandbox.as_deref(),
     };
     let (report_tx, reports) = mpsc::channel();
     let reader = channel.open_reader().map_err(|e| {
@@ -748,7 +751,8 @@ fn trace(
     let tree = Tree::start(
         reports,
         TreeConfig {
-            root_pid: pgid,
+            // In a sandbox, the program is the sandbox's, not tracer's child (the helper).
+            root_pid: crate::sandbox::current().map_or(pgid, crate::sandbox::Sandbox::program),
             verifier: verifier.clone(),
             workspace: plan.workspace.clone(),
             events: events.clone(),

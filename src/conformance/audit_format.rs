@@ -55,10 +55,34 @@ pub struct Audit {
     /// Additive: how the tool recorded the environment at access time (Node entries only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recording: Option<Recording>,
+    /// Additive: what kept the audited code from reaching the tool while it ran (`tracer audit`
+    /// fills it; an audit without it was made without a sandbox, and the check says so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxRecord>,
     /// Additive: the seal `tracer audit` puts on what it wrote (`hmac-sha256:…` over the rest of
     /// the file, see `conformance::seal`); the check blocks an audit without a valid one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub integrity: Option<String>,
+}
+
+/// The audit's `sandbox` section: what was in force while the entry ran.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxRecord {
+    /// The entry ran in namespaces of its own (`namespaces`), out of sight of the tool.
+    pub in_force: bool,
+    /// The namespaces made for it: `user`, `pid`, `mount`, `network`, `ipc`. Empty when none.
+    #[serde(default)]
+    pub namespaces: Vec<String>,
+    /// Folders the entry could not see (an empty read-only file system over each): the tool's
+    /// state folder (the seal's key, its own recording), `/dev/net`.
+    #[serde(default)]
+    pub hidden: Vec<String>,
+    /// The tool itself was not dumpable: its memory could not be opened by the entry's user.
+    pub tool_not_dumpable: bool,
+    /// Why there was no sandbox, when there was none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// How the tool recorded the environment itself (additive; Node entries): the trace it wrote, what

@@ -53,6 +53,7 @@ pub mod code {
     pub const AUDIT_NOT_SEALED: &str = "AUDIT_NOT_SEALED";
     pub const AUDIT_SEAL_BROKEN: &str = "AUDIT_SEAL_BROKEN";
     pub const NETWORK_ATTEMPTED: &str = "NETWORK_ATTEMPTED";
+    pub const NO_SANDBOX: &str = "NO_SANDBOX";
     pub const TIMELINE_NOT_RAW: &str = "TIMELINE_NOT_RAW";
     pub const TIMELINE_MISMATCH: &str = "TIMELINE_MISMATCH";
     pub const NO_GLOBAL_ORDER: &str = "NO_GLOBAL_ORDER";
@@ -652,6 +653,24 @@ fn check_audit_metadata(
             );
         }
         Some(_) => {}
+    }
+    // The sandbox is what keeps the audited code from the tool (its memory, its key, its
+    // processes): without it the verdict still stands, with that risk named.
+    if !a.sandbox.as_ref().is_some_and(|s| s.in_force) {
+        let why = a
+            .sandbox
+            .as_ref()
+            .and_then(|s| s.reason.clone())
+            .unwrap_or_else(|| "the audit records no sandbox".to_owned());
+        let mut f = Finding::new(
+            code::NO_SANDBOX,
+            format!(
+                "the entry ran without the sandbox ({why}): it could reach the tool as the same user"
+            ),
+            "audit where user namespaces are allowed (see docs/security.md, \"The audit's sandbox\")",
+        );
+        f.priority = Some("P2".into());
+        st.risks.push(f);
     }
     match a.network_attempts {
         None => st.block(Finding::new(

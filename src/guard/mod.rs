@@ -194,6 +194,12 @@ struct Prepared {
 impl Prepared {
     /// Runs in the child between fork and exec; async-signal-safe.
     fn enter(&self) -> io::Result<()> {
+        // A child of a tracer made non-dumpable (the audit) is not dumpable either until its
+        // `exec`, and an unprivileged tracer could not take the listener from it
+        // (`pidfd_getfd` needs the access `ptrace` would). Nothing of the audited code runs yet:
+        // this is tracer's own copy, and `exec` replaces its memory.
+        // SAFETY: prctl with integer arguments, on this process only; async-signal-safe.
+        unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0) };
         // SAFETY: the filter lives as long as `self`; both pipe ends are open.
         unsafe {
             seccomp::install_in_child(

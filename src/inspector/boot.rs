@@ -386,7 +386,7 @@ impl Reader {
                 for &byte in &buffer[..n] {
                     if byte == b'\n' {
                         if !skipping
-                            && let Some(report) = parse(&pending)
+                            && let Some(report) = parse(&pending).map(in_tracer_s_pids)
                             && reports.send(report).is_err()
                         {
                             return;
@@ -402,6 +402,17 @@ impl Reader {
             }
         })
     }
+}
+
+/// The report with its pids as tracer sees them: a process in the audit's sandbox reports the
+/// pids of the sandbox's PID namespace. One that names no process of the sandbox gets pid 0,
+/// which no check accepts.
+fn in_tracer_s_pids(mut report: Report) -> Report {
+    if let Some(sandbox) = crate::sandbox::current() {
+        report.pid = sandbox.host_pid(report.pid).unwrap_or(0);
+        report.ppid = sandbox.host_pid(report.ppid).unwrap_or(0);
+    }
+    report
 }
 
 impl Drop for Channel {

@@ -123,8 +123,15 @@ impl Cdp {
     /// Connects to the inspector at `url` (which must be loopback).
     pub fn connect(url: &str) -> Result<Cdp> {
         let address = loopback_address(url)?;
-        let stream = TcpStream::connect_timeout(&address, Duration::from_secs(5))
-            .with_context(|| format!("connecting to the inspector at {address}"))?;
+        let stream = match crate::sandbox::current() {
+            // The inspector listens on the sandbox's loopback: connected through a socket made
+            // there.
+            Some(sandbox) => sandbox.connect(address).with_context(|| {
+                format!("connecting to the inspector at {address} in the sandbox")
+            })?,
+            None => TcpStream::connect_timeout(&address, Duration::from_secs(5))
+                .with_context(|| format!("connecting to the inspector at {address}"))?,
+        };
         stream.set_nodelay(true).context("setting TCP_NODELAY")?;
         stream.set_read_timeout(Some(Duration::from_secs(5)))?;
         let socket = Socket {

@@ -29,6 +29,9 @@ pub struct Launch<'a> {
     pub no_send: bool,
     /// Pass the tracer's stdin straight to the child (false: a pipe the caller feeds).
     pub inherit_stdin: bool,
+    /// Run the command in the audit's sandbox (`crate::sandbox`), with these folders hidden; it
+    /// becomes this process's `sandbox::current()`.
+    pub sandbox: Option<&'a [PathBuf]>,
 }
 
 /// How to look for an executable and what to say when it is missing.
@@ -228,10 +231,25 @@ pub fn spawn(launch: &Launch<'_>) -> Result<(Program, Option<crate::guard::Guard
     );
     // Without the no-send guard, nothing needs a step of tracer's own code in the child beyond
     // what `spawn::start` does, which does not copy the tracer.
-    let (child, guard) = if launch.no_send {
-        let mut command = Command::new(launch.program);
+    let (child, guard, sandbox) = if launch.no_send || launch.sandbox.is_some() {
+        let (mut command, sandbox) = match launch.sandbox {
+            Some(hide) => {
+                let (command, pending) = crate::sandbox::command(
+                    hide,
+                    Some((launch.program, launch.args)),
+                )
+                .map_err(|e| {
+                    TracerError::cannot_trace(format!("the sandbox could not be prepared: {e}"))
+                })?;
+                (command, Some(pending))
+            }
+            None => {
+                let mut command = Command::new(launch.program);
+                command.args(launch.args);
+                (command, None)
+            }
+        };
         command
-            .args(launch.args)
             .current_dir(launch.cwd)
             .env_remove("NODE_OPTIONS")
             .envs(set.iter().map(|(k, v)| (k, v)))
@@ -245,11 +263,18 @@ pub fn spawn(launch: &Launch<'_>) -> Result<(Program, Option<crate::guard::Guard
             .process_group(0);
         die_with_parent(&mut command);
         close_inherited_on_exec(&mut command);
-        let handle = crate::guard::install(&mut command).map_err(|e| {
-            TracerError::cannot_trace(format!("the no-send guard could not be prepared: {e}"))
-        })?;
+        let handle = launch
+            .no_send
+            .then(|| crate::guard::install(&mut command))
+            .transpose()
+            .map_err(|e| {
+                TracerError::cannot_trace(format!("the no-send guard could not be prepared: {e}"))
+            })?;
+        if let Some(pending) = &sandbox {
+            pending.pass_to(&mut command);
+        }
         let child = command.spawn().map_err(could_not_start)?;
-        (Program::from_std(child), Some(handle))
+        (Program::from_std(child), handle, sandbox)
     } else {
         let child = spawn::start(&spawn::Spec {
             program: launch.program,
@@ -259,7 +284,7 @@ pub fn spawn(launch: &Launch<'_>) -> Result<(Program, Option<crate::guard::Guard
             inherit_stdin: launch.inherit_stdin,
         })
         .map_err(could_not_start)?;
-        (child, None)
+        (child, None, None)
     };
     if let Some(stdout) = child.stdout.as_ref() {
         enlarge_pipe(stdout);
@@ -276,6 +301,20 @@ pub fn spawn(launch: &Launch<'_>) -> Result<(Program, Option<crate::guard::Guard
             )));
         }
     };
+    if let Some(pending) = sandbox {
+        let started = pending
+            .started(Duration::from_secs(10))
+            .map_err(|e| TracerError::cannot_trace(format!("the sandbox could not be made: {e}")))
+            .and_then(|sandbox| {
+                crate::sandbox::set_current(sandbox).map_err(|_| {
+                    TracerError::cannot_trace("one tracer process makes one sandbox".to_owned())
+                })
+            });
+        if let Err(e) = started {
+            let _ = signal_group(child.id(), libc::SIGKILL);
+            return Err(e);
+        }
+    }
     Ok((child, guard))
 }
 
@@ -410,13 +449,19 @@ fn group_members(pgid: u32) -> std::io::Result<Vec<std::path::PathBuf>> {
 pub fn process_listens_on(pid: u32, port: u16) -> bool {
     holds_any(
         &Path::new("/proc").join(pid.to_string()),
-        &listening_inodes(port),
+        &listening_inodes(pid, port),
     )
 }
 
-/// `socket:[INODE]` of every socket listening on 127.0.0.1:`port`.
-fn listening_inodes(port: u16) -> Vec<String> {
-    crate::inspector::listening::inodes(port)
+/// `socket:[INODE]` of every socket listening on 127.0.0.1:`port`, in the network namespace of
+/// `pid` when the run has a sandbox (whose loopback is not tracer's).
+fn listening_inodes(pid: u32, port: u16) -> Vec<String> {
+    let inodes = if crate::sandbox::current().is_some() {
+        crate::inspector::listening::inodes_of(pid, port)
+    } else {
+        crate::inspector::listening::inodes(port)
+    };
+    inodes
         .into_iter()
         .map(|inode| format!("socket:[{inode}]"))
         .collect()

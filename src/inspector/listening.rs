@@ -149,7 +149,17 @@ fn read_answer(mut data: &[u8], port: u16, inodes: &mut Vec<u64>) -> io::Result<
 
 /// The same from `/proc/net/tcp` (where netlink is not allowed).
 fn proc_inodes(port: u16) -> Vec<u64> {
-    let Ok(table) = std::fs::read_to_string("/proc/net/tcp") else {
+    table_inodes("/proc/net/tcp", port)
+}
+
+/// The inodes of the sockets listening on 127.0.0.1:`port` in the network namespace of process
+/// `pid` (`/proc/PID/net/tcp`), which need not be tracer's.
+pub fn inodes_of(pid: u32, port: u16) -> Vec<u64> {
+    table_inodes(&format!("/proc/{pid}/net/tcp"), port)
+}
+
+fn table_inodes(path: &str, port: u16) -> Vec<u64> {
+    let Ok(table) = std::fs::read_to_string(path) else {
         return Vec::new();
     };
     // sl local_address rem_address st ... inode: 127.0.0.1 is 0100007F, LISTEN is 0A.
