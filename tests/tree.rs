@@ -560,18 +560,30 @@ fn a_report_the_program_writes_itself_is_never_attached_to() {
     let out = Tracer::new()
         .file(
             "forge.js",
-            "// Writes reports of its own on the bootloader's channel: a second one for itself, naming\n\
-             // a server it listens on; one for a pid that is not of this run (1); one for a port\n\
-             // nobody of this run holds.\n\
+            "// Writes reports of its own on the bootloader's channel (the descriptor it inherited):\n\
+             // a second one for itself, naming a server it listens on; one for a pid that is not\n\
+             // its own (1); one for a port nobody of this run holds. Then a child that is not Node\n\
+             // (python3) listens on loopback and reports its own port.\n\
              const fs = require('node:fs');\n\
              const net = require('node:net');\n\
+             const { spawnSync } = require('node:child_process');\n\
+             const fd = Number(process.env.TRACER_BOOT.split(':')[0]);\n\
              const server = net.createServer((s) => { console.log('tracer connected to the fake'); s.destroy(); });\n\
              server.listen(0, '127.0.0.1', () => {\n\
                const port = server.address().port;\n\
-               const say = (o) => fs.writeFileSync(process.env.TRACER_BOOT, JSON.stringify(o) + '\\n');\n\
+               const say = (o) => fs.writeSync(fd, JSON.stringify(o) + '\\n');\n\
                say({ pid: process.pid, ppid: 1, argv: [], url: `ws://127.0.0.1:${port}/x` });\n\
                say({ pid: 1, ppid: 0, argv: [], url: `ws://127.0.0.1:${port}/y` });\n\
                say({ pid: process.pid + 100000, ppid: 0, argv: [], url: 'ws://127.0.0.1:9/z' });\n\
+               const python = spawnSync('python3', ['-c', [\n\
+                 'import json, os, socket',\n\
+                 'fd = int(os.environ[\"TRACER_BOOT\"].split(\":\")[0])',\n\
+                 's = socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(1); s.settimeout(1.5)',\n\
+                 'url = \"ws://127.0.0.1:%d/x\" % s.getsockname()[1]',\n\
+                 'os.write(fd, json.dumps({\"pid\": os.getpid(), \"url\": url}).encode())',\n\
+                 'try:\\n    s.accept(); print(\"tracer connected to the python forger\")\\nexcept socket.timeout:\\n    print(\"python: no connection\")',\n\
+               ].join('\\n')], { encoding: 'utf8' });\n\
+               process.stdout.write(python.stdout + python.stderr);\n\
                setTimeout(() => server.close(), 500);\n\
              });\n",
         )
@@ -580,6 +592,11 @@ fn a_report_the_program_writes_itself_is_never_attached_to() {
     out.assert_code(0);
     assert!(
         !out.stdout().contains("tracer connected to the fake"),
+        "{}",
+        out.dump()
+    );
+    assert!(
+        out.stdout().contains("python: no connection"),
         "{}",
         out.dump()
     );
@@ -601,7 +618,23 @@ fn a_report_the_program_writes_itself_is_never_attached_to() {
                 .is_some_and(|n| n.starts_with("not attached"))
         })
         .collect();
-    assert_eq!(refused.len(), 2, "{:#?}", session.processes);
+    // The two reports that named another process, and the one of a process that is not Node.
+    assert_eq!(refused.len(), 3, "{:#?}", session.processes);
+    let notes: Vec<&str> = refused.iter().filter_map(|p| p.note.as_deref()).collect();
+    assert_eq!(
+        notes
+            .iter()
+            .filter(|n| n.contains("the report was refused: it names process"))
+            .count(),
+        2,
+        "{notes:#?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("not the Node tracer starts")),
+        "{notes:#?}"
+    );
 }
 
 #[test]
@@ -726,7 +759,7 @@ fn processes_past_the_cap_are_released_untraced_and_run_to_their_end() {
 
 #[test]
 fn the_bootloader_s_folder_is_in_tmpdir_when_it_is_set_else_in_memory_and_gone_after_the_run() {
-    let prints = "console.log(require('path').dirname(process.env.TRACER_BOOT));\n";
+    let prints = "console.log(process.env.TRACER_BOOT.split(':').slice(2).join(':'));\n";
     // With TMPDIR set: there, as for every temporary file.
     let tmpdir = tempfile::tempdir().unwrap();
     let out = Tracer::new()

@@ -650,6 +650,7 @@ fn start(plan: &Plan, extras: &Extras, id: &str) -> Result<Started> {
         no_send: extras.no_send,
         inherit_stdin: !stdin_is_terminal,
         sandbox: extras.sandbox.as_deref(),
+        channel_fd: Some(channel.command_end()),
     };
     let (report_tx, reports) = mpsc::channel();
     let reader = channel.open_reader().map_err(|e| {
@@ -704,7 +705,7 @@ fn trace(
         user_options,
     } = started;
     let mut result = RunResult::default();
-    let verifier = channel.verifier();
+    let verifier = channel.verifier().with_node(&plan.node);
     result.guard = guard;
     let pgid = child.id();
     result.pid = Some(pgid);

@@ -1,13 +1,14 @@
 // tracer's bootloader: preloaded into every Node process of a traced command tree through
 // NODE_OPTIONS (`--require`). In a process that is not a launcher (npm, npx, pnpm, yarn,
 // corepack), it opens the inspector on 127.0.0.1 with a random port, tells tracer its URL on the
-// private channel named by TRACER_BOOT (a FIFO in a 0700 folder tracer made), and waits until
+// private channel TRACER_BOOT names (`FD:INODE:FOLDER`: a datagram socket every process of the
+// tree inherits at descriptor FD, whose sender the kernel states to tracer), and waits until
 // tracer has attached and released it; then, when tracer asked for it (a binding), it records the
 // calls of Node's own console and sends them in batches (`prepareConsole`, below). A launcher is
 // only reported. In a worker thread it does nothing (workers are traced through their parent's
 // session). It never runs the program's code; of the program's values it keeps only the text
-// Node's console printed, until the batch is sent. A report goes out with one write of at most
-// PIPE_BUF bytes, so the reports of many processes never interleave.
+// Node's console printed, until the batch is sent. A report is one datagram (one write of at most
+// 4000 bytes), so the reports of many processes never interleave.
 'use strict';
 (function tracerBoot() {
   const channel = process.env.TRACER_BOOT;
@@ -38,13 +39,17 @@
   const stringify = JSON.stringify;
   const byteLength = Buffer.byteLength;
   const assign = Object.assign;
-  const { openSync, writeSync, closeSync, constants } = fs;
+  const { writeSync, fstatSync } = fs;
   const head = { pid: process.pid, ppid: process.ppid };
   const fullArgv = process.argv.slice(0, 16).map((a) => String(a).slice(0, 200));
-  // Non-blocking: with no reader (tracer gone), the open fails instead of waiting.
+  const [fdText, inodeText] = channel.split(':');
+  const channelFd = Number(fdText);
+  // The descriptor, only while it is still the socket tracer made: a number the program (or
+  // whatever started this process) reused for something else is never written to.
   const openChannel = () => {
     try {
-      return openSync(channel, constants.O_WRONLY | constants.O_NONBLOCK);
+      const stat = fstatSync(channelFd);
+      return stat.isSocket() && String(stat.ino) === inodeText ? channelFd : -1;
     } catch (e) {
       return -1;
     }
@@ -58,15 +63,12 @@
     }
     const fd = opened === undefined ? openChannel() : opened;
     if (fd < 0) return false;
+    // With tracer gone, the write fails (ECONNREFUSED) instead of waiting.
     try {
       writeSync(fd, line);
       return true;
     } catch (e) {
       return false;
-    } finally {
-      try {
-        closeSync(fd);
-      } catch (e) {}
     }
   };
   if (launcher) {
@@ -87,7 +89,6 @@
   }
   const url = inspector.url();
   if (!url) {
-    closeSync(fd);
     inspector.close();
     return;
   }

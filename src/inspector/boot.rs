@@ -1,18 +1,25 @@
 //! The bootloader and its private channel: how every Node process of a traced command tree tells
 //! tracer where its inspector listens.
 //!
-//! tracer makes a folder only its user can enter (0700), writes `boot.js` and a FIFO there, and
-//! gives the command `NODE_OPTIONS="--\inspect-publish-uid=stderr" --require …/boot.js` and
-//! `TRACER_BOOT=…/channel`. In each Node process (whatever started it: a shell, npm, a test runner,
-//! `fork`, `spawn(process.execPath, …)`), the bootloader opens the inspector on 127.0.0.1 with a
-//! random port, writes one JSON line to the FIFO, and waits for tracer to release it. Nothing is
-//! read from a shared stderr: a program cannot hide a child, and a report is attached to only when
-//! the process it names holds that listening port and was started with this channel in its
-//! environment (`verify`), so no code under trace can make tracer connect to a port of its choice.
+//! tracer makes a folder only its user can enter (0700) with `boot.js` in it, and a pair of
+//! connected datagram sockets: it reads one end; the other is inherited by the command (at a high
+//! descriptor number) and by everything it starts. The command gets `NODE_OPTIONS="--\inspect-publish-uid=stderr"
+//! --require …/boot.js` and `TRACER_BOOT=FD:INODE:FOLDER`. In each Node process (whatever started
+//! it: a shell, npm, a test runner, `fork`, `spawn(process.execPath, …)`), the bootloader opens
+//! the inspector on 127.0.0.1 with a random port, sends one JSON report (one datagram: reports
+//! never interleave, and no partial one can spoil another) and waits for tracer to release it.
+//!
+//! The kernel states who sent each report (`SCM_CREDENTIALS`, in tracer's PID namespace): a report
+//! is taken only from the process it names (in the audit's sandbox, the pid the process has there),
+//! and attached to only when that process runs a Node executable, was started with this channel in
+//! its environment, and itself holds the listening port (`Verifier`). The socket has no name: no
+//! process outside the tree can write to it or read reports off it, and nothing is read from a
+//! shared stderr. So no code under trace can make tracer connect to a port of its choice, or speak
+//! for another process.
 
-use std::io::{self, Read};
+use std::io;
 use std::net::SocketAddr;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,11 +34,14 @@ pub const BOOT_JS: &str = include_str!("boot.js");
 /// `Driver::capture_console_in_batches`); added to the program's main context only, taken and
 /// deleted by the bootloader before the program's first line.
 pub const CONSOLE_BINDING: &str = "__tracerConsole";
-/// The environment variable naming the channel (the FIFO).
+/// The environment variable naming the channel (`FD:INODE:FOLDER`).
 pub const CHANNEL_ENV: &str = "TRACER_BOOT";
-/// The longest report line read; a longer one is skipped (the bootloader writes at most 4000
-/// bytes, so only a forged one can be longer).
+/// The longest report read; a longer datagram is cut there and then fails to parse (the
+/// bootloader writes at most 4000 bytes, so only a forged one can be longer).
 const MAX_LINE: usize = 8192;
+/// The lowest descriptor number the command gets the channel at: above any a program's `stdio`
+/// array would give its children.
+const CHANNEL_FD_FLOOR: libc::c_int = 100;
 
 /// What one process said on the channel.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,6 +58,9 @@ pub struct Report {
     /// until then (see `Driver::start`).
     pub announces: bool,
     pub says: Says,
+    /// Why the report is not believed, when it is not: it names another process than the one the
+    /// kernel says sent it. Such a report is listed, never acted on.
+    pub refused: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,21 +99,8 @@ struct Line {
 /// The longest `process.version` kept from a report (`v20.20.2`; a build's own suffix fits).
 const MAX_VERSION: usize = 64;
 
-/// The report a line holds. A line another process began without ending it (a partial write such
-/// as `{"pid":`, which the bootloader never makes: its reports are one write each) runs into the
-/// report after it: the report is then the last whole JSON object the line ends with, so that a
-/// stray partial line costs no process its trace.
+/// The report one datagram holds.
 fn parse(line: &[u8]) -> Option<Report> {
-    parse_one(line).or_else(|| {
-        line.iter()
-            .enumerate()
-            .skip(1)
-            .filter(|&(_, &b)| b == b'{')
-            .find_map(|(at, _)| parse_one(&line[at..]))
-    })
-}
-
-fn parse_one(line: &[u8]) -> Option<Report> {
     let line: Line = serde_json::from_slice(line).ok()?;
     let says = match (line.url, line.launcher, line.exit, line.untraced) {
         (Some(url), ..) => Says::Listening(url),
@@ -118,22 +118,25 @@ fn parse_one(line: &[u8]) -> Option<Report> {
             .filter(|v| v.len() <= MAX_VERSION && v.starts_with('v')),
         announces: line.announces && matches!(says, Says::Listening(_)),
         says,
+        refused: None,
     })
 }
 
 /// The private folder, the bootloader in it and the channel. Dropping it removes the folder.
 pub struct Channel {
     dir: tempfile::TempDir,
-    fifo: PathBuf,
     boot: PathBuf,
+    /// tracer's end, with `SO_PASSCRED` on.
+    reading: OwnedFd,
+    /// The command's end, close-on-exec here (the spawn passes it on).
+    sending: OwnedFd,
+    /// `FD:INODE:FOLDER`, the value of `TRACER_BOOT`.
+    name: String,
     stop: Arc<AtomicBool>,
-    /// The FIFO as tracer opened it (a descriptor, never its path again: a link put in its place
-    /// is never written through), to wake the reading thread at the end.
-    waker: std::sync::Mutex<Option<std::fs::File>>,
 }
 
 impl Channel {
-    /// Makes the folder (0700, in [`parent`]), the bootloader and the FIFO; in the temporary
+    /// Makes the folder (0700, in [`parent`]), the bootloader and the sockets; in the temporary
     /// directory when that fails in memory (a full `/dev/shm`: 64 MiB in a Docker container).
     pub fn create() -> io::Result<Channel> {
         let named = |folder: &Path, e: io::Error| {
@@ -159,19 +162,36 @@ impl Channel {
         )?;
         let boot = dir.path().join("boot.js");
         std::fs::write(&boot, BOOT_JS.as_bytes())?;
-        let fifo = dir.path().join("channel");
-        let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes())
-            .map_err(|_| io::Error::other("the channel's path holds a NUL byte"))?;
-        // SAFETY: mkfifo with a valid NUL-terminated path; no memory is kept.
-        if unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) } != 0 {
+        let (reading, sending) = datagram_pair()?;
+        let on: libc::c_int = 1;
+        // SAFETY: setsockopt with a valid int option on a socket we own.
+        if unsafe {
+            libc::setsockopt(
+                reading.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_PASSCRED,
+                (&on as *const libc::c_int).cast(),
+                size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        } != 0
+        {
             return Err(io::Error::last_os_error());
         }
+        let sending = above_floor(sending);
+        let inode = std::fs::metadata(format!("/proc/self/fd/{}", sending.as_raw_fd()))
+            .map(|m| std::os::unix::fs::MetadataExt::ino(&m))?;
+        let name = format!(
+            "{}:{inode}:{}",
+            sending.as_raw_fd(),
+            dir.path().to_string_lossy()
+        );
         Ok(Channel {
             dir,
-            fifo,
             boot,
+            reading,
+            sending,
+            name,
             stop: Arc::new(AtomicBool::new(false)),
-            waker: std::sync::Mutex::new(None),
         })
     }
 
@@ -179,10 +199,16 @@ impl Channel {
         self.dir.path()
     }
 
-    /// What dropping the channel removes, in the order to remove it: the FIFO, the bootloader,
-    /// their folder (the watchdog removes them if tracer dies without dropping it).
-    pub fn leftovers(&self) -> [&Path; 3] {
-        [&self.fifo, &self.boot, self.dir.path()]
+    /// The descriptor the command must inherit (it is close-on-exec in tracer): the spawn clears
+    /// that flag in the child.
+    pub fn command_end(&self) -> RawFd {
+        self.sending.as_raw_fd()
+    }
+
+    /// What dropping the channel removes, in the order to remove it: the bootloader, its folder
+    /// (the watchdog removes them if tracer dies without dropping it).
+    pub fn leftovers(&self) -> [&Path; 2] {
+        [&self.boot, self.dir.path()]
     }
 
     /// The environment the command gets: `TRACER_BOOT`, and `NODE_OPTIONS` with the bootloader
@@ -205,59 +231,30 @@ impl Channel {
             options.push_str(&kept);
         }
         vec![
-            (
-                CHANNEL_ENV.to_owned(),
-                self.fifo.to_string_lossy().into_owned(),
-            ),
+            (CHANNEL_ENV.to_owned(), self.name.clone()),
             ("NODE_OPTIONS".to_owned(), options),
         ]
     }
 
-    /// Opens the channel for reading (from then on a bootloader's non-blocking open finds a
-    /// reader); `Reader::listen` starts the thread. Apart so that the program can be spawned in
-    /// between: a thread starting while tracer forks made the fork 0.5–1 ms slower.
+    /// tracer's end, for reading: `Reader::listen` starts the thread. Apart so that the program can
+    /// be spawned in between: a thread starting while tracer forks made the fork 0.5–1 ms slower.
     pub fn open_reader(&self) -> io::Result<Reader> {
-        // Read and write: the FIFO then always has a writer, so a read never sees its end between
-        // two processes' reports, and a bootloader's non-blocking open always finds a reader.
-        // Never through a link (O_NOFOLLOW), and only the FIFO tracer made.
-        let fifo = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOFOLLOW)
-            .open(&self.fifo)?;
-        {
-            use std::os::unix::fs::FileTypeExt;
-            if !fifo.metadata()?.file_type().is_fifo() {
-                return Err(io::Error::other(format!(
-                    "{} is not the channel tracer made (not a FIFO)",
-                    self.fifo.display()
-                )));
-            }
-        }
-        *self.waker.lock().unwrap_or_else(|e| e.into_inner()) = fifo.try_clone().ok();
         Ok(Reader {
-            fifo,
+            socket: self.reading.try_clone()?,
             stop: Arc::clone(&self.stop),
         })
     }
 
-    /// Ends the reading thread: the flag, then an empty line that wakes it.
+    /// Ends the reading thread (it looks at the flag between two waits of at most 20 ms).
     pub fn close(&self) {
         self.stop.store(true, Ordering::Relaxed);
-        if let Some(fifo) = self
-            .waker
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_mut()
-        {
-            let _ = std::io::Write::write_all(fifo, b"\n");
-        }
     }
 
     /// What checks a report against this channel.
     pub fn verifier(&self) -> Verifier {
         Verifier {
-            wanted: format!("{CHANNEL_ENV}={}", self.fifo.to_string_lossy()),
+            wanted: format!("{CHANNEL_ENV}={}", self.name),
+            nodes: Vec::new(),
         }
     }
 }
@@ -309,12 +306,34 @@ fn in_memory(path: &Path) -> bool {
 pub struct Verifier {
     /// `TRACER_BOOT=…` as it is in the environment of every process the run started.
     wanted: String,
+    /// The Node executables a reporting process may run (device and inode): the one tracer
+    /// starts, and `node` on `PATH` (what a command's scripts start).
+    nodes: Vec<(u64, u64)>,
 }
 
 impl Verifier {
     /// `TRACER_BOOT=…` as it is in the environment of every process of the run.
     pub fn marker(&self) -> &[u8] {
         self.wanted.as_bytes()
+    }
+
+    /// The same verifier, taking `node` (besides `node` on `PATH`) as a Node executable.
+    pub fn with_node(mut self, node: &Path) -> Verifier {
+        let identity = |path: &Path| {
+            std::fs::metadata(path).ok().map(|m| {
+                (
+                    std::os::unix::fs::MetadataExt::dev(&m),
+                    std::os::unix::fs::MetadataExt::ino(&m),
+                )
+            })
+        };
+        let on_path = crate::inspector::launch::search_path(std::ffi::OsStr::new("node"));
+        self.nodes = [Some(node), on_path.as_deref()]
+            .into_iter()
+            .flatten()
+            .filter_map(identity)
+            .collect();
+        self
     }
 
     /// Whether `pid` was started with this channel in its environment.
@@ -327,14 +346,37 @@ impl Verifier {
     }
 
     /// The address tracer may connect to for `url`, reported by `pid`: only a 127.0.0.1 URL whose
-    /// port `pid` itself listens on, in a process started under this channel.
+    /// port `pid` itself listens on, in a process running Node and started under this channel.
     pub fn verify(&self, pid: u32, url: &str) -> Result<SocketAddr, String> {
         if !self.started_under(pid) {
             return Err(format!(
                 "process {pid} was not started by this run (its environment does not name the channel)"
             ));
         }
+        self.runs_node(pid)?;
         Self::verify_program(pid, url)
+    }
+
+    /// Whether `pid` runs one of the Node executables (any, when none is known).
+    fn runs_node(&self, pid: u32) -> Result<(), String> {
+        if self.nodes.is_empty() {
+            return Ok(());
+        }
+        let exe = std::fs::metadata(format!("/proc/{pid}/exe"))
+            .map_err(|e| format!("process {pid}'s executable cannot be read ({e})"))?;
+        let identity = (
+            std::os::unix::fs::MetadataExt::dev(&exe),
+            std::os::unix::fs::MetadataExt::ino(&exe),
+        );
+        if self.nodes.contains(&identity) {
+            Ok(())
+        } else {
+            let path = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
+            Err(format!(
+                "process {pid} runs {}, not the Node tracer starts or `node` on PATH",
+                path.display()
+            ))
+        }
     }
 
     /// `verify` for the program itself: tracer's own child, not yet reaped (so its pid cannot
@@ -354,65 +396,144 @@ impl Verifier {
 
 /// The channel, open for reading: `listen` reads it on a thread of its own.
 pub struct Reader {
-    fifo: std::fs::File,
+    socket: OwnedFd,
     stop: Arc<AtomicBool>,
 }
 
 impl Reader {
     /// Reads reports on a thread of its own and sends each to `reports`, until the channel's
-    /// `close`.
+    /// `close`: each with the pid of the process that sent it (tracer's), or refused.
     pub fn listen(self, reports: Sender<Report>) -> std::thread::JoinHandle<()> {
-        let Reader { mut fifo, stop } = self;
+        let Reader { socket, stop } = self;
         std::thread::spawn(move || {
-            let mut pending: Vec<u8> = Vec::new();
-            let mut buffer = [0u8; 8192];
-            let mut skipping = false;
+            let mut buffer = vec![0u8; MAX_LINE];
             loop {
                 if stop.load(Ordering::Relaxed) {
                     return;
                 }
-                let n = match fifo.read(&mut buffer) {
-                    Ok(n) => n,
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                        if stop.load(Ordering::Relaxed) {
-                            return;
-                        }
-                        wait_readable(&fifo, Duration::from_millis(20));
-                        continue;
-                    }
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(_) => return,
-                };
-                for &byte in &buffer[..n] {
-                    if byte == b'\n' {
-                        if !skipping
-                            && let Some(report) = parse(&pending).map(in_tracer_s_pids)
+                match receive(&socket, &mut buffer) {
+                    Ok(Some((len, sender))) => {
+                        let text = &buffer[..len];
+                        let text = text.strip_suffix(b"\n").unwrap_or(text);
+                        if let Some(report) = parse(text).map(|r| from_sender(r, sender))
                             && reports.send(report).is_err()
                         {
                             return;
                         }
-                        pending.clear();
-                        skipping = false;
-                    } else if pending.len() < MAX_LINE {
-                        pending.push(byte);
-                    } else {
-                        skipping = true;
                     }
+                    Ok(None) => wait_readable(&socket, Duration::from_millis(20)),
+                    Err(_) => return,
                 }
             }
         })
     }
 }
 
-/// The report with its pids as tracer sees them: a process in the audit's sandbox reports the
-/// pids of the sandbox's PID namespace. One that names no process of the sandbox gets pid 0,
-/// which no check accepts.
-fn in_tracer_s_pids(mut report: Report) -> Report {
-    if let Some(sandbox) = crate::sandbox::current() {
-        report.pid = sandbox.host_pid(report.pid).unwrap_or(0);
-        report.ppid = sandbox.host_pid(report.ppid).unwrap_or(0);
+/// One datagram and its sender's pid; `None` when nothing is waiting.
+fn receive(socket: &OwnedFd, buffer: &mut [u8]) -> io::Result<Option<(usize, Option<u32>)>> {
+    let mut iov = libc::iovec {
+        iov_base: buffer.as_mut_ptr().cast(),
+        iov_len: buffer.len(),
+    };
+    let mut control = [0u64; 8];
+    // SAFETY: a zeroed msghdr pointing at buffers that outlive the call; the control messages
+    // the kernel wrote are walked with the CMSG macros within `msg_controllen`.
+    unsafe {
+        let mut header: libc::msghdr = std::mem::zeroed();
+        header.msg_iov = &mut iov;
+        header.msg_iovlen = 1;
+        header.msg_control = control.as_mut_ptr().cast();
+        header.msg_controllen = size_of_val(&control);
+        let n = libc::recvmsg(
+            socket.as_raw_fd(),
+            &mut header,
+            libc::MSG_DONTWAIT | libc::MSG_CMSG_CLOEXEC,
+        );
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            return match e.kind() {
+                io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted => Ok(None),
+                _ => Err(e),
+            };
+        }
+        let mut sender = None;
+        let mut cmsg = libc::CMSG_FIRSTHDR(&header);
+        while !cmsg.is_null() {
+            if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_CREDENTIALS
+            {
+                let creds = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<libc::ucred>());
+                sender = u32::try_from(creds.pid).ok().filter(|&p| p > 0);
+            } else if (*cmsg).cmsg_level == libc::SOL_SOCKET
+                && (*cmsg).cmsg_type == libc::SCM_RIGHTS
+            {
+                // A descriptor sent along is never kept.
+                let fd = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>());
+                drop(OwnedFd::from_raw_fd(fd));
+            }
+            cmsg = libc::CMSG_NXTHDR(&header, cmsg);
+        }
+        Ok(Some((n as usize, sender)))
     }
+}
+
+/// The report as tracer takes it: its pid the sender's (in tracer's PID namespace) and its parent
+/// the sender's parent, or refused when it names another process than the one that sent it.
+fn from_sender(mut report: Report, sender: Option<u32>) -> Report {
+    let Some(sender) = sender else {
+        report.refused = Some("the kernel did not say who sent it".to_owned());
+        return report;
+    };
+    // The pid the sender has where it runs: tracer's, or the sandbox's.
+    let own = match crate::sandbox::current() {
+        Some(sandbox) => sandbox.inner_pid(sender),
+        None => Some(sender),
+    };
+    if own != Some(report.pid) {
+        report.refused = Some(format!(
+            "it names process {} but process {sender} sent it",
+            report.pid
+        ));
+    }
+    report.pid = sender;
+    report.ppid = parent_of(sender).unwrap_or(0);
     report
+}
+
+/// The parent of `pid`, from `/proc/PID/stat`.
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn datagram_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds: [RawFd; 2] = [0; 2];
+    // SAFETY: socketpair fills the two descriptors, which are owned at once.
+    if unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
+            0,
+            fds.as_mut_ptr(),
+        )
+    } != 0
+    {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both were just made.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// `fd` moved to a number of at least `CHANNEL_FD_FLOOR` (close-on-exec), or left where it is when
+/// the limit on descriptors is lower.
+fn above_floor(fd: OwnedFd) -> OwnedFd {
+    // SAFETY: F_DUPFD_CLOEXEC on a descriptor we own; the new one is owned at once.
+    let moved = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, CHANNEL_FD_FLOOR) };
+    if moved < 0 {
+        return fd;
+    }
+    // SAFETY: just made.
+    unsafe { OwnedFd::from_raw_fd(moved) }
 }
 
 impl Drop for Channel {
@@ -421,10 +542,9 @@ impl Drop for Channel {
     }
 }
 
-fn wait_readable(file: &std::fs::File, limit: Duration) {
-    use std::os::fd::AsRawFd;
+fn wait_readable(socket: &OwnedFd, limit: Duration) {
     let mut poll = libc::pollfd {
-        fd: file.as_raw_fd(),
+        fd: socket.as_raw_fd(),
         events: libc::POLLIN,
         revents: 0,
     };
@@ -475,34 +595,44 @@ mod tests {
         assert_eq!(parse(br#"{"pid":8,"exit":3}"#).unwrap().says, Says::Exit(3));
         assert!(parse(br#"{"pid":8}"#).is_none());
         assert!(parse(b"not json").is_none());
-        // Another process's partial line ran into a report: the report still reads.
-        let spoiled = parse(br#"{"pid":{"pid":9,"url":"ws://127.0.0.1:9/y"}"#).unwrap();
-        assert_eq!(
-            (spoiled.pid, spoiled.says),
-            (9, Says::Listening("ws://127.0.0.1:9/y".into()))
+        assert!(
+            parse(br#"{"pid":"#).is_none(),
+            "a partial report is one datagram of its own"
         );
     }
 
+    /// Writes `text` on the channel's command end, as a process of the tree would.
+    fn say(channel: &Channel, text: &str) {
+        // SAFETY: writes a buffer that outlives the call to a descriptor the channel owns.
+        let n = unsafe { libc::write(channel.command_end(), text.as_ptr().cast(), text.len()) };
+        assert_eq!(n, text.len() as isize);
+    }
+
     #[test]
-    fn the_channel_is_never_written_through_a_link_put_in_its_place() {
+    fn a_report_is_taken_only_from_the_process_it_names() {
         let channel = Channel::create().unwrap();
-        let (tx, _rx) = std::sync::mpsc::channel();
+        let (tx, rx) = std::sync::mpsc::channel();
         let reader = channel.open_reader().unwrap().listen(tx);
-        let victim = tempfile::NamedTempFile::new().unwrap();
-        std::fs::remove_file(&channel.fifo).unwrap();
-        std::os::unix::fs::symlink(victim.path(), &channel.fifo).unwrap();
+        let me = std::process::id();
+        say(
+            &channel,
+            &format!("{{\"pid\":{me},\"ppid\":1,\"url\":\"ws://127.0.0.1:1/a\"}}\n"),
+        );
+        let own = rx.recv_timeout(Duration::from_secs(5)).unwrap();
+        assert_eq!(own.refused, None);
+        assert_eq!(own.pid, me);
+        // The parent is the sender's, whatever the report said.
+        assert_eq!(own.ppid, std::os::unix::process::parent_id());
+        // This process speaking for pid 1: refused, and named by who sent it.
+        say(&channel, "{\"pid\":1,\"url\":\"ws://127.0.0.1:1/b\"}");
+        let forged = rx.recv_timeout(Duration::from_secs(5)).unwrap();
+        assert_eq!(forged.pid, me);
+        assert_eq!(
+            forged.refused.as_deref(),
+            Some(format!("it names process 1 but process {me} sent it").as_str())
+        );
         channel.close();
         reader.join().unwrap();
-        assert_eq!(
-            std::fs::read(victim.path()).unwrap(),
-            b"",
-            "nothing written through the link"
-        );
-        // A link there before the reader opens is refused.
-        let again = Channel::create().unwrap();
-        std::fs::remove_file(&again.fifo).unwrap();
-        std::os::unix::fs::symlink(victim.path(), &again.fifo).unwrap();
-        assert!(again.open_reader().is_err());
     }
 
     #[test]
@@ -530,13 +660,21 @@ mod tests {
         assert!(!options.contains("--inspect"), "{options}");
         assert!(options.ends_with(" --max-old-space-size=64"), "{options}");
         assert!(!options.contains("0.0.0.0"));
-        let fifo = &env.iter().find(|(k, _)| k == CHANNEL_ENV).unwrap().1;
-        std::fs::write(fifo, b"{\"pid\":1,\"url\":\"ws://127.0.0.1:1/a\"}\n").unwrap();
+        let name = &env.iter().find(|(k, _)| k == CHANNEL_ENV).unwrap().1;
+        assert!(
+            name.starts_with(&format!("{}:", channel.command_end())),
+            "{name}"
+        );
+        let me = std::process::id();
+        say(
+            &channel,
+            &format!("{{\"pid\":{me},\"url\":\"ws://127.0.0.1:1/a\"}}"),
+        );
         let report = rx.recv_timeout(Duration::from_secs(5)).unwrap();
-        assert_eq!(report.pid, 1);
-        // pid 1 was not started with this channel in its environment.
+        assert_eq!(report.pid, me);
+        // This process was not started with this channel in its environment.
         let verifier = channel.verifier();
-        assert!(verifier.verify(1, "ws://127.0.0.1:1/a").is_err());
+        assert!(verifier.verify(me, "ws://127.0.0.1:1/a").is_err());
         assert!(!verifier.started_under(std::process::id()));
         assert!(
             verifier

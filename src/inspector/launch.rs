@@ -29,6 +29,8 @@ pub struct Launch<'a> {
     pub no_send: bool,
     /// Pass the tracer's stdin straight to the child (false: a pipe the caller feeds).
     pub inherit_stdin: bool,
+    /// The bootloader channel's end the command inherits (close-on-exec in tracer).
+    pub channel_fd: Option<std::os::fd::RawFd>,
     /// Run the command in the audit's sandbox (`crate::sandbox`), with these folders hidden; it
     /// becomes this process's `sandbox::current()`.
     pub sandbox: Option<&'a [PathBuf]>,
@@ -270,6 +272,9 @@ pub fn spawn(launch: &Launch<'_>) -> Result<(Program, Option<crate::guard::Guard
             .map_err(|e| {
                 TracerError::cannot_trace(format!("the no-send guard could not be prepared: {e}"))
             })?;
+        if let Some(fd) = launch.channel_fd {
+            inherit(&mut command, fd);
+        }
         if let Some(pending) = &sandbox {
             pending.pass_to(&mut command);
         }
@@ -282,6 +287,7 @@ pub fn spawn(launch: &Launch<'_>) -> Result<(Program, Option<crate::guard::Guard
             cwd: launch.cwd,
             env: spawn::environment(&["NODE_OPTIONS"], &set),
             inherit_stdin: launch.inherit_stdin,
+            inherit_fd: launch.channel_fd,
         })
         .map_err(could_not_start)?;
         (child, None, None)
@@ -330,6 +336,21 @@ fn enlarge_pipe(pipe: &impl std::os::fd::AsRawFd) {
     // SAFETY: fcntl(F_SETPIPE_SZ) on a descriptor we own; no memory is passed.
     unsafe {
         libc::fcntl(pipe.as_raw_fd(), libc::F_SETPIPE_SZ, PIPE_SIZE);
+    }
+}
+
+/// Lets the child keep `fd` across `exec` (a step after any that marks inherited descriptors
+/// close-on-exec).
+pub fn inherit(command: &mut Command, fd: std::os::fd::RawFd) {
+    // SAFETY: fcntl only, async-signal-safe, on a descriptor the child inherited.
+    unsafe {
+        command.pre_exec(move || {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags < 0 || libc::fcntl(fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
     }
 }
 

@@ -30,6 +30,8 @@ pub struct Spec<'a> {
     pub env: Vec<(OsString, OsString)>,
     /// Pass the tracer's stdin to the child (false: a pipe, in `Program::stdin`).
     pub inherit_stdin: bool,
+    /// A descriptor of the tracer's (close-on-exec) the child keeps across `exec`.
+    pub inherit_fd: Option<RawFd>,
 }
 
 /// A started process: its pid, the tracer's ends of its pipes, and its status once reaped.
@@ -117,6 +119,8 @@ struct ChildPlan {
     stdin: RawFd,
     stdout: RawFd,
     stderr: RawFd,
+    /// A descriptor kept across `exec` (-1: none).
+    keep: RawFd,
     parent: libc::pid_t,
     /// The `errno` of the step that failed, written by the child before it exits.
     error: AtomicI32,
@@ -180,6 +184,7 @@ pub fn start(spec: &Spec<'_>) -> io::Result<Program> {
         stdin: stdin.as_ref().map_or(-1, |(read, _)| read.as_raw_fd()),
         stdout: stdout.1.as_raw_fd(),
         stderr: stderr.1.as_raw_fd(),
+        keep: spec.inherit_fd.unwrap_or(-1),
         // SAFETY: getpid has no preconditions.
         parent: unsafe { libc::getpid() },
         error: AtomicI32::new(0),
@@ -342,6 +347,9 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
                 fail(plan);
             }
         }
+        if plan.keep >= 0 && libc::fcntl(plan.keep, libc::F_SETFD, 0) < 0 {
+            fail(plan);
+        }
         if libc::chdir(plan.cwd.as_ptr()) != 0 {
             fail(plan);
         }
@@ -383,6 +391,7 @@ mod tests {
             cwd,
             env: vec![("PATH".into(), "/usr/bin:/bin".into())],
             inherit_stdin: false,
+            inherit_fd: None,
         }
     }
 

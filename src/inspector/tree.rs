@@ -235,6 +235,21 @@ fn dispatch(
             exiting_with: None,
             note: None,
         };
+        if let Some(why) = &report.refused {
+            // Another process's report: listed, never acted on.
+            let note = format!("not attached: the report was refused: {why}");
+            let mut event = Event::new(
+                Kind::Context,
+                config.clock.ms(),
+                "a report on the bootloader's channel was refused",
+            );
+            event.note = Some(note.clone());
+            let _ = config.events.send(Box::new(event));
+            process.role = "refused".into();
+            process.note = Some(note);
+            list(&shared, process);
+            continue;
+        }
         if !matches!(report.says, Says::Exit(_)) && labels.contains_key(&report.pid) {
             // One report per process: its bootloader's, which runs before any of its code. A
             // second one can only come from the program itself.

@@ -22,7 +22,6 @@ mod wire;
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Mutex, OnceLock};
@@ -115,17 +114,7 @@ impl Pending {
     /// Lets the helper keep its end of the control socket across `exec` (the last `pre_exec`
     /// step: an earlier one may mark every inherited descriptor close-on-exec).
     pub fn pass_to(&self, command: &mut Command) {
-        let fd = self.theirs.as_raw_fd();
-        // SAFETY: fcntl only, async-signal-safe, on a descriptor the child inherited.
-        unsafe {
-            command.pre_exec(move || {
-                let flags = libc::fcntl(fd, libc::F_GETFD);
-                if flags < 0 || libc::fcntl(fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        crate::inspector::launch::inherit(command, self.theirs.as_raw_fd());
     }
 
     /// After the spawn: the helper's answer, the program's pid (tracer's view of it) or why the
@@ -223,28 +212,20 @@ impl Sandbox {
         }
     }
 
-    /// tracer's pid of the sandbox's process that calls itself `pid` (its `process.pid`); `None`
-    /// when no process of this sandbox has that pid (a report that names another process's, or
-    /// one in a namespace the program made itself).
-    pub fn host_pid(&self, pid: u32) -> Option<u32> {
+    /// The pid that tracer's process `host` has in the sandbox (its `process.pid`); `None` when
+    /// it is no process of this sandbox (or of a PID namespace the program made itself).
+    pub fn inner_pid(&self, host: u32) -> Option<u32> {
         let namespace = self.pid_namespace.as_ref()?;
-        let wanted = pid.to_string();
-        std::fs::read_dir("/proc")
-            .ok()?
+        let status = std::fs::read_to_string(format!("/proc/{host}/status")).ok()?;
+        let line = status.lines().find(|l| l.starts_with("NSpid:"))?;
+        let levels: Vec<&str> = line["NSpid:".len()..].split_whitespace().collect();
+        let same = std::fs::read_link(format!("/proc/{host}/ns/pid"))
+            .ok()
+            .as_ref()
+            == Some(namespace);
+        (levels.len() == 2 && same)
+            .then(|| levels[1].parse().ok())
             .flatten()
-            .find_map(|entry| {
-                let host: u32 = entry.file_name().to_str()?.parse().ok()?;
-                let status = std::fs::read_to_string(entry.path().join("status")).ok()?;
-                let line = status.lines().find(|l| l.starts_with("NSpid:"))?;
-                let levels: Vec<&str> = line["NSpid:".len()..].split_whitespace().collect();
-                (levels.len() == 2
-                    && levels[1] == wanted
-                    && std::fs::read_link(entry.path().join("ns/pid"))
-                        .ok()
-                        .as_ref()
-                        == Some(namespace))
-                .then_some(host)
-            })
     }
 }
 
