@@ -11,6 +11,13 @@
 // 4000 bytes), so the reports of many processes never interleave.
 'use strict';
 (function tracerBoot() {
+  // The program's modules are its own: this file is in neither Node's module cache nor its list
+  // of preloads (Node read the list before loading it; a worker reads its own).
+  delete require.cache[__filename];
+  const preloads = process._preload_modules;
+  if (Array.isArray(preloads) && preloads.indexOf(__filename) >= 0) {
+    preloads.splice(preloads.indexOf(__filename), 1);
+  }
   const channel = process.env.TRACER_BOOT;
   if (!channel) return;
   // A worker thread (it runs preloads too) is traced through its parent's session. Node names
