@@ -714,6 +714,50 @@ fn the_audited_code_cannot_reach_the_tool_as_an_unprivileged_user() {
     the_tool_is_out_of_reach(Some(65534));
 }
 
+/// A daemon outside the sandbox listening on a socket file (a forwarder that could send for the
+/// entry, or pass it a socket connected outside to write to): the entry's connect to it is
+/// refused and counted (`unix-outside`), and nothing arrives.
+#[test]
+fn a_socket_file_outside_the_sandbox_is_refused_and_counted() {
+    let entry = node_entry(
+        "const net = require('node:net');\n\
+         const done = new Promise((resolve) => {\n\
+           const s = net.connect(process.env.OUTSIDE_SOCKET);\n\
+           s.on('connect', () => { s.write('secret'); console.log('outside: connected'); s.end(); resolve(); });\n\
+           s.on('error', (e) => { console.log('outside: ' + e.code); resolve(); });\n\
+         });\n\
+         await done;",
+        &faithful_observations(),
+    )
+    .replace("const fs = require('node:fs');", "(async () => {\nconst fs = require('node:fs');");
+    let entry = format!("{entry}}})();\n");
+    let tracer = case_of("conformance/shim.ndjson", &[("result/final.js", entry)]);
+    let socket = tracer.workspace().join("outside.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let out = audit(
+        tracer.env("OUTSIDE_SOCKET", &socket),
+        "case/result/final.js",
+    );
+    assert!(out.stdout().contains("outside: EPERM"), "{}", out.dump());
+    assert!(
+        matches!(listener.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "the outside daemon was reached"
+    );
+    let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
+    assert_eq!(audit["sandbox"]["inForce"], true, "{audit:#}");
+    assert_eq!(audit["networkAttempts"], 1, "{audit:#}");
+    assert_eq!(
+        audit["transcript"][0]["family"], "unix-outside",
+        "{audit:#}"
+    );
+    assert_eq!(
+        audit["transcript"][0]["host"],
+        socket.to_str().unwrap(),
+        "{audit:#}"
+    );
+}
+
 /// A process the entry leaves behind, detached, in a session of its own and with an empty
 /// environment (as a forger's helper that waits for tracer to exit and rewrites the audit would
 /// be), does not outlive the audit: the sandbox's processes end with the entry, before the audit

@@ -11,6 +11,7 @@ use std::io;
 use std::net::{Ipv4Addr, Ipv6Addr};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use super::Attempt;
@@ -164,6 +165,8 @@ fn id_valid(listener: &OwnedFd, id: u64) -> bool {
 /// (a recycled thread id would fail `NOTIF_ID_VALID`).
 pub struct Caller {
     mem: File,
+    /// `/proc/PID` of the caller.
+    proc: PathBuf,
 }
 
 impl Caller {
@@ -173,13 +176,18 @@ impl Caller {
         if !id_valid(listener, notif.id) {
             return Err(None);
         }
-        mem.map(|mem| Caller { mem }).map_err(Some)
+        mem.map(|mem| Caller {
+            mem,
+            proc: PathBuf::from(format!("/proc/{}", notif.pid)),
+        })
+        .map_err(Some)
     }
 
     #[cfg(test)]
     pub fn of_self() -> Caller {
         Caller {
             mem: File::open("/proc/self/mem").expect("open /proc/self/mem"),
+            proc: PathBuf::from("/proc/self"),
         }
     }
 
@@ -188,6 +196,35 @@ impl Caller {
         let mut buf = vec![0u8; len];
         self.mem.read_exact_at(&mut buf, address)?;
         Ok(buf)
+    }
+
+    /// Whether `path` is no socket file the caller could reach outside its network namespace:
+    /// there is none at `path` (as the caller sees the file system), or a socket of the caller's
+    /// network namespace (`/proc/PID/net/unix`) is bound to it, as it was given to `bind` or, for
+    /// a relative one, from the caller's folder. In the audit's sandbox that is a socket of the
+    /// sandbox's; outside it, of the host's.
+    fn namespace_binds(&self, path: &str) -> bool {
+        let absolute = (!path.starts_with('/'))
+            .then(|| std::fs::read_link(self.proc.join("cwd")).ok())
+            .flatten()
+            .map(|cwd| cwd.join(path).to_string_lossy().into_owned());
+        // No socket file there (glibc's try of nscd's socket, say): the call fails on its own.
+        let seen = self
+            .proc
+            .join("root")
+            .join(absolute.as_deref().unwrap_or(path).trim_start_matches('/'));
+        if !std::fs::symlink_metadata(seen)
+            .is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_socket(&m.file_type()))
+        {
+            return true;
+        }
+        // Num RefCount Protocol Flags Type St Inode Path
+        std::fs::read_to_string(self.proc.join("net/unix")).is_ok_and(|table| {
+            table.lines().skip(1).any(|line| {
+                let bound = line.split_whitespace().nth(7);
+                bound == Some(path) || (absolute.is_some() && bound == absolute.as_deref())
+            })
+        })
     }
 }
 
@@ -260,7 +297,20 @@ pub fn decide(data: &libc::seccomp_data, caller: &Caller) -> Verdict {
             Err(_) => return Verdict::Refuse(libc::EFAULT, Vec::new()),
         };
         match classify(&bytes, is_connect) {
-            None => {}
+            None => {
+                if let Some(path) = unix_path(&bytes)
+                    && !caller.namespace_binds(&path)
+                {
+                    // A socket file no socket of the caller's network namespace is bound to: in
+                    // the sandbox, a daemon outside it, which could send for the caller or pass
+                    // it a socket connected outside.
+                    refused.push(Destination {
+                        family: "unix-outside".to_owned(),
+                        address: path,
+                        port: 0,
+                    });
+                }
+            }
             Some(destination) => refused.push(destination),
         }
     }
@@ -292,6 +342,17 @@ fn read_msghdrs(
             (name, u64::from(len))
         })
         .collect())
+}
+
+/// The path of an `AF_UNIX` address named by a path (not abstract, not unnamed).
+fn unix_path(sockaddr: &[u8]) -> Option<String> {
+    let family = i32::from(u16::from_ne_bytes([sockaddr[0], sockaddr[1]]));
+    let path = sockaddr.get(2..)?;
+    if family != libc::AF_UNIX || path.first().is_none_or(|&b| b == 0) {
+        return None;
+    }
+    let end = path.iter().position(|&b| b == 0).unwrap_or(path.len());
+    Some(String::from_utf8_lossy(&path[..end]).into_owned())
 }
 
 /// `None` for a destination that may go ahead (`AF_UNIX`, `AF_NETLINK`, and `AF_UNSPEC` for
