@@ -714,6 +714,46 @@ fn the_audited_code_cannot_reach_the_tool_as_an_unprivileged_user() {
     the_tool_is_out_of_reach(Some(65534));
 }
 
+/// Without the namespaces (`TRACER_NO_SANDBOX=1`), Landlock's scopes still keep the tracer out of
+/// reach of the audited code, as root too: its memory does not open (a Landlock domain traces
+/// nothing outside it), SIGSTOP and SIGKILL are refused. Skipped, saying so, on a kernel without
+/// the scopes (Landlock ABI 6, Linux 6.12).
+#[test]
+fn without_the_sandbox_landlock_still_keeps_the_tracer_out_of_reach() {
+    if tracer::sandbox::scope::available().is_none() {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED audit::without_the_sandbox_landlock_still_keeps_the_tracer_out_of_reach: no Landlock scopes in this kernel"
+        );
+        return;
+    }
+    let entry = node_entry(REACH_FOR_THE_TOOL, &faithful_observations());
+    let tracer = case_of("conformance/shim.ndjson", &[("result/final.js", entry)])
+        .env("TRACER_NO_SANDBOX", "1");
+    let out = audit(tracer, "case/result/final.js");
+    let line = out
+        .stdout()
+        .lines()
+        .find_map(|l| l.strip_prefix("inside: ").map(str::to_owned))
+        .unwrap_or_else(|| panic!("no report from inside\n{}", out.dump()));
+    let inside: Value = serde_json::from_str(&line).unwrap();
+    let ancestors = inside["ancestors"].as_array().unwrap();
+    assert!(!ancestors.is_empty(), "{inside:#}");
+    for ancestor in ancestors {
+        assert_eq!(ancestor["mem"], "EACCES", "{inside:#}");
+        assert_eq!(ancestor["stopped"], false, "{inside:#}");
+        assert_eq!(ancestor["killed"], false, "{inside:#}");
+    }
+    let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
+    assert_eq!(audit["sandbox"]["inForce"], false, "{audit:#}");
+    assert_eq!(
+        audit["sandbox"]["scopes"],
+        serde_json::json!(["signal", "abstract-unix-socket"]),
+        "{audit:#}"
+    );
+}
+
 /// A daemon outside the sandbox listening on a socket file (a forwarder that could send for the
 /// entry, or pass it a socket connected outside to write to): the entry's connect to it is
 /// refused and counted (`unix-outside`), and nothing arrives.

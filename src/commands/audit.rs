@@ -158,11 +158,19 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
                 no_send: guard.available,
                 node_probe: Some(node_request(&typed, &entry, &recorded_trace)),
                 sandbox: hide.clone(),
+                scoped: sandbox_record.scopes.is_some(),
             },
             global,
             styles,
         )?,
-        Some("py") => run_python(&args, &entry, &env, guard.available, hide.as_deref())?,
+        Some("py") => run_python(
+            &args,
+            &entry,
+            &env,
+            guard.available,
+            hide.as_deref(),
+            sandbox_record.scopes.is_some(),
+        )?,
         _ => {
             return Err(TracerError::usage(format!(
                 "entry {} is neither JavaScript (.js, .mjs, .cjs) nor Python (.py)",
@@ -333,6 +341,7 @@ fn run_python(
     env: &[(String, String)],
     no_send: bool,
     hide: Option<&[PathBuf]>,
+    scoped: bool,
 ) -> Result<EntryRun> {
     let python = Path::new("python3");
     let version = Command::new(python)
@@ -377,6 +386,9 @@ fn run_python(
     } else {
         None
     };
+    if scoped {
+        crate::sandbox::scope::restrict(&mut command);
+    }
     if let Some(pending) = &sandbox {
         pending.pass_to(&mut command);
     }
@@ -441,11 +453,13 @@ fn sandbox_plan(
     entry: &Path,
     not_dumpable: bool,
 ) -> (SandboxRecord, Option<Vec<PathBuf>>) {
+    let scopes = crate::sandbox::scope::available();
     let without = |reason: String| {
         (
             SandboxRecord {
                 in_force: false,
                 tool_not_dumpable: not_dumpable,
+                scopes: scopes.clone(),
                 reason: Some(reason),
                 ..SandboxRecord::default()
             },
@@ -483,6 +497,7 @@ fn sandbox_plan(
                 .collect(),
             hidden: hide.iter().map(|p| p.display().to_string()).collect(),
             tool_not_dumpable: not_dumpable,
+            scopes,
             reason: None,
         },
         Some(hide),

@@ -274,6 +274,8 @@ pub struct Extras {
     pub node_probe: Option<crate::probe::node::NodeRequest>,
     /// Run the program in the audit's sandbox (`crate::sandbox`), hiding these folders from it.
     pub sandbox: Option<Vec<PathBuf>>,
+    /// Put the program in Landlock's scopes (`crate::sandbox::scope`).
+    pub scoped: bool,
 }
 
 pub fn run(args: RunArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
@@ -651,6 +653,7 @@ fn start(plan: &Plan, extras: &Extras, id: &str) -> Result<Started> {
         inherit_stdin: !stdin_is_terminal,
         sandbox: extras.sandbox.as_deref(),
         channel_fd: Some(channel.command_end()),
+        scoped: extras.scoped,
     };
     let (report_tx, reports) = mpsc::channel();
     let reader = channel.open_reader().map_err(|e| {

@@ -80,6 +80,10 @@ pub struct SandboxRecord {
     pub hidden: Vec<String>,
     /// The tool itself was not dumpable: its memory could not be opened by the entry's user.
     pub tool_not_dumpable: bool,
+    /// Landlock's scopes the entry ran in (`signal`, `abstract-unix-socket`: nothing signalled,
+    /// reached through an abstract socket or traced outside its tree), when the kernel has them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scopes: Option<Vec<String>>,
     /// Why there was no sandbox, when there was none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,

@@ -29,6 +29,9 @@ pub struct Launch<'a> {
     pub no_send: bool,
     /// Pass the tracer's stdin straight to the child (false: a pipe the caller feeds).
     pub inherit_stdin: bool,
+    /// Put the command in Landlock's scopes (`crate::sandbox::scope`: no signal, abstract socket
+    /// or trace out of its tree), where the kernel has them.
+    pub scoped: bool,
     /// The bootloader channel's end the command inherits (close-on-exec in tracer).
     pub channel_fd: Option<std::os::fd::RawFd>,
     /// Run the command in the audit's sandbox (`crate::sandbox`), with these folders hidden; it
@@ -233,7 +236,7 @@ pub fn spawn(launch: &Launch<'_>) -> Result<(Program, Option<crate::guard::Guard
     );
     // Without the no-send guard, nothing needs a step of tracer's own code in the child beyond
     // what `spawn::start` does, which does not copy the tracer.
-    let (child, guard, sandbox) = if launch.no_send || launch.sandbox.is_some() {
+    let (child, guard, sandbox) = if launch.no_send || launch.sandbox.is_some() || launch.scoped {
         let (mut command, sandbox) = match launch.sandbox {
             Some(hide) => {
                 let (command, pending) = crate::sandbox::command(
@@ -272,6 +275,9 @@ pub fn spawn(launch: &Launch<'_>) -> Result<(Program, Option<crate::guard::Guard
             .map_err(|e| {
                 TracerError::cannot_trace(format!("the no-send guard could not be prepared: {e}"))
             })?;
+        if launch.scoped {
+            crate::sandbox::scope::restrict(&mut command);
+        }
         if let Some(fd) = launch.channel_fd {
             inherit(&mut command, fd);
         }

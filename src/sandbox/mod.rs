@@ -17,6 +17,7 @@
 //! run the user's code before the program's own `exec`.
 
 pub mod helper;
+pub mod scope;
 mod wire;
 
 use std::ffi::{OsStr, OsString};
