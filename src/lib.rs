@@ -17,6 +17,7 @@ pub mod inspector;
 pub mod output;
 pub mod pacing;
 pub mod probe;
+pub mod process;
 pub mod record;
 pub mod sandbox;
 pub mod timings;

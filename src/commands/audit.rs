@@ -29,9 +29,9 @@ use crate::conformance::{hash, observed, requests, seal};
 use crate::error::TracerError;
 use crate::exit;
 use crate::guard::{self, Attempt};
-use crate::inspector::launch;
 use crate::output::human::Styles;
 use crate::output::store::write_atomic;
+use crate::process::{find, group};
 
 /// The contract, relative to the case folder.
 const CONTRACT_PATH: &str = "notes/trace-runtime-contract.json";
@@ -359,7 +359,7 @@ fn run_python(
     let entry_args = [entry.as_os_str().to_owned(), OsString::from("--audit-only")];
     let (mut command, sandbox) = match hide {
         Some(hide) => {
-            let python = launch::search_path(python.as_os_str()).unwrap_or(python.to_owned());
+            let python = find::search_path(python.as_os_str()).unwrap_or(python.to_owned());
             let (command, pending) = crate::sandbox::command(hide, Some((&python, &entry_args)))
                 .map_err(|e| {
                     TracerError::cannot_trace(format!("the sandbox could not be prepared: {e}"))
@@ -377,7 +377,7 @@ fn run_python(
         .stdin(Stdio::null())
         .process_group(0);
     if no_send {
-        launch::close_inherited_on_exec(&mut command);
+        group::close_inherited_on_exec(&mut command);
     }
     let handle = if no_send {
         Some(guard::install(&mut command).map_err(|e| {
@@ -398,7 +398,7 @@ fn run_python(
     let guard = match handle.map(|h| h.start(child.id())).transpose() {
         Ok(guard) => guard,
         Err(e) => {
-            launch::signal_group(child.id(), libc::SIGKILL);
+            group::signal_group(child.id(), libc::SIGKILL);
             let _ = child.wait();
             return Err(TracerError::cannot_trace(format!(
                 "the no-send guard could not start: {e}"
@@ -410,16 +410,16 @@ fn run_python(
     if let Some(pending) = sandbox
         && let Err(e) = pending.started(Duration::from_secs(10))
     {
-        launch::signal_group(child.id(), libc::SIGKILL);
+        group::signal_group(child.id(), libc::SIGKILL);
         let _ = child.wait();
         return Err(
             TracerError::cannot_trace(format!("the sandbox could not be made: {e}")).into(),
         );
     }
     let pgid = child.id();
-    let status = launch::wait_for(&mut child, Duration::from_secs_f64(args.timeout))?;
+    let status = group::wait_for(&mut child, Duration::from_secs_f64(args.timeout))?;
     // Nothing the entry started outlives the audit.
-    launch::stop_group(pgid, libc::SIGTERM, Duration::from_secs(2));
+    group::stop_group(pgid, libc::SIGTERM, Duration::from_secs(2));
     let Some(status) = status else {
         let _ = child.wait();
         return Err(TracerError::cannot_trace(format!(

@@ -28,8 +28,8 @@ use serde_json::json;
 
 use crate::cli::{CapabilitiesArgs, ColorChoice, ExitCodeMode, GlobalArgs, RunArgs, StoreArgs};
 use crate::commands::{run, show::print_json};
-use crate::inspector::launch;
 use crate::output::human::Styles;
+use crate::process::{find, group};
 use crate::trace::event::Kind;
 
 /// How long `--version` of Node or a browser may take.
@@ -63,7 +63,7 @@ const BROWSERS: [&str; 4] = [
 
 pub fn capabilities(args: CapabilitiesArgs) -> Result<u8> {
     let mut notes: Vec<String> = Vec::new();
-    let node = match launch::find_node(args.node.as_deref()) {
+    let node = match find::find_node(args.node.as_deref()) {
         Ok(path) => Some(path),
         Err(e) => {
             notes.push(e.to_string());
@@ -223,10 +223,10 @@ fn probe(node: &Path) -> Result<Probe> {
 fn find_browser(requested: Option<&Path>) -> Option<PathBuf> {
     match requested {
         Some(path) if path.components().count() > 1 => path.is_file().then(|| path.to_owned()),
-        Some(name) => launch::search_path(name.as_os_str()),
+        Some(name) => find::search_path(name.as_os_str()),
         None => BROWSERS
             .iter()
-            .find_map(|name| launch::search_path(OsStr::new(name))),
+            .find_map(|name| find::search_path(OsStr::new(name))),
     }
 }
 
@@ -245,7 +245,7 @@ fn version_of(program: &Path) -> Result<String> {
         let _ = stdout.read_to_string(&mut text);
         let _ = tx.send(text);
     });
-    let status = launch::wait_for(&mut child, VERSION_TIMEOUT)?;
+    let status = group::wait_for(&mut child, VERSION_TIMEOUT)?;
     let Some(status) = status else {
         let _ = child.kill();
         let _ = child.wait();

@@ -24,11 +24,12 @@ use crate::inspector::driver::{Driver, Ending, Limits, Probed};
 use crate::inspector::launch::{self, Launch};
 use crate::inspector::pumps::{self, StderrTail};
 use crate::inspector::tree::{RootSignal, Tree, TreeConfig};
-use crate::inspector::watchdog::Watchdog;
 use crate::output::human::{self, Styles};
 use crate::output::ndjson::{EventsFile, StdoutStream};
 use crate::output::store::Store;
 use crate::output::{self, Sinks, annotations};
+use crate::process::watchdog::Watchdog;
+use crate::process::{find, group, node_options};
 use crate::trace::capture::Capture;
 use crate::trace::event::{Clock, Event, EventSender, Kind};
 use crate::trace::evidence::{self, Evidence};
@@ -115,7 +116,7 @@ fn plan(args: &RunArgs) -> Result<Plan> {
         ))
         .into());
     }
-    let node = launch::find_node(args.node.as_deref())?;
+    let node = find::find_node(args.node.as_deref())?;
     let (target, program, argv) = match target {
         Target::Script { file, node_flags } => {
             let mut argv = node_flags;
@@ -167,7 +168,7 @@ fn resolve_target(given: &Path, workspace: &Path) -> Result<Target> {
     let name = given.as_os_str();
     if given.components().count() == 1
         && !name.to_string_lossy().starts_with('-')
-        && let Some(found) = launch::search_path(name)
+        && let Some(found) = find::search_path(name)
     {
         return Ok(Target::Command(found));
     }
@@ -613,7 +614,7 @@ struct Started {
     channel: Channel,
     reader: std::thread::JoinHandle<()>,
     reports: Receiver<crate::inspector::boot::Report>,
-    child: crate::inspector::spawn::Program,
+    child: crate::process::spawn::Program,
     guard: Option<crate::guard::Guard>,
     /// Kills the group if the tracer itself is killed; says goodbye when dropped.
     watchdog: Option<Watchdog>,
@@ -624,7 +625,7 @@ struct Started {
 impl Started {
     /// Ends the program when the run cannot go on before it was attached to.
     fn abandon(mut self) {
-        launch::stop_group(self.child.id(), libc::SIGKILL, STOP_GRACE);
+        group::stop_group(self.child.id(), libc::SIGKILL, STOP_GRACE);
         let _ = self.child.wait();
         self.channel.close();
         let _ = self.reader.join();
@@ -735,7 +736,7 @@ fn trace(
     // events are asked for, or when the tool needs pauses (the audit's probe).
     // It is also paid when a loader may have transformed the code (`--import tsx`, a `.ts`
     // target): the runtime's `scriptParsed` carries the source maps the loader registered.
-    let loader = launch::loader_likely(
+    let loader = node_options::loader_likely(
         plan.target.as_deref().unwrap_or(Path::new("command.js")),
         user_options.as_deref(),
     );
@@ -749,7 +750,7 @@ fn trace(
     // The root's end wakes the wait for its report at once (`RootSignal::Ended`), not at the
     // wait's next tick.
     let ended_tx = root_tx.clone();
-    launch::notify_exit(pgid, move || {
+    group::notify_exit(pgid, move || {
         let _ = ended_tx.send(RootSignal::Ended);
     });
     let tree = Tree::start(
@@ -769,22 +770,22 @@ fn trace(
     );
 
     let mut finish = |result: &mut RunResult,
-                      child: &mut crate::inspector::spawn::Program,
+                      child: &mut crate::process::spawn::Program,
                       first_signal: Option<i32>| {
         if let Some(signal) = first_signal {
             tree.signal_all(&verifier, signal);
-            launch::stop_group(pgid, signal, STOP_GRACE);
+            group::stop_group(pgid, signal, STOP_GRACE);
         }
-        result.status = match launch::wait_for(child, EXIT_GRACE) {
+        result.status = match group::wait_for(child, EXIT_GRACE) {
             Ok(Some(status)) => Some(status),
             _ => {
-                launch::stop_group(pgid, libc::SIGKILL, STOP_GRACE);
+                group::stop_group(pgid, libc::SIGKILL, STOP_GRACE);
                 child.wait().ok()
             }
         };
         crate::timings::mark("program reaped");
         // Nothing the command started outlives the run, in its process group or out of it.
-        launch::stop_group(pgid, libc::SIGTERM, Duration::from_millis(500));
+        group::stop_group(pgid, libc::SIGTERM, Duration::from_millis(500));
         tree.stop_leftovers(&verifier, Duration::from_millis(500));
         crate::timings::mark("group and tree stopped");
         pumps::finish(std::mem::take(&mut pump_threads), DRAIN_GRACE);
@@ -893,7 +894,7 @@ fn trace(
             // Ask the program to stop and keep capturing while it winds down; a second signal to
             // the tracer, or the end of the grace period, kills it.
             stop.store(0, std::sync::atomic::Ordering::Relaxed);
-            launch::signal_group(pgid, signal);
+            group::signal_group(pgid, signal);
             tree.signal_all(&verifier, signal);
             let limits = Limits {
                 deadline: Some(Instant::now() + STOP_GRACE),
@@ -902,7 +903,7 @@ fn trace(
             match driver.read_until(&mut cdp, &mut capture, &limits)? {
                 Ending::Finished | Ending::Closed => {}
                 Ending::TimedOut | Ending::Signalled(_) => {
-                    launch::signal_group(pgid, libc::SIGKILL);
+                    group::signal_group(pgid, libc::SIGKILL);
                 }
             }
         }
@@ -963,7 +964,7 @@ enum RootWait {
 /// which is then waited for as a command that is not Node.
 fn wait_for_root(
     signals: &Receiver<RootSignal>,
-    child: &mut crate::inspector::spawn::Program,
+    child: &mut crate::process::spawn::Program,
     mut attach_deadline: Option<Instant>,
     deadline: Option<Instant>,
     stop: &AtomicUsize,
@@ -974,7 +975,7 @@ fn wait_for_root(
                 return Ok(RootWait::Listening { url, announces });
             }
             Ok(RootSignal::Launcher) => attach_deadline = None,
-            // The command ended (`launch::notify_exit`): seen below.
+            // The command ended (`group::notify_exit`): seen below.
             Ok(RootSignal::Ended) => {}
             Err(RecvTimeoutError::Disconnected) => {
                 return Err(TracerError::cannot_trace(

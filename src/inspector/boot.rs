@@ -26,6 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::time::Duration;
 
+use crate::process::{find, listening, node_options};
 use serde::Deserialize;
 
 /// The bootloader, preloaded into every Node process of the tree.
@@ -221,10 +222,10 @@ impl Channel {
         // runs its files one at a time, with a warning) finds none.
         let mut options = format!(
             "\"--\\inspect-publish-uid=stderr\" --require {}",
-            crate::inspector::launch::quote_node_option(&self.boot.to_string_lossy())
+            node_options::quote_node_option(&self.boot.to_string_lossy())
         );
         let kept = user
-            .map(crate::inspector::launch::strip_inspect_options)
+            .map(node_options::strip_inspect_options)
             .unwrap_or_default();
         if !kept.is_empty() {
             options.push(' ');
@@ -327,7 +328,7 @@ impl Verifier {
                 )
             })
         };
-        let on_path = crate::inspector::launch::search_path(std::ffi::OsStr::new("node"));
+        let on_path = find::search_path(std::ffi::OsStr::new("node"));
         self.nodes = [Some(node), on_path.as_deref()]
             .into_iter()
             .flatten()
@@ -384,7 +385,8 @@ impl Verifier {
     /// and the port are checked (its environment is not read again on the path to the attach).
     pub fn verify_program(pid: u32, url: &str) -> Result<SocketAddr, String> {
         let address = crate::inspector::cdp::loopback_address(url).map_err(|e| format!("{e:#}"))?;
-        if !crate::inspector::launch::process_listens_on(pid, address.port()) {
+        if !listening::process_listens_on(pid, address.port(), crate::sandbox::current().is_some())
+        {
             return Err(format!(
                 "process {pid} does not listen on 127.0.0.1:{}",
                 address.port()
@@ -637,7 +639,7 @@ mod tests {
 
     #[test]
     fn a_path_with_spaces_is_quoted_for_node_options() {
-        use crate::inspector::launch::quote_node_option;
+        use node_options::quote_node_option;
         assert_eq!(quote_node_option("/tmp/a/boot.js"), "/tmp/a/boot.js");
         assert_eq!(
             quote_node_option("/tmp/a b/boot.js"),

@@ -31,7 +31,7 @@ pub const MAX_LISTED: usize = 1000;
 const MAX_REMEMBERED: usize = 100_000;
 
 /// What the tree tells the thread that waits for the program's own process (the command tracer
-/// started), and what `launch::notify_exit` does.
+/// started), and what `crate::process::group::notify_exit` does.
 #[derive(Debug)]
 pub enum RootSignal {
     /// The program is Node and its inspector listens at `url` (checked): attach to it.

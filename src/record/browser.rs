@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::error::TracerError;
-use crate::inspector::launch;
+use crate::process::{find, group};
 
 /// The executables looked up on `PATH`, in order, when neither `--browser` nor
 /// `TRACER_CHROMIUM` is given.
@@ -54,9 +54,9 @@ const STDERR_TAIL: usize = 20;
 /// of [`CANDIDATES`] on `PATH`.
 pub fn find(requested: Option<&Path>) -> Result<PathBuf, TracerError> {
     let hint = format!("install Chromium (`{INSTALL_HINT}`)");
-    launch::find_executable(
+    find::find_executable(
         requested,
-        &launch::Wanted {
+        &find::Wanted {
             what: "Chromium",
             source: "--browser or TRACER_CHROMIUM",
             defaults: &CANDIDATES,
@@ -95,7 +95,7 @@ impl Browser {
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .process_group(0);
-        crate::inspector::launch::die_with_parent(&mut command);
+        group::die_with_parent(&mut command);
         let mut child = command.spawn().map_err(|e| {
             TracerError::cannot_trace(format!(
                 "could not start Chromium ({}): {e}. Check that it is a working browser, or install one ({INSTALL_HINT})",
@@ -129,7 +129,7 @@ impl Browser {
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
                     // stderr closed without a URL: the browser is exiting.
-                    let _ = launch::wait_for(&mut browser.child, Duration::from_secs(2));
+                    let _ = group::wait_for(&mut browser.child, Duration::from_secs(2));
                     return Err(browser.failed("exited before printing its DevTools URL"));
                 }
             }
@@ -179,14 +179,14 @@ impl Browser {
             return;
         }
         self.stopped = true;
-        let _ = launch::wait_for(&mut self.child, grace);
-        launch::stop_group(self.pgid, libc::SIGTERM, Duration::from_secs(2));
+        let _ = group::wait_for(&mut self.child, grace);
+        group::stop_group(self.pgid, libc::SIGTERM, Duration::from_secs(2));
         let _ = self.child.kill();
         let _ = self.child.wait();
         // Helpers that outlived the leader (a crash handler) are still in the group.
-        launch::signal_group(self.pgid, libc::SIGKILL);
+        group::signal_group(self.pgid, libc::SIGKILL);
         let deadline = Instant::now() + Duration::from_secs(2);
-        while launch::group_alive(self.pgid) && Instant::now() < deadline {
+        while group::group_alive(self.pgid) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(10));
         }
     }

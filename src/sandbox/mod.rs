@@ -20,6 +20,7 @@ pub mod helper;
 pub mod scope;
 mod wire;
 
+use crate::process::group;
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -115,7 +116,7 @@ impl Pending {
     /// Lets the helper keep its end of the control socket across `exec` (the last `pre_exec`
     /// step: an earlier one may mark every inherited descriptor close-on-exec).
     pub fn pass_to(&self, command: &mut Command) {
-        crate::inspector::launch::inherit(command, self.theirs.as_raw_fd());
+        group::inherit(command, self.theirs.as_raw_fd());
     }
 
     /// After the spawn: the helper's answer, the program's pid (tracer's view of it) or why the

@@ -14,7 +14,7 @@
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 
-use crate::inspector::spawn;
+use crate::process::spawn;
 
 /// The watchdog's stack: `kill_marked`'s buffers (40 KiB) and its frames. Reserved, not
 /// committed: only the pages it touches are ever allocated.

@@ -1,0 +1,12 @@
+//! Operating-system plumbing for the processes tracer starts, with no inspector or CDP in it:
+//! `spawn` starts a process without copying the tracer, `group` is its process group and its steps
+//! before `exec`, `watchdog` kills what a run started if tracer dies without warning, `listening`
+//! finds which process holds a loopback port, `find` finds executables, and `node_options` is
+//! `NODE_OPTIONS` as Node reads it.
+
+pub mod find;
+pub mod group;
+pub mod listening;
+pub mod node_options;
+pub mod spawn;
+pub mod watchdog;
