@@ -44,6 +44,16 @@ pub enum ColorChoice {
     Never,
 }
 
+impl From<ColorChoice> for crate::output::human::ColorWhen {
+    fn from(choice: ColorChoice) -> Self {
+        match choice {
+            ColorChoice::Auto => Self::Auto,
+            ColorChoice::Always => Self::Always,
+            ColorChoice::Never => Self::Never,
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a Node program, or any command, and trace every Node process it starts.
@@ -176,6 +186,15 @@ pub enum Annotations {
     Github,
     /// No annotations, even under GitHub Actions.
     None,
+}
+
+impl From<Annotations> for Option<crate::output::annotations::Format> {
+    fn from(flag: Annotations) -> Self {
+        match flag {
+            Annotations::Github => Some(crate::output::annotations::Format::Github),
+            Annotations::None => None,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -14,7 +14,6 @@ use std::sync::mpsc;
 
 use serde_json::Value;
 
-use crate::cli::ColorChoice;
 use crate::commands::{export, replay, verify};
 use crate::conformance::contract::{self, Builder};
 use crate::conformance::policy::Policy;
@@ -400,7 +399,7 @@ pub fn session_files(bytes: &[u8], out: &Path) {
     }
     // replay: the evidence is optional there
     let evidence: Option<Evidence> = crate::files::read_json(&evidence_path).unwrap_or(None);
-    let styles = Styles::for_stdout(ColorChoice::Always);
+    let styles = Styles::for_stdout(crate::output::human::ColorWhen::Always);
     let failure_grep = regex::Regex::new("o").expect("valid regex");
     for (kinds, grep) in [
         (&[][..], None),

@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod commands;
 pub mod conformance;
+pub mod engine;
 pub mod error;
 pub mod exit;
 pub mod files;
@@ -52,7 +53,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             });
         }
     };
-    let styles = Styles::for_stderr(cli.global.color);
+    let styles = Styles::for_stderr(cli.global.color.into());
     let result = match cli.command {
         Command::Run(args) => commands::run::run(args, &cli.global, &styles),
         Command::Show(args) => commands::show::show(args),

@@ -17,15 +17,16 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use serde_json::Value;
 
-use crate::cli::{AuditArgs, CheckArgs, ExitCodeMode, GlobalArgs, RunArgs};
+use crate::cli::{AuditArgs, CheckArgs, GlobalArgs};
+use crate::commands::check;
 use crate::commands::contract::canonical_case_dir;
-use crate::commands::{check, run};
 use crate::conformance::audit_format::{
     self, AbsentPath, Audit, NetworkAttempt, Observation, RecordedRealm, Recording, SandboxRecord,
     TimelineEntry,
 };
 use crate::conformance::contract::Contract;
 use crate::conformance::{hash, observed, requests, seal};
+use crate::engine;
 use crate::error::TracerError;
 use crate::exit;
 use crate::guard::{self, Attempt};
@@ -153,7 +154,7 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
         Some("js" | "mjs" | "cjs") => run_node(
             &args,
             &entry,
-            run::Extras {
+            engine::Extras {
                 env,
                 no_send: guard.available,
                 node_probe: Some(node_request(&typed, &entry, &recorded_trace)),
@@ -285,29 +286,26 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
 fn run_node(
     args: &AuditArgs,
     entry: &Path,
-    extras: run::Extras,
+    extras: engine::Extras,
     global: &GlobalArgs,
     styles: &Styles,
 ) -> Result<EntryRun> {
-    let run_args = RunArgs {
+    let config = engine::Config {
         target: entry.to_owned(),
         args: vec![OsString::from("--audit-only")],
-        ndjson: false,
-        scripts: false,
         timeout: Some(args.timeout),
         attach_timeout: 15.0,
-        store: args.store.clone(),
+        out: args.store.out.clone(),
         keep: 20,
         max_events: 10_000,
         node: args.node.clone(),
         workspace: args.workspace.clone(),
-        cwd: None,
-        exit_code: ExitCodeMode::Tracer,
-        redact: Vec::new(),
-        no_default_redact: false,
-        annotations: None,
+        default_redact: true,
+        quiet: global.quiet,
+        extras,
+        ..engine::Config::default()
     };
-    let report = run::execute(&run_args, &extras, global, styles, None)?;
+    let report = engine::execute(&config, styles)?;
     // An interrupted audit is never a verdict: no audit is written, so none can be sealed.
     if report.code == exit::INTERRUPTED || report.code == exit::TERMINATED {
         return Err(TracerError::Interrupted {

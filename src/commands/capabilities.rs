@@ -26,8 +26,9 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use serde_json::json;
 
-use crate::cli::{CapabilitiesArgs, ColorChoice, ExitCodeMode, GlobalArgs, RunArgs, StoreArgs};
-use crate::commands::{run, show::print_json};
+use crate::cli::CapabilitiesArgs;
+use crate::commands::show::print_json;
+use crate::engine;
 use crate::output::human::Styles;
 use crate::process::{find, group};
 use crate::trace::event::Kind;
@@ -150,37 +151,21 @@ fn probe(node: &Path) -> Result<Probe> {
                "mappings": mappings})
         .to_string(),
     )?;
-    let args = RunArgs {
+    let config = engine::Config {
         target: script,
-        args: Vec::new(),
-        ndjson: false,
-        scripts: false,
         timeout: Some(PROBE_TIMEOUT),
         attach_timeout: 15.0,
-        store: StoreArgs {
-            out: root.join(".tracer"),
-        },
+        out: root.join(".tracer"),
         keep: 1,
         max_events: 1000,
         node: Some(node.to_owned()),
         workspace: Some(root.clone()),
         cwd: Some(root.clone()),
-        exit_code: ExitCodeMode::Tracer,
-        annotations: None,
-        redact: Vec::new(),
-        no_default_redact: false,
-    };
-    let quiet = GlobalArgs {
-        color: ColorChoice::Never,
+        default_redact: true,
         quiet: true,
+        ..engine::Config::default()
     };
-    let traced = run::execute(
-        &args,
-        &run::Extras::default(),
-        &quiet,
-        &Styles::default(),
-        None,
-    )?;
+    let traced = engine::execute(&config, &Styles::default())?;
     let session = traced.session;
     let console = |value: &str| {
         session

@@ -53,7 +53,7 @@ pub fn replay(args: ReplayArgs, global: &GlobalArgs) -> Result<u8> {
     let kinds: Vec<Kind> = args.kind.iter().map(|k| kind(*k)).collect();
     let timeline = Timeline::new(&session, evidence.as_ref(), &kinds, grep.as_ref());
 
-    let styles = Styles::for_stdout(global.color);
+    let styles = Styles::for_stdout(global.color.into());
     let mut out = std::io::stdout().lock();
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let _ = if interactive {

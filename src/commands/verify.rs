@@ -14,8 +14,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::cli::{ExitCodeMode, GlobalArgs, RunArgs, VerifyArgs};
-use crate::commands::run;
+use crate::cli::{GlobalArgs, VerifyArgs};
+use crate::engine;
 use crate::error::TracerError;
 use crate::exit;
 use crate::output::human::{Styles, display_path};
@@ -40,13 +40,10 @@ pub fn verify(args: VerifyArgs, global: &GlobalArgs, styles: &Styles) -> Result<
     let original_evidence: Option<Evidence> =
         crate::files::read_json(&store.dir(&id).join("evidence.json"))?;
 
-    let traced = run::execute(
-        &rerun_args(&original, &args),
-        &run::Extras::default(),
-        global,
-        styles,
-        Some(id.clone()),
-    )?;
+    let mut config = rerun(&original, &args);
+    config.quiet = global.quiet;
+    config.verifies = Some(id.clone());
+    let traced = engine::execute(&config, styles)?;
     let verdict = compare(
         original_evidence.as_ref(),
         &traced.session,
@@ -63,11 +60,11 @@ pub fn verify(args: VerifyArgs, global: &GlobalArgs, styles: &Styles) -> Result<
     })
 }
 
-/// The `tracer run` arguments that repeat the original run.
-fn rerun_args(original: &Session, args: &VerifyArgs) -> RunArgs {
+/// The run that repeats the original one.
+fn rerun(original: &Session, args: &VerifyArgs) -> engine::Config {
     let options = original.options.as_ref();
     let node = &original.capabilities.node_path;
-    RunArgs {
+    engine::Config {
         // A name on PATH (`npm`) is found as a command again, not as the file its link names
         // (`npm-cli.js`, which would run as a JavaScript target); a path is the recorded one.
         target: PathBuf::from(
@@ -77,20 +74,17 @@ fn rerun_args(original: &Session, args: &VerifyArgs) -> RunArgs {
                 .unwrap_or(&original.target),
         ),
         args: original.args.iter().map(OsString::from).collect(),
-        ndjson: false,
         scripts: options.is_some_and(|o| o.scripts),
         timeout: args.timeout.or(options.and_then(|o| o.timeout)),
         attach_timeout: options.map_or(DEFAULT_ATTACH_TIMEOUT, |o| o.attach_timeout),
-        store: args.session.store.clone(),
+        out: args.session.store.out.clone(),
         keep: args.keep,
         max_events: options.map_or(DEFAULT_MAX_EVENTS, |o| o.max_events),
         node: (!node.is_empty()).then(|| PathBuf::from(node)),
         workspace: options.map(|o| PathBuf::from(&o.workspace)),
         cwd: Some(PathBuf::from(&original.cwd)),
-        exit_code: ExitCodeMode::Tracer,
-        annotations: None,
-        redact: Vec::new(),
-        no_default_redact: false,
+        default_redact: true,
+        ..engine::Config::default()
     }
 }
 

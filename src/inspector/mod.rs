@@ -9,4 +9,3 @@ pub mod cdp;
 pub mod driver;
 pub mod launch;
 pub mod pumps;
-pub mod tree;

@@ -10,28 +10,34 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::cli::Annotations;
 use crate::trace::event::Kind;
 use crate::trace::evidence::Evidence;
 
-/// The annotation format in effect: the flag, else `github` when `GITHUB_ACTIONS=true`.
-pub fn wanted(flag: Option<Annotations>) -> Option<Annotations> {
-    match flag {
-        Some(Annotations::None) => None,
-        Some(format) => Some(format),
-        None => (std::env::var("GITHUB_ACTIONS").as_deref() == Ok("true"))
-            .then_some(Annotations::Github),
+/// An annotation format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// GitHub Actions workflow commands.
+    Github,
+}
+
+/// The annotation format in effect: the one asked for (`Some(None)`: none), else `github` when
+/// `GITHUB_ACTIONS=true`.
+pub fn wanted(asked: Option<Option<Format>>) -> Option<Format> {
+    match asked {
+        Some(format) => format,
+        None => {
+            (std::env::var("GITHUB_ACTIONS").as_deref() == Ok("true")).then_some(Format::Github)
+        }
     }
 }
 
 /// Prints the annotations for a finished run; nothing when the run did not fail.
-pub fn print(format: Annotations, evidence: Option<&Evidence>, ndjson: bool) {
+pub fn print(format: Format, evidence: Option<&Evidence>, ndjson: bool) {
     let Some(evidence) = evidence else {
         return;
     };
     let lines = match format {
-        Annotations::Github => github(evidence, &workspace()),
-        Annotations::None => return,
+        Format::Github => github(evidence, &workspace()),
     };
     let write = |out: &mut dyn Write| {
         for line in &lines {

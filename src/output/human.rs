@@ -4,7 +4,13 @@ use std::io::IsTerminal;
 
 use owo_colors::Style;
 
-use crate::cli::ColorChoice;
+/// When to colour, as the user chose it (the command line's `--color`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
 
 /// Styles for the human output. Every field starts plain and is coloured only when colour is on.
 #[derive(Debug, Clone, Default)]
@@ -21,20 +27,20 @@ pub struct Styles {
 impl Styles {
     /// Styles for stderr under `choice`: `auto` colours only a terminal, with `NO_COLOR` unset or
     /// empty and `TERM` not `dumb`.
-    pub fn for_stderr(choice: ColorChoice) -> Self {
+    pub fn for_stderr(choice: ColorWhen) -> Self {
         Self::for_stream(choice, std::io::stderr().is_terminal())
     }
 
     /// Styles for stdout under `choice` (human output that is the command's result: `replay`).
-    pub fn for_stdout(choice: ColorChoice) -> Self {
+    pub fn for_stdout(choice: ColorWhen) -> Self {
         Self::for_stream(choice, std::io::stdout().is_terminal())
     }
 
-    fn for_stream(choice: ColorChoice, terminal: bool) -> Self {
+    fn for_stream(choice: ColorWhen, terminal: bool) -> Self {
         let on = match choice {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => {
+            ColorWhen::Always => true,
+            ColorWhen::Never => false,
+            ColorWhen::Auto => {
                 terminal
                     && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
                     && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
