@@ -177,7 +177,7 @@ pub(super) fn trace(
     if let Some(stdin) = child.stdin.take() {
         forward_stdin(stdin);
     }
-    let mut pump_threads = vec![
+    let pump_threads = vec![
         pumps::pump_stdout(
             child.stdout.take().expect("piped stdout"),
             !config.ndjson,
@@ -231,9 +231,15 @@ pub(super) fn trace(
         root_tx,
     );
 
-    let mut finish = |result: &mut RunResult,
-                      child: &mut crate::process::spawn::Program,
-                      first_signal: Option<i32>| {
+    // Every way out of the run goes through here, once: the program stopped (with `first_signal`
+    // first, when given) and reaped; nothing the command started left, in its process group or
+    // out of it; the pipes drained; the channel closed; the tree finished (`before_finish` reads
+    // it first).
+    let wind_down = |result: &mut RunResult,
+                     child: &mut crate::process::spawn::Program,
+                     first_signal: Option<i32>,
+                     tree: Tree,
+                     before_finish: &dyn Fn(&Tree, &mut RunResult)| {
         if let Some(signal) = first_signal {
             tree.signal_all(&verifier, signal);
             group::stop_group(pgid, signal, STOP_GRACE);
@@ -250,7 +256,13 @@ pub(super) fn trace(
         group::stop_group(pgid, libc::SIGTERM, Duration::from_millis(500));
         tree.stop_leftovers(&verifier, Duration::from_millis(500));
         crate::timings::mark("group and tree stopped");
-        pumps::finish(std::mem::take(&mut pump_threads), DRAIN_GRACE);
+        pumps::finish(pump_threads, DRAIN_GRACE);
+        crate::timings::mark("program exited, group stopped, pipes drained");
+        channel.close();
+        let _ = reader.join();
+        before_finish(&tree, result);
+        result.processes = tree.finish(DRAIN_GRACE);
+        crate::timings::mark("tree finished");
     };
     let deadline = config
         .timeout
@@ -265,7 +277,13 @@ pub(super) fn trace(
     let ended = match wait_for_root(&root_signals, &mut child, attach_deadline, deadline, stop) {
         Ok(ended) => ended,
         Err(e) => {
-            finish(&mut result, &mut child, Some(libc::SIGKILL));
+            wind_down(
+                &mut result,
+                &mut child,
+                Some(libc::SIGKILL),
+                tree,
+                &|_, _| {},
+            );
             let tail = result.tail.text();
             let e = if tail.trim().is_empty() {
                 e
@@ -275,9 +293,6 @@ pub(super) fn trace(
                     tail.trim_end()
                 ))
             };
-            channel.close();
-            let _ = reader.join();
-            result.processes = tree.finish(DRAIN_GRACE);
             return Err(Box::new((result, e)));
         }
     };
@@ -292,24 +307,31 @@ pub(super) fn trace(
                 Ending::Signalled(signal) => Some(signal),
                 Ending::Finished | Ending::Closed => None,
             };
-            finish(&mut result, &mut child, first_signal);
             result.ending = Some(ending);
-            channel.close();
-            let _ = reader.join();
-            result.attached = tree.attached_any();
-            result.probed.node_version = tree.node_version();
-            result.probed.workers = tree.workers_probed();
-            result.processes = tree.finish(DRAIN_GRACE);
+            wind_down(
+                &mut result,
+                &mut child,
+                first_signal,
+                tree,
+                &|tree, result| {
+                    result.attached = tree.attached_any();
+                    result.probed.node_version = tree.node_version();
+                    result.probed.workers = tree.workers_probed();
+                },
+            );
             return Ok(result);
         }
     };
     let mut cdp = match Cdp::connect(&url) {
         Ok(cdp) => cdp,
         Err(e) => {
-            finish(&mut result, &mut child, Some(libc::SIGKILL));
-            channel.close();
-            let _ = reader.join();
-            result.processes = tree.finish(DRAIN_GRACE);
+            wind_down(
+                &mut result,
+                &mut child,
+                Some(libc::SIGKILL),
+                tree,
+                &|_, _| {},
+            );
             let e = e.context("attaching to the inspector failed");
             return Err(Box::new((
                 result,
@@ -379,23 +401,15 @@ pub(super) fn trace(
     // Nothing more is captured: the stream ends once the pumps and the tree are done with it.
     drop(capture);
     drop(events);
-    let outcome = match read {
+    let (first_signal, outcome) = match read {
         Ok((ending, probed)) => {
             result.ending = Some(ending);
             result.probed = probed;
-            finish(&mut result, &mut child, None);
-            None
+            (None, None)
         }
-        Err(e) => {
-            finish(&mut result, &mut child, Some(libc::SIGTERM));
-            Some(e)
-        }
+        Err(e) => (Some(libc::SIGTERM), Some(e)),
     };
-    crate::timings::mark("program exited, group stopped, pipes drained");
-    channel.close();
-    let _ = reader.join();
-    result.processes = tree.finish(DRAIN_GRACE);
-    crate::timings::mark("tree finished");
+    wind_down(&mut result, &mut child, first_signal, tree, &|_, _| {});
     // Nothing of the run is left to guard: the watchdog exits now, and is reaped with the result.
     if let Some(watchdog) = watchdog.as_mut() {
         watchdog.goodbye();
