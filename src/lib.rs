@@ -1,8 +1,19 @@
 //! `tracer`: the library behind the binary. `run` parses the command line and dispatches to one
 //! function per subcommand under `commands/`.
 //!
-//! Data flows one way: inspector (launch -> cdp, pumps) -> trace (capture -> mapper -> events)
-//! -> output (human, ndjson, store). A module never reaches back up that line.
+//! Layers, each importing only from the ones below it (no two modules import each other):
+//!
+//! - `cli` (the only clap user) and `commands` (one thin file per subcommand) on top;
+//! - `engine` (a traced run: plan, supervise, the process tree, the pumps; its own `Config`),
+//!   `record` (Chromium), `conformance` (contract, audit format, check: from files alone);
+//! - `probe` (the access recorder, in a page or a Node realm), `output` (human, ndjson, store,
+//!   annotations), `trace` (capture -> mapper -> events, evidence);
+//! - `inspector` (the bootloader, the CDP client, the driver with its `Observer` and
+//!   `PauseHandler` hooks);
+//! - `guard` (no-send), `sandbox` (the audit's namespaces and Landlock scopes), `process` (spawn,
+//!   process groups, watchdog, listening sockets), `files`, `error`, `exit`.
+//!
+//! Data flows one way: inspector -> trace -> output.
 
 pub mod cli;
 pub mod commands;

@@ -7,6 +7,7 @@
 //! line's types.
 
 mod plan;
+pub mod pumps;
 mod supervise;
 pub mod tree;
 

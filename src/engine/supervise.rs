@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 use super::plan::Plan;
+use super::pumps::{self, StderrTail};
 use super::{CONSOLE_CAPTURE_ENV, Config, DRAIN_GRACE, EXIT_GRACE, Extras, STOP_GRACE};
 use crate::engine::tree::{RootSignal, Tree, TreeConfig};
 use crate::error::TracerError;
@@ -20,7 +21,7 @@ use crate::inspector::boot::Channel;
 use crate::inspector::cdp::Cdp;
 use crate::inspector::driver::{Driver, Ending, Limits, Probed};
 use crate::inspector::launch::{self, Launch};
-use crate::inspector::pumps::{self, StderrTail};
+use crate::probe::node::NodeProbe;
 use crate::process::watchdog::Watchdog;
 use crate::process::{group, node_options};
 use crate::trace::capture::Capture;
@@ -351,7 +352,7 @@ pub(super) fn trace(
     .with_script_events(config.scripts);
     let mut node_probe = None;
     let skip_pauses = extras.node_probe.is_none();
-    let read = Driver::start(
+    let read = Driver::<NodeProbe>::start(
         &mut cdp,
         debugger,
         skip_pauses,
@@ -363,7 +364,7 @@ pub(super) fn trace(
             driver.capture_console_in_batches(&mut cdp)?;
         }
         if let Some(request) = &extras.node_probe {
-            driver.set_node_probe(crate::probe::node::NodeProbe::new(request.clone()));
+            driver.set_pause_handler(NodeProbe::new(request.clone()));
         }
         let limits = Limits {
             deadline,
@@ -391,7 +392,7 @@ pub(super) fn trace(
                 }
             }
         }
-        node_probe = driver.take_node_probe();
+        node_probe = driver.take_pause_handler().map(NodeProbe::finish);
         Ok((ending, driver.probed().clone()))
     });
     result.node_probe = node_probe;

@@ -15,7 +15,7 @@ use serde_json::json;
 
 use crate::inspector::boot::{Report, Says, Verifier};
 use crate::inspector::cdp::{Cdp, Incoming};
-use crate::inspector::driver::{Driver, Limits};
+use crate::inspector::driver::{Driver, Limits, NoPauses};
 use crate::trace::capture::Capture;
 use crate::trace::event::{Clock, Event, EventSender, Kind};
 use crate::trace::mapper::Mapper;
@@ -484,7 +484,9 @@ fn trace_child(
             deadline: None,
             stop: None,
         };
-        if let Ok(mut driver) = Driver::start(&mut cdp, debugger, true, version, announces) {
+        if let Ok(mut driver) =
+            Driver::<NoPauses>::start(&mut cdp, debugger, true, version, announces)
+        {
             // A connection that cannot take the request fails the read below as well.
             if console_batches {
                 let _ = driver.capture_console_in_batches(&mut cdp);

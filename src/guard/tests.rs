@@ -442,31 +442,47 @@ fn guard_keeps_the_inspector_reachable_from_outside() {
         line.clear();
     }
     let url = url.unwrap_or_else(|| panic!("no `Debugger listening` line; last: {line}"));
-    // The tracer's side: this test process is outside the filter.
-    let mut cdp = crate::inspector::cdp::Cdp::connect(&url).expect("attach to the inspector");
-    let id = cdp
-        .send(
-            "Runtime.evaluate",
-            serde_json::json!({"expression": "6 * 7"}),
-        )
-        .expect("send");
+    // The tracer's side: this test process is outside the filter. A bare WebSocket client (the
+    // guard's tests use no part of the inspector module).
+    let address = url
+        .strip_prefix("ws://")
+        .and_then(|rest| rest.split('/').next())
+        .expect("a ws:// URL");
+    let stream = std::net::TcpStream::connect(address).expect("connect to the inspector");
+    let (mut socket, _) = tungstenite::client(url.as_str(), stream).expect("WebSocket handshake");
+    let mut send = |id: u64, method: &str, params: serde_json::Value| {
+        let message = serde_json::json!({"id": id, "method": method, "params": params});
+        socket
+            .send(tungstenite::Message::text(message.to_string()))
+            .expect("send");
+    };
+    send(
+        1,
+        "Runtime.evaluate",
+        serde_json::json!({"expression": "6 * 7"}),
+    );
     let value = loop {
-        match cdp.read().expect("read") {
-            crate::inspector::cdp::Incoming::Response { id: got, result } if got == id => {
-                break result.expect("evaluate succeeded")["result"]["value"].clone();
-            }
-            crate::inspector::cdp::Incoming::Closed => panic!("inspector closed"),
-            _ => {}
+        let message = socket.read().expect("read");
+        let Ok(text) = message.to_text() else {
+            continue;
+        };
+        let answer: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+        if answer["id"] == 1 {
+            break answer["result"]["result"]["value"].clone();
         }
     };
     assert_eq!(value, 42);
-    cdp.send("Runtime.runIfWaitingForDebugger", serde_json::json!({}))
+    let message =
+        serde_json::json!({"id": 2, "method": "Runtime.runIfWaitingForDebugger", "params": {}});
+    socket
+        .send(tungstenite::Message::text(message.to_string()))
         .expect("release");
     // Let the program run to its end, then detach so Node exits.
     let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
     let mut ran = String::new();
     stdout.read_line(&mut ran).expect("read stdout");
-    cdp.close();
+    let _ = socket.close(None);
+    let _ = socket.flush();
     let status = child.wait().expect("wait");
     let _ = done.send(());
     assert_eq!(ran, "ran 42\n");

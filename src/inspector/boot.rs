@@ -29,6 +29,9 @@ use std::time::Duration;
 use crate::process::{find, listening, node_options};
 use serde::Deserialize;
 
+/// The prefix of the folder tracer writes its bootloader into for a run (`boot.js`, in a fresh
+/// folder of the memory-backed or temporary directory).
+pub const BOOT_FOLDER_PREFIX: &str = "tracer-boot-";
 /// The bootloader, preloaded into every Node process of the tree.
 pub const BOOT_JS: &str = include_str!("boot.js");
 /// The binding through which the bootloader sends console calls in batches (see
@@ -155,7 +158,7 @@ impl Channel {
 
     fn create_in(parent: &Path) -> io::Result<Channel> {
         let dir = tempfile::Builder::new()
-            .prefix(crate::trace::mapper::BOOT_FOLDER_PREFIX)
+            .prefix(BOOT_FOLDER_PREFIX)
             .tempdir_in(parent)?;
         std::fs::set_permissions(
             dir.path(),

@@ -11,7 +11,6 @@ use anyhow::Result;
 use serde_json::{Value, json};
 
 use crate::inspector::cdp::{Cdp, Incoming};
-use crate::probe::node::{NodeProbe, NodeReport};
 
 /// Node's main context: the first the inspector reports in a process (`executionContextCreated`).
 const MAIN_CONTEXT: u64 = 1;
@@ -95,7 +94,44 @@ enum Pending {
 
 /// One inspector session. `start` sends the setup; `read_until` can be called again after it
 /// returned (to keep capturing while a stopped program winds down).
-pub struct Driver {
+/// What runs at the driver's pauses (the audit's probe, `crate::probe::node::NodeProbe`): armed
+/// once before the program is released, shown every event first, and called at every pause
+/// before the driver resumes. The driver never knows what it does.
+pub trait PauseHandler {
+    /// Before the program is released.
+    fn arm(
+        &mut self,
+        cdp: &mut Cdp,
+        backlog: &mut VecDeque<Incoming>,
+        node_version: Option<&str>,
+    ) -> Result<()>;
+    /// Whether the event was the handler's own (the driver then does nothing more with it).
+    fn on_event(&mut self, method: &str, params: &Value) -> Result<bool>;
+    /// At a pause; the driver resumes after it.
+    fn on_pause(
+        &mut self,
+        cdp: &mut Cdp,
+        backlog: &mut VecDeque<Incoming>,
+        params: &Value,
+    ) -> Result<()>;
+}
+
+/// No handler: a driver whose pauses are only resumed.
+pub struct NoPauses;
+
+impl PauseHandler for NoPauses {
+    fn arm(&mut self, _: &mut Cdp, _: &mut VecDeque<Incoming>, _: Option<&str>) -> Result<()> {
+        Ok(())
+    }
+    fn on_event(&mut self, _: &str, _: &Value) -> Result<bool> {
+        Ok(false)
+    }
+    fn on_pause(&mut self, _: &mut Cdp, _: &mut VecDeque<Incoming>, _: &Value) -> Result<()> {
+        Ok(())
+    }
+}
+
+pub struct Driver<P: PauseHandler = NoPauses> {
     pending: HashMap<u64, Pending>,
     released: bool,
     /// Whether Node waits for the release: at once for a bootloader that did not announce its
@@ -122,8 +158,8 @@ pub struct Driver {
     shallow_since_flood: Option<Instant>,
     probed: Probed,
     /// The audit's probe in the program's realms, when asked for (see `probe::node`).
-    node_probe: Option<NodeProbe>,
-    node_probe_armed: bool,
+    pause_handler: Option<P>,
+    pause_handler_armed: bool,
     /// Messages read while the probe waited for its own answers, dispatched first.
     backlog: VecDeque<Incoming>,
     /// The console is captured in batches through the bootloader's binding (see
@@ -133,7 +169,7 @@ pub struct Driver {
     console_binding_context: Option<u64>,
 }
 
-impl Driver {
+impl<P: PauseHandler> Driver<P> {
     /// Enables what the trace needs. `debugger`: the `Debugger` domain (script events and their
     /// source-map URLs). The setup requests are queued and reach Node in one write (with the
     /// console binding's, when asked for); the program is released once Node says it waits (it
@@ -156,7 +192,7 @@ impl Driver {
         skip_pauses: bool,
         version: Option<String>,
         announces: bool,
-    ) -> Result<Driver> {
+    ) -> Result<Driver<P>> {
         cdp.set_pacing(false);
         let mut pending = HashMap::new();
         if announces {
@@ -210,8 +246,8 @@ impl Driver {
                 node_version: version,
                 ..Probed::default()
             },
-            node_probe: None,
-            node_probe_armed: false,
+            pause_handler: None,
+            pause_handler_armed: false,
             backlog: VecDeque::new(),
             console_batches: false,
             console_binding_context: None,
@@ -245,15 +281,15 @@ impl Driver {
         Ok(())
     }
 
-    /// Arms `probe` before the program is released (needs the `Debugger` domain, without
+    /// Arms `handler` before the program is released (needs the `Debugger` domain, without
     /// skipped pauses).
-    pub fn set_node_probe(&mut self, probe: NodeProbe) {
-        self.node_probe = Some(probe);
+    pub fn set_pause_handler(&mut self, handler: P) {
+        self.pause_handler = Some(handler);
     }
 
-    /// What the probe did, if there was one.
-    pub fn take_node_probe(&mut self) -> Option<NodeReport> {
-        self.node_probe.take().map(NodeProbe::finish)
+    /// The pause handler, if there was one, for what it did.
+    pub fn take_pause_handler(&mut self) -> Option<P> {
+        self.pause_handler.take()
     }
 
     pub fn probed(&self) -> &Probed {
@@ -290,12 +326,12 @@ impl Driver {
                 let since = *self.answered_at.get_or_insert_with(Instant::now);
                 self.node_waits = since.elapsed() >= ANNOUNCE_GRACE;
             }
-            let heard = !self.released && self.heard_wait && self.node_probe.is_none();
+            let heard = !self.released && self.heard_wait && self.pause_handler.is_none();
             if (answered || heard) && self.node_waits {
-                if let Some(probe) = self.node_probe.as_mut()
-                    && !self.node_probe_armed
+                if let Some(probe) = self.pause_handler.as_mut()
+                    && !self.pause_handler_armed
                 {
-                    self.node_probe_armed = true;
+                    self.pause_handler_armed = true;
                     probe.arm(cdp, &mut self.backlog, self.probed.node_version.as_deref())?;
                     // The probe's first pause, before any of the program's code: the
                     // bootloader released the process with no break on its first line.
@@ -428,7 +464,7 @@ impl Driver {
         method: &str,
         params: &Value,
     ) -> Result<()> {
-        if let Some(probe) = self.node_probe.as_mut()
+        if let Some(probe) = self.pause_handler.as_mut()
             && probe.on_event(method, params)?
         {
             return Ok(());
@@ -461,7 +497,7 @@ impl Driver {
                 observer.on_event(None, method, params);
             }
             "Debugger.paused" => {
-                if let Some(probe) = self.node_probe.as_mut() {
+                if let Some(probe) = self.pause_handler.as_mut() {
                     probe.on_pause(cdp, &mut self.backlog, params)?;
                 }
                 // Break-on-start, a `debugger;` statement, the probe's pause before a script:
@@ -609,7 +645,8 @@ mod tests {
     fn session(url: &str, batches: bool, limit: Duration) -> Ending {
         let mut cdp = Cdp::connect(url).unwrap();
         let mut driver =
-            Driver::start(&mut cdp, false, true, Some("v20.20.2".into()), true).unwrap();
+            Driver::<NoPauses>::start(&mut cdp, false, true, Some("v20.20.2".into()), true)
+                .unwrap();
         if batches {
             driver.capture_console_in_batches(&mut cdp).unwrap();
         }

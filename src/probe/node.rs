@@ -37,6 +37,7 @@ use anyhow::{Result, bail};
 use serde_json::{Value, json};
 
 use crate::inspector::cdp::{Cdp, Incoming};
+use crate::inspector::driver::PauseHandler;
 use crate::probe::ingest::Ingest;
 use crate::probe::writer::{Fields, HeaderInfo, TraceWriter};
 
@@ -353,221 +354,6 @@ impl NodeProbe {
         }
     }
 
-    /// Before the program is released: opens the trace and asks for a pause before every script.
-    pub fn arm(
-        &mut self,
-        cdp: &mut Cdp,
-        backlog: &mut VecDeque<Incoming>,
-        node_version: Option<&str>,
-    ) -> Result<()> {
-        let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-        let writer = TraceWriter::create(
-            &self.request.trace_path,
-            &HeaderInfo {
-                baseline_id: &self.request.baseline_id,
-                runtime: "node",
-                runtime_version: node_version.unwrap_or(""),
-                started_at: &stamp,
-                page: "",
-            },
-        )?;
-        let rules = self.request.rules.clone();
-        let main = self.main_context.clone();
-        let left_out = self.left_out_by.clone();
-        let keep = move |context: i64, fields: &Fields<'_>| {
-            let stack = fields.get("stack").map(|s| s.as_ref());
-            let nested = fields.get("nested").is_some();
-            let kept = rules.keeps(stack, nested, context == main.get());
-            if !kept {
-                let url = stack.and_then(first_frame_url).unwrap_or_default();
-                let mut by = left_out.borrow_mut();
-                if by.len() < MAX_LEFT_OUT_URLS || by.contains_key(&url) {
-                    *by.entry(url).or_insert(0) += 1;
-                }
-            }
-            kept
-        };
-        let mut ingest = Ingest::new(writer, self.started).with_filter(Box::new(keep));
-        ingest.max_accesses = MAX_ACCESSES;
-        self.ingest = Some(ingest);
-        // A breakpoint on the first line of each script the contract names (a protocol parameter
-        // built from a file name, never evaluated).
-        let mut names: Vec<&String> = self.request.rules.target_names.iter().collect();
-        names.sort();
-        for name in names {
-            let answer = call(
-                cdp,
-                backlog,
-                "Debugger.setBreakpointByUrl",
-                json!({"urlRegex": format!(r"(^|[/\\]){}$", regex::escape(name)),
-                    "lineNumber": 0, "columnNumber": 0}),
-            )?;
-            match answer {
-                Ok(result) => {
-                    if let Some(id) = result["breakpointId"].as_str() {
-                        self.breakpoints.push(id.to_owned());
-                    }
-                }
-                Err(e) => self
-                    .problems
-                    .push(format!("no breakpoint on {name}'s first line: {e}")),
-            }
-        }
-        Ok(())
-    }
-
-    /// Follows the program's contexts and scripts, and takes the probes' messages. True when the
-    /// event was the probe's own (a binding call), which nothing else needs to see.
-    pub fn on_event(&mut self, method: &str, params: &Value) -> Result<bool> {
-        match method {
-            "Runtime.executionContextCreated" => {
-                let context = &params["context"];
-                if let Some(id) = context.get("id").and_then(Value::as_i64) {
-                    let is_default = context
-                        .pointer("/auxData/isDefault")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false);
-                    if is_default {
-                        self.main_context.set(id);
-                    } else if self.expecting_context || self.create_context.is_none() {
-                        self.awaiting.insert(id);
-                    }
-                    self.realms.push(RealmInfo {
-                        context_id: id,
-                        name: context["name"].as_str().unwrap_or("").to_owned(),
-                        is_default,
-                        probed_before: None,
-                        scripts_before: 0,
-                    });
-                }
-            }
-            "Runtime.executionContextDestroyed" => {
-                if let (Some(ingest), Some(id)) = (
-                    self.ingest.as_mut(),
-                    params.get("executionContextId").and_then(Value::as_i64),
-                ) {
-                    ingest.forget_context("", id);
-                    self.awaiting.remove(&id);
-                }
-            }
-            "Debugger.scriptParsed" => {
-                if let (Some(id), Some(context)) = (
-                    params.get("scriptId").and_then(Value::as_str),
-                    params.get("executionContextId").and_then(Value::as_i64),
-                ) {
-                    let url = params["url"].as_str().unwrap_or("").to_owned();
-                    if self.request.rules.origin(&url) == Origin::Named
-                        && self.named_scripts.len() < MAX_PENDING_SCRIPTS
-                    {
-                        self.named_scripts
-                            .insert(id.to_owned(), (url.clone(), context));
-                    }
-                    // Bounded: a script parsed long ago has run (or never will); the newest are
-                    // the ones a pause may still come for.
-                    if self.scripts.len() >= MAX_PENDING_SCRIPTS {
-                        self.scripts.clear();
-                    }
-                    self.scripts.insert(id.to_owned(), (url, context));
-                }
-            }
-            "Runtime.bindingCalled" => {
-                let name = params["name"].as_str().unwrap_or("");
-                let payload = params["payload"].as_str().unwrap_or("");
-                if name == crate::probe::BINDING {
-                    let context = params["executionContextId"].as_i64().unwrap_or(0);
-                    if let Some(ingest) = self.ingest.as_mut() {
-                        ingest.binding("", context, payload)?;
-                    }
-                    return Ok(true);
-                }
-                if name == REQUESTS_BINDING {
-                    self.request_message(payload);
-                    return Ok(true);
-                }
-            }
-            _ => {}
-        }
-        Ok(false)
-    }
-
-    /// A `Debugger.paused`: the program's first pause installs the request observer; a pause
-    /// before a script installs the probe when it is the first of the target's in its realm.
-    /// The caller resumes.
-    pub fn on_pause(
-        &mut self,
-        cdp: &mut Cdp,
-        backlog: &mut VecDeque<Incoming>,
-        params: &Value,
-    ) -> Result<()> {
-        if !self.requests_tried {
-            self.requests_tried = true;
-            self.observe_requests(cdp, backlog)?;
-            self.watch_context_creation(cdp, backlog)?;
-        }
-        if self.create_context.is_some()
-            && params["hitBreakpoints"].as_array().is_some_and(|hit| {
-                hit.iter()
-                    .any(|id| id.as_str() == self.create_context.as_deref())
-            })
-        {
-            // A realm is being made: every script from now on is paused before, until each new
-            // realm has its probe.
-            self.expecting_context = true;
-            return self.instrument(cdp, backlog, true);
-        }
-        let (url, context) = match params["reason"].as_str() {
-            Some("instrumentation") => {
-                self.pauses += 1;
-                let Some(script) = params.pointer("/data/scriptId").and_then(Value::as_str) else {
-                    return Ok(());
-                };
-                let Some(found) = self.scripts.remove(script) else {
-                    return Ok(());
-                };
-                found
-            }
-            // A breakpoint on the first line of one of the target's named scripts: a CommonJS
-            // module runs as a compiled function, which no instrumentation pause precedes.
-            _ if self.at_named_breakpoint(params) => {
-                let script = params
-                    .pointer("/callFrames/0/location/scriptId")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                let Some(found) = self.named_scripts.get(script).cloned() else {
-                    return Ok(());
-                };
-                found
-            }
-            _ => return Ok(()),
-        };
-        let Some(realm) = self.realms.iter().position(|r| r.context_id == context) else {
-            return Ok(());
-        };
-        if self.realms[realm].probed_before.is_some() {
-            return Ok(());
-        }
-        let is_default = self.realms[realm].is_default;
-        let Some(frame) = params
-            .pointer("/callFrames/0/callFrameId")
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-        else {
-            return Ok(());
-        };
-        let go = match self.request.rules.origin(&url) {
-            Origin::Environment => false,
-            Origin::Named => true,
-            Origin::Other | Origin::Anonymous => !is_default && self.ready(cdp, backlog, &frame)?,
-        };
-        if !go {
-            self.realms[realm].scripts_before += 1;
-            return Ok(());
-        }
-        self.install(cdp, backlog, context, &frame)?;
-        self.realms[realm].probed_before = Some(url);
-        self.settled(cdp, backlog, context)
-    }
-
     /// Pauses when `vm.createContext` is called (`Debugger.setBreakpointOnFunctionCall`, its
     /// object taken with the inspector's command-line `require` and released at once): the pause
     /// before every script is on only while a realm made since waits for its probe. Without it,
@@ -825,6 +611,223 @@ impl NodeProbe {
         report.realms = self.realms;
         report.problems = self.problems;
         report
+    }
+}
+
+impl PauseHandler for NodeProbe {
+    /// Before the program is released: opens the trace and asks for a pause before every script.
+    fn arm(
+        &mut self,
+        cdp: &mut Cdp,
+        backlog: &mut VecDeque<Incoming>,
+        node_version: Option<&str>,
+    ) -> Result<()> {
+        let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+        let writer = TraceWriter::create(
+            &self.request.trace_path,
+            &HeaderInfo {
+                baseline_id: &self.request.baseline_id,
+                runtime: "node",
+                runtime_version: node_version.unwrap_or(""),
+                started_at: &stamp,
+                page: "",
+            },
+        )?;
+        let rules = self.request.rules.clone();
+        let main = self.main_context.clone();
+        let left_out = self.left_out_by.clone();
+        let keep = move |context: i64, fields: &Fields<'_>| {
+            let stack = fields.get("stack").map(|s| s.as_ref());
+            let nested = fields.get("nested").is_some();
+            let kept = rules.keeps(stack, nested, context == main.get());
+            if !kept {
+                let url = stack.and_then(first_frame_url).unwrap_or_default();
+                let mut by = left_out.borrow_mut();
+                if by.len() < MAX_LEFT_OUT_URLS || by.contains_key(&url) {
+                    *by.entry(url).or_insert(0) += 1;
+                }
+            }
+            kept
+        };
+        let mut ingest = Ingest::new(writer, self.started).with_filter(Box::new(keep));
+        ingest.max_accesses = MAX_ACCESSES;
+        self.ingest = Some(ingest);
+        // A breakpoint on the first line of each script the contract names (a protocol parameter
+        // built from a file name, never evaluated).
+        let mut names: Vec<&String> = self.request.rules.target_names.iter().collect();
+        names.sort();
+        for name in names {
+            let answer = call(
+                cdp,
+                backlog,
+                "Debugger.setBreakpointByUrl",
+                json!({"urlRegex": format!(r"(^|[/\\]){}$", regex::escape(name)),
+                    "lineNumber": 0, "columnNumber": 0}),
+            )?;
+            match answer {
+                Ok(result) => {
+                    if let Some(id) = result["breakpointId"].as_str() {
+                        self.breakpoints.push(id.to_owned());
+                    }
+                }
+                Err(e) => self
+                    .problems
+                    .push(format!("no breakpoint on {name}'s first line: {e}")),
+            }
+        }
+        Ok(())
+    }
+
+    /// Follows the program's contexts and scripts, and takes the probes' messages. True when the
+    /// event was the probe's own (a binding call), which nothing else needs to see.
+    fn on_event(&mut self, method: &str, params: &Value) -> Result<bool> {
+        match method {
+            "Runtime.executionContextCreated" => {
+                let context = &params["context"];
+                if let Some(id) = context.get("id").and_then(Value::as_i64) {
+                    let is_default = context
+                        .pointer("/auxData/isDefault")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false);
+                    if is_default {
+                        self.main_context.set(id);
+                    } else if self.expecting_context || self.create_context.is_none() {
+                        self.awaiting.insert(id);
+                    }
+                    self.realms.push(RealmInfo {
+                        context_id: id,
+                        name: context["name"].as_str().unwrap_or("").to_owned(),
+                        is_default,
+                        probed_before: None,
+                        scripts_before: 0,
+                    });
+                }
+            }
+            "Runtime.executionContextDestroyed" => {
+                if let (Some(ingest), Some(id)) = (
+                    self.ingest.as_mut(),
+                    params.get("executionContextId").and_then(Value::as_i64),
+                ) {
+                    ingest.forget_context("", id);
+                    self.awaiting.remove(&id);
+                }
+            }
+            "Debugger.scriptParsed" => {
+                if let (Some(id), Some(context)) = (
+                    params.get("scriptId").and_then(Value::as_str),
+                    params.get("executionContextId").and_then(Value::as_i64),
+                ) {
+                    let url = params["url"].as_str().unwrap_or("").to_owned();
+                    if self.request.rules.origin(&url) == Origin::Named
+                        && self.named_scripts.len() < MAX_PENDING_SCRIPTS
+                    {
+                        self.named_scripts
+                            .insert(id.to_owned(), (url.clone(), context));
+                    }
+                    // Bounded: a script parsed long ago has run (or never will); the newest are
+                    // the ones a pause may still come for.
+                    if self.scripts.len() >= MAX_PENDING_SCRIPTS {
+                        self.scripts.clear();
+                    }
+                    self.scripts.insert(id.to_owned(), (url, context));
+                }
+            }
+            "Runtime.bindingCalled" => {
+                let name = params["name"].as_str().unwrap_or("");
+                let payload = params["payload"].as_str().unwrap_or("");
+                if name == crate::probe::BINDING {
+                    let context = params["executionContextId"].as_i64().unwrap_or(0);
+                    if let Some(ingest) = self.ingest.as_mut() {
+                        ingest.binding("", context, payload)?;
+                    }
+                    return Ok(true);
+                }
+                if name == REQUESTS_BINDING {
+                    self.request_message(payload);
+                    return Ok(true);
+                }
+            }
+            _ => {}
+        }
+        Ok(false)
+    }
+
+    /// A `Debugger.paused`: the program's first pause installs the request observer; a pause
+    /// before a script installs the probe when it is the first of the target's in its realm.
+    /// The caller resumes.
+    fn on_pause(
+        &mut self,
+        cdp: &mut Cdp,
+        backlog: &mut VecDeque<Incoming>,
+        params: &Value,
+    ) -> Result<()> {
+        if !self.requests_tried {
+            self.requests_tried = true;
+            self.observe_requests(cdp, backlog)?;
+            self.watch_context_creation(cdp, backlog)?;
+        }
+        if self.create_context.is_some()
+            && params["hitBreakpoints"].as_array().is_some_and(|hit| {
+                hit.iter()
+                    .any(|id| id.as_str() == self.create_context.as_deref())
+            })
+        {
+            // A realm is being made: every script from now on is paused before, until each new
+            // realm has its probe.
+            self.expecting_context = true;
+            return self.instrument(cdp, backlog, true);
+        }
+        let (url, context) = match params["reason"].as_str() {
+            Some("instrumentation") => {
+                self.pauses += 1;
+                let Some(script) = params.pointer("/data/scriptId").and_then(Value::as_str) else {
+                    return Ok(());
+                };
+                let Some(found) = self.scripts.remove(script) else {
+                    return Ok(());
+                };
+                found
+            }
+            // A breakpoint on the first line of one of the target's named scripts: a CommonJS
+            // module runs as a compiled function, which no instrumentation pause precedes.
+            _ if self.at_named_breakpoint(params) => {
+                let script = params
+                    .pointer("/callFrames/0/location/scriptId")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                let Some(found) = self.named_scripts.get(script).cloned() else {
+                    return Ok(());
+                };
+                found
+            }
+            _ => return Ok(()),
+        };
+        let Some(realm) = self.realms.iter().position(|r| r.context_id == context) else {
+            return Ok(());
+        };
+        if self.realms[realm].probed_before.is_some() {
+            return Ok(());
+        }
+        let is_default = self.realms[realm].is_default;
+        let Some(frame) = params
+            .pointer("/callFrames/0/callFrameId")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+        else {
+            return Ok(());
+        };
+        let go = match self.request.rules.origin(&url) {
+            Origin::Environment => false,
+            Origin::Named => true,
+            Origin::Other | Origin::Anonymous => !is_default && self.ready(cdp, backlog, &frame)?,
+        };
+        if !go {
+            self.realms[realm].scripts_before += 1;
+            return Ok(());
+        }
+        self.install(cdp, backlog, context, &frame)?;
+        self.realms[realm].probed_before = Some(url);
+        self.settled(cdp, backlog, context)
     }
 }
 

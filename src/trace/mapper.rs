@@ -19,6 +19,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
+use crate::inspector::boot::BOOT_FOLDER_PREFIX;
 use crate::trace::event::{Frame, Position};
 use crate::trace::sourcemaps::{self, LoadedMap};
 
@@ -312,10 +313,6 @@ pub fn user_path(url: &str) -> Option<PathBuf> {
     };
     (path.is_absolute() && !is_tracer_file(&path)).then_some(path)
 }
-
-/// The prefix of the folder tracer writes its bootloader into for a run (`boot.js` and the
-/// channel, in a fresh folder of the memory-backed or temporary directory).
-pub const BOOT_FOLDER_PREFIX: &str = "tracer-boot-";
 
 /// Whether `path` is one of tracer's own files (its bootloader): never the user's code, so never
 /// a `script` event, a frame of a stack or the site of a failure.
