@@ -5,13 +5,15 @@
 //!
 //! - `cli` (the only clap user) and `commands` (one thin file per subcommand) on top;
 //! - `engine` (a traced run: plan, supervise, the process tree, the pumps; its own `Config`),
-//!   `record` (Chromium), `conformance` (contract, audit format, check: from files alone);
+//!   `record` (Chromium);
 //! - `probe` (the access recorder, in a page or a Node realm), `output` (human, ndjson, store,
-//!   annotations), `trace` (capture -> mapper -> events, evidence);
+//!   annotations);
+//! - `trace` (capture -> mapper -> events, evidence), `conformance` (contract, audit format,
+//!   check: from files alone);
 //! - `inspector` (the bootloader, the CDP client, the driver with its `Observer` and
 //!   `PauseHandler` hooks);
 //! - `guard` (no-send), `sandbox` (the audit's namespaces and Landlock scopes), `process` (spawn,
-//!   process groups, watchdog, listening sockets), `files`, `error`, `exit`.
+//!   process groups, watchdog, listening sockets), `files`, `error`, `exit`, `pacing`, `timings`.
 //!
 //! Data flows one way: inspector -> trace -> output.
 
