@@ -17,21 +17,20 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use serde_json::Value;
 
-use crate::cli::{AuditArgs, CheckArgs, GlobalArgs};
-use crate::commands::check;
-use crate::commands::contract::canonical_case_dir;
+use crate::cli::{AuditArgs, CheckFormat, GlobalArgs};
 use crate::conformance::audit_format::{
     self, AbsentPath, Audit, NetworkAttempt, Observation, RecordedRealm, Recording, SandboxRecord,
     TimelineEntry,
 };
 use crate::conformance::contract::Contract;
-use crate::conformance::{hash, observed, requests, seal};
+use crate::conformance::{case, hash, observed, requests, seal};
 use crate::engine;
 use crate::error::TracerError;
 use crate::exit;
 use crate::guard::{self, Attempt};
 use crate::output::human::Styles;
 use crate::output::store::write_atomic;
+use crate::output::verdict::{self, Shown};
 use crate::process::{find, group};
 
 /// The contract, relative to the case folder.
@@ -53,7 +52,7 @@ struct EntryRun {
 }
 
 pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
-    let case_dir = canonical_case_dir(&args.case_dir)?;
+    let case_dir = case::canonical_dir(&args.case_dir)?;
     let contract_path = case_dir.join(CONTRACT_PATH);
     if !contract_path.is_file() {
         return Err(TracerError::usage(format!(
@@ -275,12 +274,12 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
             args.case_dir.join(audit_format::JSON_PATH).display()
         );
     }
-    let check_args = CheckArgs {
-        case_dir: args.case_dir.clone(),
-        markdown: false,
-        format: args.format,
+    let shown = if args.format == CheckFormat::Json {
+        Shown::Json
+    } else {
+        Shown::Nothing
     };
-    check::check(check_args, global, styles)
+    verdict::conclude(&case_dir, &args.case_dir, shown, global.quiet, styles)
 }
 
 fn run_node(

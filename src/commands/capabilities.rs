@@ -27,9 +27,9 @@ use anyhow::{Context, Result};
 use serde_json::json;
 
 use crate::cli::CapabilitiesArgs;
-use crate::commands::show::print_json;
 use crate::engine;
 use crate::output::human::Styles;
+use crate::output::print_json;
 use crate::process::{find, group};
 use crate::trace::event::Kind;
 

@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 
 use crate::cli::{ContractBuildArgs, GlobalArgs};
 use crate::conformance::build;
+use crate::conformance::case;
 use crate::conformance::contract::{self, PolicyEntry};
 use crate::conformance::hash;
 use crate::conformance::policy::{self, Policy};
@@ -22,7 +23,7 @@ use crate::output::store::write_atomic;
 const DISCOVERY_DIRS: [&str; 2] = ["ruyi-trace/logs", "trace"];
 
 pub fn build(args: ContractBuildArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8> {
-    let case_dir = canonical_case_dir(&args.case_dir)?;
+    let case_dir = case::canonical_dir(&args.case_dir)?;
     let paths = if args.trace.is_empty() {
         discover(&case_dir)?
     } else {
@@ -122,17 +123,6 @@ pub fn build(args: ContractBuildArgs, global: &GlobalArgs, styles: &Styles) -> R
         }
     }
     Ok(exit::SUCCESS)
-}
-
-/// The case folder, which must exist.
-pub fn canonical_case_dir(dir: &Path) -> Result<PathBuf> {
-    dir.canonicalize().map_err(|e| {
-        TracerError::usage(format!(
-            "case folder {} cannot be used ({e}): check --case-dir",
-            dir.display()
-        ))
-        .into()
-    })
 }
 
 /// The `*.ndjson` files under the discovery folders, when they are one capture.

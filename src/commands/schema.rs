@@ -4,10 +4,10 @@
 use anyhow::Result;
 
 use crate::cli::{SchemaArgs, SchemaFormat};
-use crate::commands::show::print_json;
 use crate::conformance::audit_format::Audit;
 use crate::conformance::check::Diff;
 use crate::conformance::contract::Contract;
+use crate::output::print_json;
 use crate::trace::event::Event;
 use crate::trace::evidence::Evidence;
 use crate::trace::session::Session;

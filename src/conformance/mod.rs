@@ -7,6 +7,7 @@
 
 pub mod audit_format;
 pub mod build;
+pub mod case;
 pub mod check;
 pub mod contract;
 pub mod finding;

@@ -7,6 +7,7 @@ pub mod annotations;
 pub mod human;
 pub mod ndjson;
 pub mod store;
+pub mod verdict;
 
 /// A line on stderr that never panics: `eprintln!` panics when stderr is gone (`tracer audit 2>&1
 /// | head -1`), and a closed stderr is no reason to lose the run's files or its exit code.
@@ -156,4 +157,12 @@ fn redact(
     }
     // The detail can carry the program's text too (a `vm` context's name, a worker's).
     redactor.apply_mut(&mut event.detail);
+}
+
+/// Pretty JSON on stdout; a closed stdout is not an error.
+pub fn print_json(value: &serde_json::Value) -> anyhow::Result<u8> {
+    let mut out = std::io::stdout().lock();
+    let _ = serde_json::to_writer_pretty(&mut out, value);
+    let _ = std::io::Write::write_all(&mut out, b"\n");
+    Ok(crate::exit::SUCCESS)
 }
