@@ -1,6 +1,6 @@
 //! The conformance loop, from files alone: the raw-trace reader, the contract, the hashes, the
 //! audit file format, the policy file and the check. Nothing here runs a runtime or opens a
-//! connection; `tracer audit` runs the entry (`commands::audit`), and `observed` turns the trace
+//! connection; `tracer audit` runs the entry (`crate::audit`), and `observed` turns the trace
 //! the probe recorded in the environment into the audit's observations and timeline.
 //! Data flows one way: raw_trace -> contract -> (audit file) -> check; `build` feeds the reader's
 //! events (or its parts', on several threads) to the contract builder.
