@@ -14,7 +14,7 @@ use std::sync::mpsc;
 
 use serde_json::Value;
 
-use crate::commands::{export, replay, verify};
+use crate::commands::{export, verify};
 use crate::conformance::contract::{self, Builder};
 use crate::conformance::policy::Policy;
 use crate::conformance::{check, raw_trace};
@@ -22,6 +22,7 @@ use crate::engine::pumps::{StderrTail, pump_stderr};
 use crate::inspector::cdp::{self, Incoming};
 use crate::inspector::driver::Observer;
 use crate::output::human::Styles;
+use crate::output::replay;
 use crate::output::store::Store;
 use crate::trace::capture::Capture;
 use crate::trace::event::{Clock, Kind};

@@ -876,8 +876,8 @@ fn a_contract_naming_a_device_as_its_trace_is_stale_not_a_hang() {
 
 #[test]
 fn a_replayed_session_naming_a_device_shows_no_source() {
-    use tracer::commands::replay::Timeline;
     use tracer::output::human::Styles;
+    use tracer::output::replay::Timeline;
 
     let mut session: Session =
         serde_json::from_str(include_str!("fixtures/session_sample.json")).unwrap();

@@ -222,6 +222,39 @@ impl Cdp {
         Ok(id)
     }
 
+    /// Sends `method` (to the flat-mode `session`, else the connection's own target) and waits at
+    /// most `limit` for its answer: what the target answered, a result or its error object. Every
+    /// other message read meanwhile goes to `other` with its session, so nothing is lost (a
+    /// `Closed` too, before the error that follows it).
+    pub fn call(
+        &mut self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+        limit: Duration,
+        other: &mut dyn FnMut(Option<String>, Incoming),
+    ) -> Result<Result<Value, Value>> {
+        let id = match session {
+            Some(session) => self.send_session(session, method, params)?,
+            None => self.send(method, params)?,
+        };
+        let deadline = std::time::Instant::now() + limit;
+        loop {
+            match self.read_flat()? {
+                (_, Incoming::Response { id: got, result }) if got == id => return Ok(result),
+                (_, Incoming::Idle) => {}
+                (session, Incoming::Closed) => {
+                    other(session, Incoming::Closed);
+                    bail!("the inspector closed the connection during {method}");
+                }
+                (session, message) => other(session, message),
+            }
+            if std::time::Instant::now() >= deadline {
+                bail!("no answer to {method} within {limit:?}");
+            }
+        }
+    }
+
     /// Reads the next message, waiting at most one tick.
     pub fn read(&mut self) -> Result<Incoming> {
         Ok(self.read_flat()?.1)

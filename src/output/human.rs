@@ -4,6 +4,8 @@ use std::io::IsTerminal;
 
 use owo_colors::Style;
 
+use crate::output::code_frame;
+
 /// When to colour, as the user chose it (the command line's `--color`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ColorWhen {
@@ -277,34 +279,9 @@ fn code_frame(
     column: u32,
     source: Option<&str>,
 ) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "  {} {}",
-        s.dim.style("-->"),
-        s.location
-            .style(format!("{}:{line}:{column}", display_path(file)))
-    )?;
-    if let Some(source) = source {
-        let gutter = format!("{line:>4}");
-        writeln!(
-            out,
-            "  {} {} {}",
-            s.dim.style(&gutter),
-            s.dim.style("|"),
-            source
-        )?;
-        let pad = " ".repeat(gutter.len());
-        let caret_at = source
-            .chars()
-            .take(column.saturating_sub(1) as usize)
-            .map(|c| if c == '\t' { '\t' } else { ' ' })
-            .collect::<String>();
-        writeln!(
-            out,
-            "  {pad} {} {caret_at}{}",
-            s.dim.style("|"),
-            s.highlight.style("^")
-        )?;
+    code_frame::heading(out, s, file, line, column)?;
+    match source {
+        Some(source) => code_frame::lines(out, s, line, &[source], (line, column), false),
+        None => Ok(()),
     }
-    Ok(())
 }

@@ -4,8 +4,10 @@
 //! exit, always the last event, goes through the same sinks once the stream has ended.
 
 pub mod annotations;
+pub mod code_frame;
 pub mod human;
 pub mod ndjson;
+pub mod replay;
 pub mod store;
 pub mod verdict;
 

@@ -31,9 +31,9 @@ use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use serde_json::{Value, json};
 
 use crate::inspector::cdp::{Cdp, Incoming};
@@ -884,23 +884,9 @@ fn call(
     method: &str,
     params: Value,
 ) -> Result<Result<Value, Value>> {
-    let id = cdp.send(method, params)?;
-    let deadline = Instant::now() + CALL_LIMIT;
-    loop {
-        match cdp.read()? {
-            Incoming::Response { id: got, result } if got == id => return Ok(result),
-            Incoming::Idle => {
-                if Instant::now() >= deadline {
-                    bail!("the inspector did not answer {method} within {CALL_LIMIT:?}");
-                }
-            }
-            Incoming::Closed => {
-                backlog.push_back(Incoming::Closed);
-                bail!("the inspector closed the connection during {method}");
-            }
-            other => backlog.push_back(other),
-        }
-    }
+    cdp.call(None, method, params, CALL_LIMIT, &mut |_, message| {
+        backlog.push_back(message)
+    })
 }
 
 #[cfg(test)]

@@ -123,24 +123,18 @@ fn call(
     params: Value,
     on_event: &mut dyn FnMut(Option<String>, String, Value),
 ) -> Result<Value> {
-    let id = match session {
-        Some(s) => cdp.send_session(s, method, params)?,
-        None => cdp.send(method, params)?,
-    };
-    let deadline = Instant::now() + SETUP_LIMIT;
-    loop {
-        match cdp.read_flat()? {
-            (_, Incoming::Response { id: got, result }) if got == id => {
-                return result.map_err(|e| anyhow::anyhow!("{method} failed: {e}"));
+    let answer = cdp.call(
+        session,
+        method,
+        params,
+        SETUP_LIMIT,
+        &mut |session, message| {
+            if let Incoming::Event { method, params } = message {
+                on_event(session, method, params);
             }
-            (session, Incoming::Event { method, params }) => on_event(session, method, params),
-            (_, Incoming::Closed) => bail!("the browser closed the connection during {method}"),
-            _ => {}
-        }
-        if Instant::now() >= deadline {
-            bail!("no answer to {method} within {} s", SETUP_LIMIT.as_secs());
-        }
-    }
+        },
+    )?;
+    answer.map_err(|e| anyhow::anyhow!("{method} failed: {e}"))
 }
 
 impl<'a> Recorder<'a> {
