@@ -489,6 +489,9 @@
       return console._stdout;
     }
     defineProperty(receivers.clear, '_stdout', { get: clearing });
+    // Node's own name (`value`) and length, not this file's.
+    defineProperty(write, 'name', getOwnPropertyDescriptor(nodeWrite, 'name'));
+    defineProperty(write, 'length', getOwnPropertyDescriptor(nodeWrite, 'length'));
     const was = create(null);
     for (const m of all) {
       was[m] = console[m];
