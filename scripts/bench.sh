@@ -112,17 +112,19 @@ startup "  the same, stdout a pipe" pipe
 # bootloader and console binding (the same setup and release in one write, nothing else), in C.
 if command -v gcc >/dev/null; then
   gcc -O2 -o "$out/min-client" scripts/min-client.c
-  startup "  floor: a minimal C client" pipe "$out/min-client src/inspector/boot.js node examples/hello/hello.js" client
+  # The bootloader as tracer writes it: its two files, one after the other.
+  cat src/inspector/bootloader/boot.js src/inspector/bootloader/console.js > "$out/boot.js"
+  startup "  floor: a minimal C client" pipe "$out/min-client $out/boot.js node examples/hello/hello.js" client
   # The same three interleaved, one run of each in turn (RUNS of each; all three writing to a
   # pipe): the VM's drift between blocks falls on all three alike.
   # PAIRED=N sets how many such rounds (default RUNS): the paired ratio's interval narrows with
   # them (1000 rounds: +-0.5 ms on this VM).
-  python3 - "${PAIRED:-$runs}" "$out/min-client" "$tracer" "$out/t" >> "$out/startup.txt" <<'PY'
+  python3 - "${PAIRED:-$runs}" "$out/min-client" "$tracer" "$out/t" "$out/boot.js" >> "$out/startup.txt" <<'PY'
 import random, statistics, subprocess, sys, time
-runs, client, tracer, store = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+runs, client, tracer, store, boot = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
 commands = [
     ["node", "examples/hello/hello.js"],
-    [client, "src/inspector/boot.js", "node", "examples/hello/hello.js"],
+    [client, boot, "node", "examples/hello/hello.js"],
     [tracer, "-q", "run", "--out", store, "examples/hello/hello.js"],
 ]
 times = [[] for _ in commands]

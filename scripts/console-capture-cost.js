@@ -1,5 +1,5 @@
 // What building the bootloader's console capture costs inside Node (`prepareConsole` in
-// src/inspector/boot.js, run between the bootloader's report and `waitForDebugger`): its first call
+// src/inspector/bootloader/console.js, run between the bootloader's report and `waitForDebugger`): its first call
 // (V8 compiling it, then running it), the time to its first statement (the compile), and a second
 // call. Nothing is installed: `prepareConsole` only builds the capture (checked: the console's own
 // properties are the same after both calls), and its result is dropped.
@@ -7,7 +7,7 @@
 //   node scripts/console-capture-cost.js [BOOT_JS]     (prints microseconds on stdout)
 'use strict';
 const fs = require('fs');
-const path = process.argv[2] || require('path').join(__dirname, '..', 'src', 'inspector', 'boot.js');
+const path = process.argv[2] || require('path').join(__dirname, '..', 'src', 'inspector', 'bootloader', 'console.js');
 const source = fs.readFileSync(path, 'utf8');
 const start = source.indexOf('  function prepareConsole() {');
 const end = source.lastIndexOf('})();');

@@ -4,8 +4,10 @@
 //
 //   min-client BOOT_JS node PROGRAM [ARGS...]
 //
-// Makes a FIFO in a fresh folder, runs the command with TRACER_BOOT and NODE_OPTIONS as tracer sets
-// them (the bootloader at BOOT_JS, src/inspector/boot.js), reads the bootloader's report, connects
+// Makes the bootloader's channel as tracer does (a pair of datagram sockets, the command's end at
+// descriptor 100), runs the command with TRACER_BOOT and NODE_OPTIONS as tracer sets them (the
+// bootloader at BOOT_JS: src/inspector/bootloader/boot.js and console.js, one after the other, as
+// scripts/bench.sh writes them), reads the bootloader's report, connects
 // to the URL in it (127.0.0.1 only), sends in one write what tracer sends before the release
 // (NodeRuntime.notifyWhenWaitingForDisconnect, Runtime.enable, the console binding, and
 // NodeRuntime.enable when the report says Node announces its wait) and the release once Node
@@ -82,17 +84,20 @@ int main(int argc, char **argv) {
     strcpy(dir, "/tmp/min-client-XXXXXX");
     if (!mkdtemp(dir)) fail("mkdtemp");
   }
-  char fifo[64], options[4200];
-  snprintf(fifo, sizeof fifo, "%s/channel", dir);
-  if (mkfifo(fifo, 0600)) fail("mkfifo");
+  char name[PATH_MAX + 64], options[4200];
+  int pair[2];
+  struct stat sent;
+  if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair) || fstat(pair[1], &sent))
+    fail("channel");
+  snprintf(name, sizeof name, "100:%llu:%s", (unsigned long long)sent.st_ino, dir);
   char boot[PATH_MAX];
   if (!realpath(argv[1], boot)) fail(argv[1]);
   snprintf(options, sizeof options, "\"--\\inspect-publish-uid=stderr\" --require %s", boot);
-  setenv("TRACER_BOOT", fifo, 1);
+  setenv("TRACER_BOOT", name, 1);
   setenv("NODE_OPTIONS", options, 1);
-  int channel = open(fifo, O_RDWR);
+  int channel = pair[0];
   int out[2];
-  if (channel < 0 || pipe(out)) fail("channel");
+  if (pipe(out)) fail("pipe");
   pid_t pid = fork();
   if (pid < 0) fail("fork");
   if (pid == 0) {
@@ -100,14 +105,15 @@ int main(int argc, char **argv) {
     dup2(out[1], 2);
     close(out[0]);
     close(out[1]);
-    close(channel);
+    // The command's end at 100, kept across exec (dup2 clears close-on-exec).
+    dup2(pair[1], 100);
     execvp(argv[2], argv + 2);
     _exit(127);
   }
   close(out[1]);
+  close(pair[1]);
   char report[4096];
   size_t length = 0;
-  char c;
   int status;
   for (;;) {
     // A command that ends without reporting is an error, not a wait for ever.
@@ -118,10 +124,11 @@ int main(int argc, char **argv) {
       return 125;
     }
   }
-  while (length < sizeof report - 1 && read(channel, &c, 1) == 1 && c != '\n') report[length++] = c;
+  ssize_t got = recv(channel, report, sizeof report - 1, 0);
+  length = got > 0 ? (size_t)got : 0;
+  if (length > 0 && report[length - 1] == '\n') length--;
   report[length] = 0;
   close(channel);
-  unlink(fifo);
   rmdir(dir);
   char *url = strstr(report, "\"url\":\"ws://127.0.0.1:");
   int port;

@@ -39,8 +39,14 @@ def main():
                         os.path.join(ROOT, "scripts/mark-preload.c")], check=True)
         subprocess.run(["gcc", "-O2", "-o", client, os.path.join(ROOT, "scripts/min-client.c")], check=True)
         hello = os.path.join(ROOT, "examples/hello/hello.js")
+        # The bootloader as tracer writes it: its two files, one after the other.
+        boot = os.path.join(work, "boot.js")
+        with open(boot, "w") as whole:
+            for part in ("boot.js", "console.js"):
+                with open(os.path.join(ROOT, "src/inspector/bootloader", part)) as f:
+                    whole.write(f.read())
         commands = {
-            "client": [client, os.path.join(ROOT, "src/inspector/boot.js"), "node", hello],
+            "client": [client, boot, "node", hello],
             "tracer": [tracer, "-q", "run", "--out", os.path.join(work, "out"), hello],
         }
         own = {"client": "min-client", "tracer": os.path.basename(tracer)}

@@ -192,7 +192,7 @@ pub fn raw_trace(bytes: &[u8], dir: &Path) {
         })
         .collect();
     let built = (|| -> anyhow::Result<contract::Contract> {
-        let mut capture = raw_trace::Capture::open(&paths, dir)?;
+        let mut capture = raw_trace::MergedShards::open(&paths, dir)?;
         let baseline_id = capture.baseline_id().map(str::to_owned);
         let names = capture.file_names();
         let mut builder = Builder::new();
@@ -329,7 +329,7 @@ pub fn policy(case: &CheckCase, bytes: &[u8], trace: &Path) -> check::Outcome {
     std::fs::write(&path, bytes).expect("writing in the fuzz folder");
     match Policy::load(case.path()) {
         Ok(policy) => {
-            let mut capture = raw_trace::Capture::open(&[trace.to_owned()], case.path())
+            let mut capture = raw_trace::MergedShards::open(&[trace.to_owned()], case.path())
                 .expect("the case's trace reads");
             let names = capture.file_names();
             let mut builder = Builder::new();
@@ -406,7 +406,7 @@ pub fn session_files(bytes: &[u8], out: &Path) {
         (&[][..], None),
         (&[Kind::Exception, Kind::Console][..], Some(&failure_grep)),
     ] {
-        let timeline = replay::Timeline::new(&session, evidence.as_ref(), kinds, grep);
+        let timeline = replay::Replay::new(&session, evidence.as_ref(), kinds, grep);
         let _ = timeline.print_all(&styles, &mut io::sink());
         let mut keys =
             io::Cursor::new(&b"n\n\np\nf\n1\n#3\n99999999999999999999\nx\nh\nn\nn\nq\n"[..]);

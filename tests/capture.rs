@@ -896,7 +896,7 @@ fn the_bootloader_makes_no_deprecation_warning_where_node_would_throw_one() {
 fn the_console_capture_is_built_without_changing_the_console() {
     // The bootloader builds its capture while tracer attaches and puts it in place only after
     // the release: building it must leave the console as it was. scripts/console-capture-cost.js
-    // (a line of scripts/bench.sh) builds it twice from src/inspector/boot.js, checks that, and
+    // (a line of scripts/bench.sh) builds it twice from src/inspector/bootloader/console.js, checks that, and
     // prints what it cost.
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = in_a_cleared_environment("node")

@@ -877,7 +877,7 @@ fn a_contract_naming_a_device_as_its_trace_is_stale_not_a_hang() {
 #[test]
 fn a_replayed_session_naming_a_device_shows_no_source() {
     use tracer::output::human::Styles;
-    use tracer::output::replay::Timeline;
+    use tracer::output::replay::Replay;
 
     let mut session: Session =
         serde_json::from_str(include_str!("fixtures/session_sample.json")).unwrap();
@@ -885,7 +885,7 @@ fn a_replayed_session_naming_a_device_shows_no_source() {
     session.events[1].line = Some(1);
     session.events[1].column = Some(1);
     let mut out = Vec::new();
-    Timeline::new(&session, None, &[], None)
+    Replay::new(&session, None, &[], None)
         .print_all(&Styles::default(), &mut out)
         .unwrap();
     let out = String::from_utf8(out).unwrap();

@@ -253,7 +253,7 @@ t.own = 1;
 const out = M.measure(t, M.findHolder(t, "size"), "size");
 out.encoded = M.encode([undefined, NaN, -0, 10n, Symbol.iterator, t, Math.max]);
 console.log(JSON.stringify(out));"#,
-        concat!(env!("CARGO_MANIFEST_DIR"), "/src/probe/reflect.js")
+        concat!(env!("CARGO_MANIFEST_DIR"), "/src/probe/js/reflect.js")
     );
     let output = Command::new("node")
         .args(["-e", &script])

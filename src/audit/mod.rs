@@ -163,7 +163,7 @@ pub fn audit(request: &Request, styles: &Styles) -> Result<PathBuf> {
             sandbox_record.reason.as_deref().unwrap_or("unknown reason")
         );
     }
-    let guard = guard::probe();
+    let guard = guard::capability();
     if !guard.available && !request.quiet {
         crate::output::say!(
             "warning: the no-send guard is not available here ({}); the entry runs unguarded and the audit records no network count",
@@ -494,7 +494,7 @@ fn sandbox_plan(
     if std::env::var_os(NO_SANDBOX_ENV).is_some_and(|v| v == "1") {
         return without(format!("{NO_SANDBOX_ENV}=1"));
     }
-    let capability = crate::sandbox::probe();
+    let capability = crate::sandbox::capability();
     if !capability.available {
         return without(capability.reason.unwrap_or_default());
     }

@@ -97,9 +97,9 @@ pub fn capabilities(args: CapabilitiesArgs) -> Result<u8> {
         None => serde_json::Value::Null,
     };
     // Probed by installing the filter in a throwaway child and trying a refused connect.
-    let guard = crate::guard::probe();
+    let guard = crate::guard::capability();
     // Probed by making the audit's whole sandbox once, with nothing run in it.
-    let sandbox = crate::sandbox::probe();
+    let sandbox = crate::sandbox::capability();
     print_json(&json!({
         "tracer": env!("CARGO_PKG_VERSION"),
         "node": node.as_ref().map(|path| json!({

@@ -19,7 +19,7 @@ use crate::output::human::Styles;
 use crate::probe;
 use crate::probe::writer::{HeaderInfo, TraceWriter};
 use crate::record::browser::{self, Browser};
-use crate::record::session::{self, Ending, Limits, Recorder};
+use crate::record::recording::{self, Ending, Recorder, RecordingLimits};
 
 /// Where the trace goes, relative to the case folder.
 pub const TRACE_PATH: &str = "ruyi-trace/logs/current.ndjson";
@@ -80,7 +80,7 @@ pub fn record(args: RecordArgs, global: &GlobalArgs, styles: &Styles) -> Result<
     let mut cdp = Cdp::connect(&chromium.ws_url).map_err(|e| {
         TracerError::cannot_trace(format!("could not attach to Chromium's DevTools: {e:#}"))
     })?;
-    let version = session::browser_version(&mut cdp)
+    let version = recording::browser_version(&mut cdp)
         .map_err(|e| TracerError::cannot_trace(format!("Chromium did not answer: {e:#}")))?;
 
     let trace_path = args.case_dir.join(TRACE_PATH);
@@ -99,7 +99,7 @@ pub fn record(args: RecordArgs, global: &GlobalArgs, styles: &Styles) -> Result<
             page: &url,
         },
     )?;
-    let limits = Limits {
+    let limits = RecordingLimits {
         settle: Duration::from_secs_f64(args.settle),
         timeout: Duration::from_secs_f64(args.timeout),
         stop,

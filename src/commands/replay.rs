@@ -10,7 +10,7 @@ use crate::cli::{EventKind, GlobalArgs, ReplayArgs};
 use crate::error::TracerError;
 use crate::exit;
 use crate::output::human::Styles;
-use crate::output::replay::Timeline;
+use crate::output::replay::Replay;
 use crate::output::store::Store;
 use crate::trace::event::Kind;
 use crate::trace::evidence::Evidence;
@@ -30,7 +30,7 @@ pub fn replay(args: ReplayArgs, global: &GlobalArgs) -> Result<u8> {
             TracerError::usage(format!("--grep is not a valid regular expression: {e}"))
         })?;
     let kinds: Vec<Kind> = args.kind.iter().map(|k| kind(*k)).collect();
-    let timeline = Timeline::new(&session, evidence.as_ref(), &kinds, grep.as_ref());
+    let timeline = Replay::new(&session, evidence.as_ref(), &kinds, grep.as_ref());
 
     let styles = Styles::for_stdout(global.color.into());
     let mut out = std::io::stdout().lock();

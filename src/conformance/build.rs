@@ -21,7 +21,7 @@ use anyhow::Result;
 
 use crate::conformance::contract::Builder;
 use crate::conformance::hash;
-use crate::conformance::raw_trace::{self, Capture, Part, Summary, TraceFile};
+use crate::conformance::raw_trace::{self, MergedShards, Part, Summary, TraceFile};
 use crate::error::TracerError;
 
 /// The most distinct items a contract is built with unless `--max-items` says otherwise: at
@@ -88,7 +88,7 @@ fn one_pass(
     options: Options,
     check: &Check<'_>,
 ) -> Result<(Builder, Summary)> {
-    let mut capture = Capture::open(paths, case_dir)?;
+    let mut capture = MergedShards::open(paths, case_dir)?;
     let names = capture.file_names();
     check(capture.baseline_id(), &names)?;
     let mut builder = Builder::new();

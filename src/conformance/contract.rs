@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::conformance::hash::{self, Hasher};
 use crate::conformance::policy::Policy;
-use crate::conformance::raw_trace::{Event, State, Summary};
+use crate::conformance::raw_trace::{AccessLine, State, Summary};
 use crate::conformance::requests::{Request, RequestBuilder};
 
 pub const VERSION: &str = "trace-runtime-contract/v3";
@@ -456,7 +456,7 @@ enum Deferred {
         file: usize,
     },
     /// An event the requests are made of.
-    Request(Box<Event>),
+    Request(Box<AccessLine>),
 }
 
 /// The streaming builder: memory grows with the distinct items, values and timeline events.
@@ -527,7 +527,7 @@ impl Builder {
     }
 
     /// Adds one event; events must come in global `seq` order (the reader guarantees it).
-    pub fn add(&mut self, event: &Event, file_names: &[String]) {
+    pub fn add(&mut self, event: &AccessLine, file_names: &[String]) {
         match &mut self.deferred {
             Some(deferred) => {
                 if RequestBuilder::wants(event) {

@@ -22,7 +22,7 @@ use anyhow::Result;
 use serde_json::Value;
 
 use crate::conformance::contract::Contract;
-use crate::conformance::raw_trace::{self, Event};
+use crate::conformance::raw_trace::{self, AccessLine};
 
 /// The property key an api path ends in: `userAgent` for `navigator.userAgent`, `iterator` for
 /// `Array.prototype[Symbol.iterator]`, the name itself for a global (`name`, `XMLHttpRequest`).
@@ -172,7 +172,7 @@ impl<'c> Matcher<'c> {
     }
 
     /// The contract item `event` (an access recorded in the environment) is, if any.
-    pub fn resolve(&mut self, event: &Event) -> Option<Match> {
+    pub fn resolve(&mut self, event: &AccessLine) -> Option<Match> {
         let key = property_key(&event.api);
         let thing = (
             event.realm.clone(),
@@ -208,7 +208,7 @@ impl<'c> Matcher<'c> {
 
     /// The group of a key reached on a receiver the reference never had it on: the one whose
     /// path is spelled the same, else the only receiver's.
-    fn other_receiver(&self, event: &Event, key: &str) -> Option<usize> {
+    fn other_receiver(&self, event: &AccessLine, key: &str) -> Option<usize> {
         let groups = self.by_key.get(&(
             event.realm.clone(),
             key.to_owned(),

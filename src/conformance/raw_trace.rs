@@ -14,7 +14,7 @@
 //! Threads and memory: each shard is read and parsed on a thread of its own, at most
 //! `BATCHES_AHEAD` batches of `BATCH` events ahead of the caller, and the files' bytes are hashed
 //! on one more, so memory stays bounded whatever the size of the files. A line is kept as its text
-//! and the places of its fields ([`Fields`]), found by a one-pass scanner for plain lines and by
+//! and the places of its fields ([`LineFields`]), found by a one-pass scanner for plain lines and by
 //! serde_json for the rest; a field's value is parsed only when asked for. [`split`] and [`Part`]
 //! let a caller read one file's parts on several threads (`conformance::build` does).
 
@@ -47,8 +47,8 @@ pub struct State {
 /// One `access` line, with the fields the contract keys on taken out and every other field kept
 /// as it was written (absent stays absent, `null` stays `null`).
 #[derive(Debug, Clone)]
-pub struct Event {
-    /// Index of the shard in merge order (see [`Capture::files`]).
+pub struct AccessLine {
+    /// Index of the shard in merge order (see [`MergedShards::files`]).
     pub file: usize,
     /// 1-based line number in that shard.
     pub line: u64,
@@ -62,16 +62,16 @@ pub struct Event {
     pub tags: Vec<String>,
     pub state: Option<State>,
     /// Every other field of the line (`owner`, `descriptor`, `stack`, unknown fields, ...), as the
-    /// JSON text it was written in: parsed only when a reader asks for it (see [`Event::field`]),
+    /// JSON text it was written in: parsed only when a reader asks for it (see [`AccessLine::field`]),
     /// so that a line's values are not built into trees that are then thrown away.
-    pub fields: Fields,
+    pub fields: LineFields,
 }
 
 /// The fields of one line, by name, each as its JSON text: the line itself, and where each
 /// field's name and value are in it. Reading a line allocates the line and one small list, never a
 /// tree. A duplicate key: the last one wins.
 #[derive(Debug, Clone, Default)]
-pub struct Fields {
+pub struct LineFields {
     line: String,
     /// (name, value) as byte ranges of `line`.
     entries: Vec<(Name, Range<usize>)>,
@@ -85,11 +85,11 @@ enum Name {
     Unescaped(usize),
 }
 
-impl Fields {
+impl LineFields {
     /// Parses one line that must be a JSON object; gives the line back when it is not one.
     /// `spare` lends its buffers (a used line's, see [`Shard::recycle`]).
-    fn parse(line: String, spare: Fields) -> Result<Fields, String> {
-        let Fields {
+    fn parse(line: String, spare: LineFields) -> Result<LineFields, String> {
+        let LineFields {
             mut entries,
             mut escaped_names,
             ..
@@ -97,7 +97,7 @@ impl Fields {
         entries.clear();
         escaped_names.clear();
         if scan::object(&line, &mut entries) {
-            return Ok(Fields {
+            return Ok(LineFields {
                 line,
                 entries,
                 escaped_names,
@@ -123,7 +123,7 @@ impl Fields {
         if !values_parse_like_json(&line) {
             return Err(line);
         }
-        Ok(Fields {
+        Ok(LineFields {
             line,
             entries,
             escaped_names,
@@ -158,7 +158,7 @@ impl Fields {
             .map(|(name, value)| (self.name(name), &self.line[value.clone()]))
     }
 
-    /// [`Fields::named_texts`], last field first.
+    /// [`LineFields::named_texts`], last field first.
     pub fn named_texts_last_first(&self) -> impl Iterator<Item = (&str, &str)> {
         self.entries
             .iter()
@@ -224,7 +224,7 @@ impl<'de> serde::Deserialize<'de> for FieldName<'de> {
     }
 }
 
-impl Event {
+impl AccessLine {
     /// A field of the line as JSON (parsed now); `None` when the line does not have it.
     pub fn field(&self, name: &str) -> Option<Value> {
         self.fields.get(name).map(parse_text)
@@ -491,7 +491,7 @@ struct Shard {
 /// The buffers of a used event: its line, its fields' places, its key strings.
 #[derive(Default)]
 struct Spare {
-    fields: Fields,
+    fields: LineFields,
     strings: [String; 5],
 }
 
@@ -572,7 +572,7 @@ impl Shard {
     }
 
     /// Keeps the buffers of a used event for the next line.
-    fn recycle(&mut self, event: Event) {
+    fn recycle(&mut self, event: AccessLine) {
         self.spare = Spare {
             fields: event.fields,
             strings: [
@@ -585,9 +585,9 @@ impl Shard {
         };
     }
 
-    fn parse_object(&mut self, text: String, terminated: bool) -> Result<Fields> {
+    fn parse_object(&mut self, text: String, terminated: bool) -> Result<LineFields> {
         let spare = std::mem::take(&mut self.spare.fields);
-        let text = match Fields::parse(text, spare) {
+        let text = match LineFields::parse(text, spare) {
             Ok(fields) => return Ok(fields),
             Err(text) => text,
         };
@@ -654,7 +654,7 @@ impl Shard {
     }
 
     /// The next access event of this shard, blank lines skipped.
-    fn next_event(&mut self, file: usize) -> Result<Option<Event>> {
+    fn next_event(&mut self, file: usize) -> Result<Option<AccessLine>> {
         if self.done {
             return Ok(None);
         }
@@ -682,14 +682,14 @@ impl Shard {
         }
     }
 
-    fn event_of(&mut self, mut fields: Fields, file: usize) -> Result<Event> {
+    fn event_of(&mut self, mut fields: LineFields, file: usize) -> Result<AccessLine> {
         let at = || format!("{}:{}", self.display, self.line);
         // The key fields are taken out (one pass), and the last of each kept in `found`; nav,
         // tags and state stay in `fields` too. Values are parsed only when they are not plain
         // strings or plain integers, which is what a full parse would give them.
         let mut found: [Option<Range<usize>>; 10] = Default::default();
         {
-            let Fields {
+            let LineFields {
                 line,
                 entries,
                 escaped_names,
@@ -830,7 +830,7 @@ impl Shard {
                 )));
             }
         };
-        Ok(Event {
+        Ok(AccessLine {
             file,
             line: self.line,
             seq,
@@ -888,7 +888,7 @@ impl Part {
     }
 
     /// The next access event of the part, blank lines skipped.
-    pub fn next_event(&mut self) -> Result<Option<Event>> {
+    pub fn next_event(&mut self) -> Result<Option<AccessLine>> {
         self.shard.next_event(0)
     }
 
@@ -898,7 +898,7 @@ impl Part {
     }
 
     /// Gives back the buffers of an event the caller is done with, for the next line.
-    pub fn recycle(&mut self, event: Event) {
+    pub fn recycle(&mut self, event: AccessLine) {
         self.shard.recycle(event);
     }
 }
@@ -963,7 +963,7 @@ type Digests = (String, Vec<String>);
 
 /// What a shard's reading thread sends: events in order, then its end (or its first error).
 enum Batch {
-    Events(Vec<Event>),
+    Events(Vec<AccessLine>),
     Failed(anyhow::Error),
     End { lines: u64 },
 }
@@ -980,7 +980,7 @@ struct Source {
     path: PathBuf,
     display: String,
     receiver: std::sync::mpsc::Receiver<Batch>,
-    ready: std::collections::VecDeque<Event>,
+    ready: std::collections::VecDeque<AccessLine>,
     /// The shard's line count, once its end arrived.
     lines: Option<u64>,
     /// The first error, kept so a second call gives it again.
@@ -1031,7 +1031,7 @@ impl Source {
         })
     }
 
-    fn next_event(&mut self) -> Result<Option<Event>> {
+    fn next_event(&mut self) -> Result<Option<AccessLine>> {
         loop {
             if let Some(event) = self.ready.pop_front() {
                 return Ok(Some(event));
@@ -1075,20 +1075,20 @@ impl Source {
 }
 
 /// The shards of one capture, merged into one stream in `seq` order.
-pub struct Capture {
+pub struct MergedShards {
     /// Each shard, read and parsed ahead on a thread of its own (see [`Source`]).
     sources: Vec<Source>,
-    heads: Vec<Option<Event>>,
+    heads: Vec<Option<AccessLine>>,
     baseline_id: Option<String>,
     hashing: Option<JoinHandle<std::io::Result<Digests>>>,
     events: u64,
 }
 
-impl Capture {
+impl MergedShards {
     /// Opens every file, checks the headers and that all share one `baselineId`, and orders the
     /// shards by their first `seq` (files with no event last, by path): that is the merge order in
     /// which `traceSourceHash` is computed.
-    pub fn open(paths: &[PathBuf], case_dir: &Path) -> Result<Capture> {
+    pub fn open(paths: &[PathBuf], case_dir: &Path) -> Result<MergedShards> {
         let mut shards = Vec::with_capacity(paths.len());
         let mut headers = Vec::with_capacity(paths.len());
         for path in paths {
@@ -1129,7 +1129,7 @@ impl Capture {
             };
             key(a).cmp(&key(b))
         });
-        let mut slots: Vec<Option<(Shard, Option<Event>)>> =
+        let mut slots: Vec<Option<(Shard, Option<AccessLine>)>> =
             shards.into_iter().zip(firsts).map(Some).collect();
         let mut shards = Vec::with_capacity(slots.len());
         let mut heads = Vec::with_capacity(slots.len());
@@ -1153,7 +1153,7 @@ impl Capture {
             .name("trace-hash".into())
             .spawn(move || -> std::io::Result<Digests> { hash::trace_source_and_files(&files) })
             .context("starting the hashing thread")?;
-        Ok(Capture {
+        Ok(MergedShards {
             sources,
             heads,
             baseline_id,
@@ -1166,13 +1166,13 @@ impl Capture {
         self.baseline_id.as_deref()
     }
 
-    /// The shards' display paths, in merge order (`Event::file` indexes this).
+    /// The shards' display paths, in merge order (`AccessLine::file` indexes this).
     pub fn file_names(&self) -> Vec<String> {
         self.sources.iter().map(|s| s.display.clone()).collect()
     }
 
     /// The next event in global `seq` order; refuses a `seq` that two shards share.
-    pub fn next_event(&mut self) -> Result<Option<Event>> {
+    pub fn next_event(&mut self) -> Result<Option<AccessLine>> {
         let mut best: Option<usize> = None;
         for (i, head) in self.heads.iter().enumerate() {
             let Some(event) = head else { continue };
@@ -1236,9 +1236,9 @@ impl Capture {
 pub fn read_capture(
     paths: &[PathBuf],
     case_dir: &Path,
-    mut each: impl FnMut(&Event, &[String]) -> Result<()>,
+    mut each: impl FnMut(&AccessLine, &[String]) -> Result<()>,
 ) -> Result<Summary> {
-    let mut capture = Capture::open(paths, case_dir)?;
+    let mut capture = MergedShards::open(paths, case_dir)?;
     let names = capture.file_names();
     while let Some(event) = capture.next_event()? {
         each(&event, &names)?;

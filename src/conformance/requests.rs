@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::conformance::hash;
-use crate::conformance::raw_trace::Event;
+use crate::conformance::raw_trace::AccessLine;
 
 /// One request, as the trace recorded it or as the runtime tried to send it. (Fields in the byte
 /// order of their JSON names: contracts are serialized with sorted keys straight from the types.)
@@ -189,7 +189,7 @@ pub struct RequestBuilder {
 impl RequestBuilder {
     /// Whether [`RequestBuilder::add`] does anything with `event` (a call of `open`,
     /// `setRequestHeader`, `send`, `fetch` or `sendBeacon`).
-    pub fn wants(event: &Event) -> bool {
+    pub fn wants(event: &AccessLine) -> bool {
         event.access_type == "call"
             && matches!(
                 event.api.rsplit('.').next().unwrap_or(""),
@@ -197,7 +197,7 @@ impl RequestBuilder {
             )
     }
 
-    pub fn add(&mut self, event: &Event) {
+    pub fn add(&mut self, event: &AccessLine) {
         if !RequestBuilder::wants(event) {
             return;
         }

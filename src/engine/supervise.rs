@@ -76,7 +76,7 @@ pub(super) struct Feed<'a> {
 pub(super) struct Started {
     pub(super) channel: Channel,
     pub(super) reader: std::thread::JoinHandle<()>,
-    pub(super) reports: Receiver<crate::inspector::boot::Report>,
+    pub(super) reports: Receiver<crate::inspector::boot::ChannelReport>,
     pub(super) child: crate::process::spawn::Program,
     pub(super) guard: Option<crate::guard::Guard>,
     /// Kills the group if the tracer itself is killed; says goodbye when dropped.
@@ -429,7 +429,7 @@ pub(super) fn trace(
 /// How waiting for the program's own report ended.
 pub(super) enum RootWait {
     /// The program is Node and its inspector listens at `url` (checked); `announces`: see
-    /// `boot::Report::announces`.
+    /// `boot::ChannelReport::announces`.
     Listening { url: String, announces: bool },
     /// The command ended (or was stopped) without being a Node process itself.
     Ended(Ending),

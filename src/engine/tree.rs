@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::inspector::boot::{Report, Says, Verifier};
+use crate::inspector::boot::{ChannelReport, Says, Verifier};
 use crate::inspector::cdp::{Cdp, Incoming};
 use crate::inspector::driver::{Driver, Limits, NoPauses};
 use crate::trace::capture::Capture;
@@ -35,7 +35,7 @@ const MAX_REMEMBERED: usize = 100_000;
 #[derive(Debug)]
 pub enum RootSignal {
     /// The program is Node and its inspector listens at `url` (checked): attach to it.
-    /// `announces`: see `boot::Report::announces`.
+    /// `announces`: see `boot::ChannelReport::announces`.
     Listening { url: String, announces: bool },
     /// The program is a launcher (npm, pnpm, yarn: a package manager's own Node process): only
     /// the Node processes it starts are traced, as for a command that is not Node.
@@ -79,7 +79,11 @@ impl Tree {
     /// Handles `reports` on a thread of its own until the channel closes. The program's own
     /// report (pid `root_pid`) goes to `root`: its URL once checked, for the caller to attach, or
     /// that it is a launcher.
-    pub fn start(reports: Receiver<Report>, config: TreeConfig, root: Sender<RootSignal>) -> Tree {
+    pub fn start(
+        reports: Receiver<ChannelReport>,
+        config: TreeConfig,
+        root: Sender<RootSignal>,
+    ) -> Tree {
         let shared = Arc::new(Shared::default());
         let dispatcher = {
             let shared = Arc::clone(&shared);
@@ -203,7 +207,7 @@ fn is_zombie(pid: u32) -> bool {
 }
 
 fn dispatch(
-    reports: Receiver<Report>,
+    reports: Receiver<ChannelReport>,
     config: &TreeConfig,
     root: &Sender<RootSignal>,
     shared: Arc<Shared>,
@@ -385,7 +389,7 @@ fn list(shared: &Shared, process: Process) {
 /// (its ancestors are alive then), each only when it was started with this run's channel in its
 /// environment.
 fn list_ancestors(
-    report: &Report,
+    report: &ChannelReport,
     config: &TreeConfig,
     shared: &Shared,
     labels: &mut HashMap<u32, Option<String>>,
@@ -505,7 +509,7 @@ fn trace_child(
 }
 
 /// Releases a process without tracing it: `Runtime.runIfWaitingForDebugger`, its answer, close.
-/// With `announces` (`boot::Report::announces`), once Node says it waits.
+/// With `announces` (`boot::ChannelReport::announces`), once Node says it waits.
 fn release_untraced(url: String, announces: bool) {
     std::thread::spawn(move || {
         let Ok(mut cdp) = Cdp::connect(&url) else {

@@ -6,7 +6,7 @@
 //!
 //! What it owns: the filter ([`seccomp`]), the handshake that gives the tracer the filter's
 //! listener, the supervisor ([`supervisor`]) and the list of [`Attempt`]s. Callers use
-//! [`probe`], [`install`], [`GuardHandle::start`] and [`Guard::finish`].
+//! [`capability`], [`install`], [`GuardHandle::start`] and [`Guard::finish`].
 //!
 //! What it must not do: send anything itself, or let a filtered call through when it cannot tell
 //! where it goes (unreadable memory, an unknown family: refused). It must never leave a child
@@ -67,8 +67,8 @@ pub struct Capability {
 /// What the kernel allows here, found by installing the filter in a throwaway child, fetching its
 /// listener and having the child try a loopback `connect` to a port this probe holds: available
 /// only if that connect was refused, recorded, and never arrived.
-pub fn probe() -> Capability {
-    match probe_inner() {
+pub fn capability() -> Capability {
+    match try_capability() {
         Ok(()) => Capability {
             available: true,
             reason: None,
@@ -255,7 +255,7 @@ fn fetch_listener(ready: OwnedFd) -> io::Result<(u32, OwnedFd)> {
     Ok((pid, listener))
 }
 
-fn probe_inner() -> Result<(), String> {
+fn try_capability() -> Result<(), String> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0")
         .map_err(|e| format!("could not open a loopback port for the probe: {e}"))?;
     listener

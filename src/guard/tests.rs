@@ -6,11 +6,11 @@ use std::net::{TcpListener, UdpSocket};
 use std::os::unix::net::UnixListener;
 use std::process::{Command, Output, Stdio};
 
-use super::{Attempt, install, probe};
+use super::{Attempt, capability, install};
 
 /// Skips (with the reason on stderr) where the kernel refuses the guard.
 fn available() -> bool {
-    let capability = probe();
+    let capability = capability();
     if !capability.available {
         eprintln!(
             "skipped: no-send guard unavailable here: {}",
@@ -92,7 +92,7 @@ fn count(attempts: &[Attempt], syscall: &str, address: &str, port: u16) -> usize
 /// profile that forbids `seccomp`).
 #[test]
 fn guard_probe_is_available_on_this_linux_machine() {
-    let capability = probe();
+    let capability = capability();
     assert_eq!(
         capability.available,
         capability.reason.is_none(),

@@ -33,7 +33,12 @@ use serde::Deserialize;
 /// folder of the memory-backed or temporary directory).
 pub const BOOT_FOLDER_PREFIX: &str = "tracer-boot-";
 /// The bootloader, preloaded into every Node process of the tree.
-pub const BOOT_JS: &str = include_str!("boot.js");
+/// Its two files (`bootloader/boot.js`, then the console capture, `bootloader/console.js`) are one
+/// closure.
+pub const BOOT_JS: &str = concat!(
+    include_str!("bootloader/boot.js"),
+    include_str!("bootloader/console.js"),
+);
 /// The binding through which the bootloader sends console calls in batches (see
 /// `Driver::capture_console_in_batches`); added to the program's main context only, taken and
 /// deleted by the bootloader before the program's first line.
@@ -49,7 +54,7 @@ const CHANNEL_FD_FLOOR: libc::c_int = 100;
 
 /// What one process said on the channel.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Report {
+pub struct ChannelReport {
     pub pid: u32,
     pub ppid: u32,
     /// `process.argv` (at most 16 items of 200 characters).
@@ -104,7 +109,7 @@ struct Line {
 const MAX_VERSION: usize = 64;
 
 /// The report one datagram holds.
-fn parse(line: &[u8]) -> Option<Report> {
+fn parse(line: &[u8]) -> Option<ChannelReport> {
     let line: Line = serde_json::from_slice(line).ok()?;
     let says = match (line.url, line.launcher, line.exit, line.untraced) {
         (Some(url), ..) => Says::Listening(url),
@@ -113,7 +118,7 @@ fn parse(line: &[u8]) -> Option<Report> {
         (None, false, None, Some(why)) => Says::Untraced(why),
         _ => return None,
     };
-    Some(Report {
+    Some(ChannelReport {
         pid: line.pid,
         ppid: line.ppid,
         argv: line.argv,
@@ -408,7 +413,7 @@ pub struct Reader {
 impl Reader {
     /// Reads reports on a thread of its own and sends each to `reports`, until the channel's
     /// `close`: each with the pid of the process that sent it (tracer's), or refused.
-    pub fn listen(self, reports: Sender<Report>) -> std::thread::JoinHandle<()> {
+    pub fn listen(self, reports: Sender<ChannelReport>) -> std::thread::JoinHandle<()> {
         let Reader { socket, stop } = self;
         std::thread::spawn(move || {
             let mut buffer = vec![0u8; MAX_LINE];
@@ -483,7 +488,7 @@ fn receive(socket: &OwnedFd, buffer: &mut [u8]) -> io::Result<Option<(usize, Opt
 
 /// The report as tracer takes it: its pid the sender's (in tracer's PID namespace) and its parent
 /// the sender's parent, or refused when it names another process than the one that sent it.
-fn from_sender(mut report: Report, sender: Option<u32>) -> Report {
+fn from_sender(mut report: ChannelReport, sender: Option<u32>) -> ChannelReport {
     let Some(sender) = sender else {
         report.refused = Some("the kernel did not say who sent it".to_owned());
         return report;

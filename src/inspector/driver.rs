@@ -183,7 +183,7 @@ impl<P: PauseHandler> Driver<P> {
     /// `version`: Node's version as the bootloader reported it; asked for (one more request
     /// before the release) only when it is not known.
     ///
-    /// `announces`: the bootloader said Node will announce its wait (`boot::Report::announces`):
+    /// `announces`: the bootloader said Node will announce its wait (`boot::ChannelReport::announces`):
     /// it works on until then, and the release waits for `NodeRuntime.waitingForDebugger` too (a
     /// release that arrives before Node waits is lost).
     pub fn start(

@@ -33,7 +33,7 @@ const MAX_SOURCE_BYTES: u64 = 64 * 1024 * 1024;
 const VALUE_LINES: usize = 12;
 
 /// The events a replay shows, and what it knows about the failure.
-pub struct Timeline<'a> {
+pub struct Replay<'a> {
     session: &'a Session,
     evidence: Option<&'a Evidence>,
     shown: Vec<&'a Event>,
@@ -48,7 +48,7 @@ struct Source {
     changed_after_run: bool,
 }
 
-impl<'a> Timeline<'a> {
+impl<'a> Replay<'a> {
     pub fn new(
         session: &'a Session,
         evidence: Option<&'a Evidence>,
@@ -61,7 +61,7 @@ impl<'a> Timeline<'a> {
             .filter(|e| kinds.is_empty() || kinds.contains(&e.kind))
             .filter(|e| grep.is_none_or(|re| matches(re, e)))
             .collect();
-        Timeline {
+        Replay {
             session,
             evidence,
             shown,
@@ -443,7 +443,7 @@ mod tests {
             .unwrap()
     }
 
-    fn step(timeline: &Timeline<'_>, keys: &str) -> String {
+    fn step(timeline: &Replay<'_>, keys: &str) -> String {
         let mut out = Vec::new();
         timeline
             .step_through(&Styles::default(), &mut keys.as_bytes(), &mut out)
@@ -456,7 +456,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let session = session(dir.path());
         let evidence = evidence_for(&session);
-        let timeline = Timeline::new(&session, Some(&evidence), &[], None);
+        let timeline = Replay::new(&session, Some(&evidence), &[], None);
         let out = step(&timeline, "n\np\np\nf\nn\nq\nn\n");
         let shown: Vec<&str> = out
             .lines()
@@ -477,7 +477,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let session = session(dir.path());
         let evidence = evidence_for(&session);
-        let timeline = Timeline::new(&session, Some(&evidence), &[Kind::Console], None);
+        let timeline = Replay::new(&session, Some(&evidence), &[Kind::Console], None);
         let out = step(&timeline, "f\nx\n");
         assert!(out.contains("the failure is event #3, which --kind/--grep hide"));
         assert!(out.contains("unknown key `x`"));

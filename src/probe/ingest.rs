@@ -35,7 +35,7 @@ pub type Keep = Box<dyn FnMut(i64, &Fields<'_>) -> bool>;
 
 /// What the messages said beside their access records, for the summary.
 #[derive(Debug, Default)]
-pub struct Report {
+pub struct IngestSummary {
     /// Realm ids in the order they first reported (`main#0`, `iframe#0`, ...).
     pub realms: Vec<String>,
     /// Probe installations, in the order they reported.
@@ -96,7 +96,7 @@ pub struct Ingest<W: BorrowMut<TraceWriter>> {
     /// Stop writing once this many accesses are written.
     pub max_accesses: u64,
     keep: Option<Keep>,
-    pub report: Report,
+    pub report: IngestSummary,
 }
 
 impl<W: BorrowMut<TraceWriter>> Ingest<W> {
@@ -109,7 +109,7 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
             nav: 0,
             max_accesses: u64::MAX,
             keep: None,
-            report: Report::default(),
+            report: IngestSummary::default(),
         }
     }
 

@@ -1,9 +1,9 @@
 //! The recording probe, one home for the browser and for Node: the JavaScript shipped inside the
-//! binary (`reflect.js`, the structural measurement; `probe.js`, the wrappers and the reporting),
+//! binary (`js/reflect.js`, the structural measurement; the sections of `js/`, the wrappers and the reporting),
 //! assembled here into one script with its configuration, and the default list of watched APIs.
 //! `ingest` turns its binding messages into trace lines and `writer` writes them
 //! (`tracer-trace/v1`); `node` installs it in the realms of a Node environment under audit (the
-//! browser side is `crate::record::session`); `requests.js` is the audit's request observer.
+//! browser side is `crate::record::recording`); `js/node-requests.js` is the audit's request observer.
 
 pub mod ingest;
 pub mod node;
@@ -12,9 +12,21 @@ pub mod writer;
 use serde_json::json;
 
 /// The structural measurement, runnable in Node too (`require(".../reflect.js")(globalThis)`).
-pub const REFLECT_JS: &str = include_str!("reflect.js");
+pub const REFLECT_JS: &str = include_str!("js/reflect.js");
 /// The browser side: wrappers, phases, stateful families, the binding.
-pub const PROBE_JS: &str = include_str!("probe.js");
+pub const PROBE_JS: &str = concat!(
+    include_str!("js/report.js"),
+    include_str!("js/api-table.js"),
+    include_str!("js/cells.js"),
+    include_str!("js/stateful.js"),
+    include_str!("js/request-args.js"),
+    include_str!("js/phases.js"),
+    include_str!("js/to-string.js"),
+    include_str!("js/descriptors.js"),
+    include_str!("js/walk.js"),
+    include_str!("js/checked-paths.js"),
+    include_str!("js/install.js"),
+);
 
 /// The name of the CDP binding the probe reports through (deleted from the page's global).
 pub const BINDING: &str = "__tracerRecord";
@@ -191,7 +203,7 @@ pub struct Watch {
     pub walk: bool,
 }
 
-/// Records per batch, at most (see `post` in probe.js).
+/// Records per batch, at most (see `post` in js/report.js).
 pub const BATCH_RECORDS: usize = 512;
 /// A batch leaves with the first record finished this many milliseconds after it began, if the
 /// task has not ended by then.
@@ -221,10 +233,10 @@ pub fn record_source(watch: &Watch, batch: bool) -> String {
 /// `nested: 1` (the audit's filter of the environment's own accesses reads it); and `read_only`:
 /// entries of `apis` watched only for being read (Node's own globals in a Node realm); and
 /// `known_members`: where an environment holds members a browser cannot show the probe (see
-/// `knownMember` in probe.js), only these names are watched; and `walk`: after the list, every
+/// `knownMember` in js/cells.js), only these names are watched; and `walk`: after the list, every
 /// interface and namespace the realm's global reaches (with `known_members`, only those names);
 /// and `check_paths`: `[realm kind, api]` pairs whose resolution the probe reports in its `ready`
-/// record (see "checked paths" in probe.js).
+/// record (see js/checked-paths.js).
 pub fn source_with(
     apis: &[String],
     batch: bool,
@@ -241,7 +253,7 @@ pub fn source_with(
         read_only,
         known_members,
         // An environment under audit (the only caller with `known_members`) has its frames'
-        // windows entered when the page first reaches them (`enterRealm` in probe.js).
+        // windows entered when the page first reaches them (`enterRealm` in js/cells.js).
         json!({"walk": walk, "checkPaths": check_paths, "enterRealms": known_members.is_some()}),
     ))
 }

@@ -44,7 +44,7 @@ use crate::probe::writer::{Fields, HeaderInfo, TraceWriter};
 /// The binding the request observer reports through (deleted from the main context's global).
 pub const REQUESTS_BINDING: &str = "__tracerRequests";
 /// The request observer, called on Node's `diagnostics_channel` module.
-const REQUESTS_JS: &str = include_str!("requests.js");
+const REQUESTS_JS: &str = include_str!("js/node-requests.js");
 /// Node's `diagnostics_channel`, through the inspector's command-line `require` (a fixed text).
 const CHANNELS: &str = "require('diagnostics_channel')";
 /// `vm.createContext`, through the inspector's command-line `require` (a fixed text).
@@ -53,12 +53,12 @@ const CREATE_CONTEXT: &str = "require('vm').createContext";
 /// `vm.constants.DONT_CONTEXTIFY`) that is not a context already. `vm.runInNewContext(code)` without one (a program computing in throwaway contexts,
 /// thousands of times) makes none; nor does the second call it makes with the context it made.
 /// (`isContext` is `lib/vm.js`'s own, in the scope of the call.)
-const CREATE_CONTEXT_CONDITION: &str = "(function (a) { try { return a !== undefined && !(typeof a === 'object' && a !== null && typeof isContext === 'function' && isContext(a)); } catch (e) { return true; } })(arguments[0])";
+const CREATE_CONTEXT_CONDITION: &str = include_str!("js/node-create-context-condition.js");
 /// Whether a realm already holds a host environment: its `document` is an object (a window whose
 /// document exists: jsdom and happy-dom make it once their interfaces are in place), or it has no
 /// `document` at all and its `navigator` is an object (a shim without a document). A constant
 /// text; the getters it may run are the environment's own, before any of the target's code.
-const READY: &str = "(function () { try { var d = globalThis.document; if (typeof d === 'object' && d !== null) return true; if ('document' in globalThis || 'process' in globalThis) return false; var n = globalThis.navigator; return typeof n === 'object' && n !== null; } catch (e) { return false; } })()";
+const READY: &str = include_str!("js/node-ready.js");
 /// Requests described at most; the rest are counted.
 const MAX_REQUESTS: usize = 1000;
 /// How long one synchronous request may take.

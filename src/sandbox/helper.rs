@@ -35,7 +35,7 @@ use super::wire;
 struct Request {
     control: RawFd,
     hide: Vec<OsString>,
-    /// Set everything up, then exit 0 instead of starting the program (`sandbox::probe`).
+    /// Set everything up, then exit 0 instead of starting the program (`sandbox::capability`).
     check: bool,
     command: Vec<OsString>,
 }

@@ -44,7 +44,7 @@ pub struct Capability {
 }
 
 /// Makes the whole sandbox once, with nothing run in it: available only if every step worked.
-pub fn probe() -> Capability {
+pub fn capability() -> Capability {
     let outcome = (|| -> io::Result<()> {
         let (command, pending) = command(&[], None)?;
         let mut command = command;

@@ -18,7 +18,7 @@ const BLOCK_LINES: usize = 200;
 
 /// A failing test as its runner reported it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FailedTest {
+pub struct RunnerFailure {
     /// The test's name as printed (`add › adds two and two`).
     pub name: String,
     /// The first line of the failure's message (`AssertionError [ERR_ASSERTION]: …`).
@@ -138,7 +138,7 @@ pub fn first_failed(
     before: u64,
     cwd: &Path,
     is_own_code: &dyn Fn(&str) -> bool,
-) -> Option<FailedTest> {
+) -> Option<RunnerFailure> {
     all_failed(events, before, cwd, is_own_code)
         .into_iter()
         .next()
@@ -148,7 +148,7 @@ pub fn first_failed(
 /// mapper's note), and the process that ran its file (`program` for the program itself).
 #[derive(Debug, Clone)]
 pub struct Reported {
-    pub test: FailedTest,
+    pub test: RunnerFailure,
     pub site: Option<Frame>,
     pub note: Option<String>,
     pub process: Option<String>,
@@ -221,9 +221,9 @@ pub fn all_failed(
     before: u64,
     cwd: &Path,
     is_own_code: &dyn Fn(&str) -> bool,
-) -> Vec<FailedTest> {
-    let mut found: Vec<FailedTest> = Vec::new();
-    let mut add = |test: FailedTest| {
+) -> Vec<RunnerFailure> {
+    let mut found: Vec<RunnerFailure> = Vec::new();
+    let mut add = |test: RunnerFailure| {
         if !found
             .iter()
             .any(|t| t.name == test.name && t.message == test.message)
@@ -321,7 +321,7 @@ pub fn all_failed(
             // report with the message comes later.
             continue;
         };
-        add(FailedTest {
+        add(RunnerFailure {
             name,
             message,
             frame,
@@ -344,7 +344,7 @@ fn read_ava(
     name: &str,
     cwd: &Path,
     is_own_code: &dyn Fn(&str) -> bool,
-) -> Option<FailedTest> {
+) -> Option<RunnerFailure> {
     static CODE: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"^\d+:(?: |$)|^\S+:\d+$").expect("valid regex"));
     let names: Vec<String> = lines
@@ -423,7 +423,7 @@ fn read_ava(
         );
     }
     let (event, _) = lines[start];
-    Some(FailedTest {
+    Some(RunnerFailure {
         name: name.to_owned(),
         message,
         frame: site,
@@ -664,14 +664,14 @@ mod tests {
         dir
     }
 
-    fn read(dir: &Path, lines: &[&str]) -> FailedTest {
+    fn read(dir: &Path, lines: &[&str]) -> RunnerFailure {
         let own = |f: &str| !f.contains("node_modules") && !f.starts_with("node:");
         first_failed(&output(lines), u64::MAX, dir, &own).expect("a failing test")
     }
 
     /// The test's site is in `file`, at `line` and `column` (1-based, as printed).
     #[track_caller]
-    fn assert_site(test: &FailedTest, file: &str, line: u32, column: u32) {
+    fn assert_site(test: &RunnerFailure, file: &str, line: u32, column: u32) {
         let frame = test.frame.as_ref().expect("a site");
         assert!(frame.file.ends_with(file), "{frame:?}");
         assert_eq!((frame.line, frame.column), (line, column));

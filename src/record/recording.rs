@@ -35,7 +35,7 @@ const DRAIN: Duration = Duration::from_millis(200);
 const SETUP_LIMIT: Duration = Duration::from_secs(15);
 
 /// When the recording stops.
-pub struct Limits {
+pub struct RecordingLimits {
     /// Stop this long after the load event once no record has arrived for that long.
     pub settle: Duration,
     /// Stop here whatever happens.
@@ -65,7 +65,7 @@ pub enum Ending {
 
 /// What the recording saw, for the summary.
 #[derive(Debug, Default)]
-pub struct Report {
+pub struct RecordingSummary {
     pub realms: Vec<String>,
     /// Probe installations: realm kind, members wrapped, entries that failed.
     pub installs: Vec<probe::ingest::Install>,
@@ -88,7 +88,7 @@ pub struct Recorder<'a> {
     last_activity: Instant,
     done_at: Option<Instant>,
     gone: Option<Ending>,
-    pub report: Report,
+    pub report: RecordingSummary,
 }
 
 /// The browser's product version (`156.0.8078.114`), from `Browser.getVersion`.
@@ -226,12 +226,12 @@ impl<'a> Recorder<'a> {
             last_activity: Instant::now(),
             done_at: None,
             gone: None,
-            report: Report::default(),
+            report: RecordingSummary::default(),
         })
     }
 
     /// Navigates the page to `url` and records until the recording ends.
-    pub fn record(&mut self, url: &str, limits: &Limits) -> Result<Ending> {
+    pub fn record(&mut self, url: &str, limits: &RecordingLimits) -> Result<Ending> {
         let session = self.page_session.clone();
         let navigate = self
             .cdp
@@ -352,7 +352,7 @@ impl<'a> Recorder<'a> {
     }
 
     /// What the recording saw, with what the records said of realms and installations.
-    pub fn take_report(&mut self) -> Report {
+    pub fn take_report(&mut self) -> RecordingSummary {
         let mut report = std::mem::take(&mut self.report);
         let ingested = std::mem::take(&mut self.ingest.report);
         report.realms = ingested.realms;

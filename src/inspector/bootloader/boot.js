@@ -1,0 +1,173 @@
+// tracer's bootloader: preloaded into every Node process of a traced command tree through
+// NODE_OPTIONS (`--require`). In a process that is not a launcher (npm, npx, pnpm, yarn,
+// corepack), it opens the inspector on 127.0.0.1 with a random port, tells tracer its URL on the
+// private channel TRACER_BOOT names (`FD:INODE:FOLDER`: a datagram socket every process of the
+// tree inherits at descriptor FD, whose sender the kernel states to tracer), and waits until
+// tracer has attached and released it; then, when tracer asked for it (a binding), it records the
+// calls of Node's own console and sends them in batches (`prepareConsole`, below). A launcher is
+// only reported. In a worker thread it does nothing (workers are traced through their parent's
+// session). It never runs the program's code; of the program's values it keeps only the text
+// Node's console printed, until the batch is sent. A report is one datagram (one write of at most
+// 4000 bytes), so the reports of many processes never interleave.
+'use strict';
+(function tracerBoot() {
+  // The program's modules are its own: this file is in neither Node's module cache nor its list
+  // of preloads (Node read the list before loading it; a worker reads its own).
+  delete require.cache[__filename];
+  const preloads = process._preload_modules;
+  if (Array.isArray(preloads) && preloads.indexOf(__filename) >= 0) {
+    preloads.splice(preloads.indexOf(__filename), 1);
+  }
+  const channel = process.env.TRACER_BOOT;
+  if (!channel) return;
+  // A worker thread (it runs preloads too) is traced through its parent's session. Node names
+  // `process.chdir` by the thread it runs in; `worker_threads` (about 2.5 ms to load) only decides
+  // when the name is neither.
+  const chdirName = typeof process.chdir === 'function' ? process.chdir.name : '';
+  let isMainThread = chdirName === 'wrappedChdir';
+  if (chdirName !== 'wrappedChdir' && chdirName !== 'unavailableInWorker') {
+    try {
+      isMainThread = require('worker_threads').isMainThread;
+    } catch (e) {}
+  }
+  if (!isMainThread) return;
+  const fs = require('fs');
+  const script = process.argv[1] || '';
+  // A launcher: its script's name (less `.js`/`.cjs`) is a package manager's, or the script is in
+  // one's `bin` folder. Plain string tests: the first regular expression costs about 0.2 ms.
+  const slashed = script.replaceAll('\\', '/');
+  let base = slashed.slice(slashed.lastIndexOf('/') + 1);
+  if (base.endsWith('.js')) base = base.slice(0, -3);
+  else if (base.endsWith('.cjs')) base = base.slice(0, -4);
+  const launcher = ['npm', 'npx', 'npm-cli', 'npx-cli', 'npm-prefix', 'pnpm', 'pnpx', 'yarn', 'yarnpkg', 'corepack'].includes(base) ||
+    ['npm', 'pnpm', 'yarn', 'corepack', '@yarnpkg/cli-dist'].some((p) => slashed.includes(`/node_modules/${p}/bin/`));
+  // Everything a report needs is taken now: the 'exit' listener below touches no global of the
+  // program's (an audit's probe watches some of them, and counts what it sees).
+  const stringify = JSON.stringify;
+  const byteLength = Buffer.byteLength;
+  const assign = Object.assign;
+  const { writeSync, fstatSync } = fs;
+  const head = { pid: process.pid, ppid: process.ppid };
+  const fullArgv = process.argv.slice(0, 16).map((a) => String(a).slice(0, 200));
+  const [fdText, inodeText] = channel.split(':');
+  const channelFd = Number(fdText);
+  // The descriptor, only while it is still the socket tracer made: a number the program (or
+  // whatever started this process) reused for something else is never written to.
+  const openChannel = () => {
+    try {
+      const stat = fstatSync(channelFd);
+      return stat.isSocket() && String(stat.ino) === inodeText ? channelFd : -1;
+    } catch (e) {
+      return -1;
+    }
+  };
+  const report = (fields, opened) => {
+    let argv = fullArgv;
+    let line = stringify(assign({}, head, { argv }, fields)) + '\n';
+    while (byteLength(line) > 4000 && argv.length > 1) {
+      argv = argv.slice(0, -1);
+      line = stringify(assign({}, head, { argv }, fields)) + '\n';
+    }
+    const fd = opened === undefined ? openChannel() : opened;
+    if (fd < 0) return false;
+    // With tracer gone, the write fails (ECONNREFUSED) instead of waiting.
+    try {
+      writeSync(fd, line);
+      return true;
+    } catch (e) {
+      return false;
+    }
+  };
+  if (launcher) {
+    report({ launcher: true });
+    return;
+  }
+  const inspector = inspectorBinding() || require('inspector');
+  if (inspector.url()) return;
+  // The channel first: without tracer to read it, no inspector is opened at all.
+  const fd = openChannel();
+  if (fd < 0) return;
+  try {
+    inspector.open(0, '127.0.0.1', false);
+  } catch (e) {
+    // Node's test runner runs its files from a process made without an inspector.
+    report({ untraced: String(e).slice(0, 200) }, fd);
+    return;
+  }
+  const url = inspector.url();
+  if (!url) {
+    inspector.close();
+    return;
+  }
+  // Node 20.12, 21.7 and later tell a client that enabled `NodeRuntime` when they start to wait
+  // (`NodeRuntime.waitingForDebugger`); tracer, told so in the report, releases this process
+  // only then, so the console capture is made ready while tracer attaches. Older ones do not,
+  // and nothing runs between the report and the wait: a release that arrives before Node waits
+  // is lost, and Node then waits for another one.
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  const announces = major > 21 || (major === 21 && minor >= 7) || (major === 20 && minor >= 12);
+  // Node's version goes with the URL (tracer needs no round trip to ask for it).
+  if (!report({ url, version: process.version, announces }, fd)) {
+    inspector.close();
+    return;
+  }
+  // The exit code as Node passes it to 'exit' listeners, for this process's track (tracer is
+  // not this process's parent and cannot wait for it).
+  let consoleExit = null;
+  process.on('exit', (code) => {
+    if (consoleExit !== null) consoleExit();
+    report({ exit: typeof code === 'number' ? code : 0 });
+  });
+  // Console capture: made ready (nothing of the console changed yet) while tracer attaches when
+  // Node announces its wait, else after the release.
+  let install = null;
+  if (announces) {
+    try {
+      install = prepareConsole();
+    } catch (e) {}
+  }
+  inspector.waitForDebugger();
+  // Tracer added a binding to this context before releasing it when it wants console calls in
+  // batches (one inspector message per batch instead of one per call; see
+  // `src/trace/capture.rs`, `console_batch`). Without the binding the console stays as it is and
+  // the inspector reports every console call itself.
+  const send = globalThis.__tracerConsole;
+  if (typeof send !== 'function') return;
+  delete globalThis.__tracerConsole;
+  try {
+    if (!announces) install = prepareConsole();
+    if (install !== null) consoleExit = install(send);
+  } catch (e) {}
+
+  // Node's inspector binding: the functions `require('inspector')` wraps (open, url,
+  // waitForDebugger; close is `process._debugEnd`), without the 2 ms of loading that module (it
+  // loads `worker_threads`, `events` and the validators). Not under `--pending-deprecation`, where
+  // `process.binding` warns (DEP0111); where it cannot be had (a permission model, a Node without
+  // it), the public module is used.
+  function inspectorBinding() {
+    const env = process.env;
+    if (env.NODE_PENDING_DEPRECATION === '1' ||
+        process.execArgv.some((a) => a.includes('pending-deprecation')) ||
+        (env.NODE_OPTIONS || '').includes('pending-deprecation')) {
+      return null;
+    }
+    let binding;
+    try {
+      binding = process.binding('inspector');
+    } catch (e) {
+      return null;
+    }
+    const { open, url, waitForDebugger } = binding;
+    const close = process._debugEnd;
+    if (typeof open !== 'function' || typeof url !== 'function' ||
+        typeof waitForDebugger !== 'function' || typeof close !== 'function') {
+      return null;
+    }
+    return {
+      open: (port, host) => open(port, host),
+      url: () => url(),
+      close: () => close(),
+      waitForDebugger: () => waitForDebugger(),
+    };
+  }
+

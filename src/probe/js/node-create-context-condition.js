@@ -1,0 +1,1 @@
+(function (a) { try { return a !== undefined && !(typeof a === 'object' && a !== null && typeof isContext === 'function' && isContext(a)); } catch (e) { return true; } })(arguments[0])

@@ -1,0 +1,1 @@
+(function () { try { var d = globalThis.document; if (typeof d === 'object' && d !== null) return true; if ('document' in globalThis || 'process' in globalThis) return false; var n = globalThis.navigator; return typeof n === 'object' && n !== null; } catch (e) { return false; } })()
