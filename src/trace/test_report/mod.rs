@@ -1,0 +1,363 @@
+//! What a test runner printed about its first failing test: the test's name, the assertion's
+//! message and the assertion's site in the user's code, read from the report's text. Formats
+//! read: TAP (`node --test` when its output is not a terminal; node-tap's), `node --test`'s spec reporter,
+//! mocha's, jest's, jasmine's, ava's and vitest's default reporters. A claim read from text, never the runtime's: the evidence
+//! says so.
+
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::trace::event::{Event, Frame, Kind, Stream};
+use crate::trace::mapper;
+use crate::trace::values::strip_ansi;
+
+mod ava;
+mod tap;
+mod text;
+
+use ava::read_ava;
+use tap::read_tap_block;
+use text::read_text_block;
+
+/// The most lines of a failing test's block read for its message and site.
+const BLOCK_LINES: usize = 200;
+
+/// A failing test as its runner reported it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunnerFailure {
+    /// The test's name as printed (`add › adds two and two`).
+    pub name: String,
+    /// The first line of the failure's message (`AssertionError [ERR_ASSERTION]: …`).
+    pub message: String,
+    /// The assertion's site: the first frame of the failure's stack in the user's own code, else
+    /// the test's declaration (`location:` in TAP).
+    pub frame: Option<Frame>,
+    /// The output event of the heading line.
+    pub event_id: u64,
+    pub stream: Stream,
+}
+
+/// How a heading line names a failing test, by format.
+enum Heading {
+    /// `not ok 2 - adds two and two` (TAP; `# TODO`/`# SKIP` ones are no failure).
+    Tap(String),
+    /// `✖ adds two and two (1.3ms)` (node's spec reporter), `✕ …` (jest's listing).
+    Cross(String),
+    /// `  1) add` (mocha's failure list; the name goes on on the lines ending in `:`).
+    Numbered(String),
+    /// `  ● add › adds two and two` (jest).
+    Bullet(String),
+    /// ` FAIL  test/add.test.js > add > adds two and two`, ` FAIL  test/x.test.js [ test/x.test.js ]`
+    /// (vitest: a test, a file that failed to load).
+    Fail(String),
+    /// `  ✘ [fail]: add › adds two and two` (ava's listing; its report follows under the test's
+    /// name, after a `─` rule).
+    Ava(String),
+    /// A line that never belongs to a failure's text and names none: a passing test (`✓ adds`,
+    /// `✔ adds`), a skipped one (`↓ adds`), a file's line in vitest's listing (`❯ test/a.test.js
+    /// (2 tests | 1 failed)`), vitest's rules (`⎯⎯⎯ Failed Tests 1 ⎯⎯⎯`) and the headings of what a
+    /// test printed (`stderr | test/a.test.js > adds`, jest's `● Console`).
+    Listing,
+}
+
+impl Heading {
+    fn read(line: &str) -> Option<Heading> {
+        static TAP: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(
+                r"^\s*not ok \d+(?: - (?P<name>.*?))?\s*(?P<directive>#\s*(?i:todo|skip)\b.*)?$",
+            )
+            .expect("valid regex")
+        });
+        static CROSS: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(r"^\s*[✖✕×] (?P<name>.+?)(?: \([\d.]+ ?m?s\))?$").expect("valid regex")
+        });
+        static NUMBERED: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(r"^\s*\d+\) (?P<name>.+)$").expect("valid regex"));
+        static BULLET: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(r"^\s*● (?P<name>.+)$").expect("valid regex"));
+        static FAIL: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(r"^\s*FAIL\s+(?P<file>\S+)\s+(?:> (?P<name>.+?)|\[ .+ \])\s*$")
+                .expect("valid regex")
+        });
+        static AVA: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(r"^\s*✘ \[fail\]: (?P<name>.+?)(?: Error thrown in test)?$")
+                .expect("valid regex")
+        });
+        static LISTING: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(r"^\s*(?:[✓✔↓] |❯ \S+ \(\d+ tests?\b|⎯)|^(?:stdout|stderr) \| \S")
+                .expect("valid regex")
+        });
+        if let Some(caps) = TAP.captures(line) {
+            if caps.name("directive").is_some() {
+                return None;
+            }
+            return Some(Heading::Tap(
+                caps.name("name").map_or("", |m| m.as_str()).to_owned(),
+            ));
+        }
+        if let Some(caps) = CROSS.captures(line) {
+            let name = caps["name"].to_owned();
+            // `✖ failing tests:`: the spec reporter's summary, not a test.
+            return (!name.ends_with(':')).then_some(Heading::Cross(name));
+        }
+        if let Some(caps) = BULLET.captures(line) {
+            // `● Console`: what a test file's tests printed, under a heading of jest's own.
+            if caps["name"].trim() == "Console" {
+                return Some(Heading::Listing);
+            }
+            return Some(Heading::Bullet(caps["name"].to_owned()));
+        }
+        if let Some(caps) = FAIL.captures(line) {
+            let name = caps
+                .name("name")
+                .unwrap_or_else(|| caps.name("file").expect("in the regex"));
+            return Some(Heading::Fail(name.as_str().to_owned()));
+        }
+        if let Some(caps) = AVA.captures(line) {
+            return Some(Heading::Ava(caps["name"].to_owned()));
+        }
+        if LISTING.is_match(line) {
+            return Some(Heading::Listing);
+        }
+        NUMBERED
+            .captures(line)
+            .map(|caps| Heading::Numbered(caps["name"].to_owned()))
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            Heading::Tap(n)
+            | Heading::Cross(n)
+            | Heading::Numbered(n)
+            | Heading::Bullet(n)
+            | Heading::Fail(n)
+            | Heading::Ava(n) => n,
+            Heading::Listing => "",
+        }
+    }
+}
+
+/// The first failing test the program's output (before event `before`) reports with a message,
+/// with the assertion's site when a frame of the user's own code is printed with it.
+pub fn first_failed(
+    events: &[Event],
+    before: u64,
+    cwd: &Path,
+    is_own_code: &dyn Fn(&str) -> bool,
+) -> Option<RunnerFailure> {
+    all_failed(events, before, cwd, is_own_code)
+        .into_iter()
+        .next()
+}
+
+/// A failing test as the run knows it: the runner's report, its assertion's site mapped (with the
+/// mapper's note), and the process that ran its file (`program` for the program itself).
+#[derive(Debug, Clone)]
+pub struct Reported {
+    pub test: RunnerFailure,
+    pub site: Option<Frame>,
+    pub note: Option<String>,
+    pub process: Option<String>,
+}
+
+/// Every failing test reported before event `before` ([`all_failed`]), placed: its site mapped
+/// and the process that ran its file found among `processes`.
+pub fn reported(
+    events: &[Event],
+    before: u64,
+    cwd: &Path,
+    is_own_code: &dyn Fn(&str) -> bool,
+    processes: &[crate::trace::session::Process],
+) -> Vec<Reported> {
+    let mut mapper = mapper::Mapper::new(cwd.to_owned());
+    all_failed(events, before, cwd, is_own_code)
+        .into_iter()
+        .map(|test| {
+            let (site, note) = match &test.frame {
+                Some(frame) => {
+                    let (site, note) = mapper.printed(frame);
+                    (Some(site), note)
+                }
+                None => (None, None),
+            };
+            let process = site
+                .as_ref()
+                .and_then(|f| crate::trace::session::process_running(processes, cwd, &f.file));
+            Reported {
+                test,
+                site,
+                note,
+                process,
+            }
+        })
+        .collect()
+}
+
+/// The `test` events of a run (one per failed test, `status: "failed"`): what the runners'
+/// reports in the program's output say, read once the program has ended, each with its assertion's
+/// site and the process that ran its file (`worker`; none for the program); stamped `ts`.
+pub fn test_events(
+    events: &[Event],
+    cwd: &Path,
+    is_own_code: &dyn Fn(&str) -> bool,
+    processes: &[crate::trace::session::Process],
+    ts: f64,
+) -> Vec<Event> {
+    reported(events, u64::MAX, cwd, is_own_code, processes)
+        .into_iter()
+        .map(|r| {
+            let mut event = Event::new(Kind::Test, ts, r.test.name);
+            event.status = Some("failed".to_owned());
+            event.error_message = Some(r.test.message);
+            if let Some(site) = &r.site {
+                event.at(site);
+            }
+            event.note = r.note;
+            event.worker = r.process.filter(|p| p != "program");
+            event
+        })
+        .collect()
+}
+
+/// Every failing test the runners reported before event `before`, in the order of their reports,
+/// each once (a runner that lists its failures again in a summary reports the same name and
+/// message twice: the first report stands).
+pub fn all_failed(
+    events: &[Event],
+    before: u64,
+    cwd: &Path,
+    is_own_code: &dyn Fn(&str) -> bool,
+) -> Vec<RunnerFailure> {
+    let mut found: Vec<RunnerFailure> = Vec::new();
+    let mut add = |test: RunnerFailure| {
+        if !found
+            .iter()
+            .any(|t| t.name == test.name && t.message == test.message)
+        {
+            found.push(test);
+        }
+    };
+    let lines: Vec<(&Event, String)> = events
+        .iter()
+        .filter(|e| e.kind == Kind::Output && e.id < before)
+        .filter_map(|e| Some((e, strip_ansi(e.value.as_deref()?).into_owned())))
+        .collect();
+    for (at, (event, text)) in lines.iter().enumerate() {
+        let Some(heading) = Heading::read(text) else {
+            continue;
+        };
+        if let Heading::Listing = heading {
+            continue;
+        }
+        if let Heading::Ava(name) = &heading {
+            if let Some(test) = read_ava(&lines, at, name.trim(), cwd, is_own_code) {
+                add(test);
+            }
+            continue;
+        }
+        let block: Vec<&str> = lines[at + 1..]
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .take_while(|t| Heading::read(t).is_none())
+            .take(BLOCK_LINES)
+            .collect();
+        if matches!(heading, Heading::Cross(_))
+            && block
+                .iter()
+                .find(|l| !l.trim().is_empty())
+                .is_some_and(|l| l.trim_start().starts_with('→'))
+        {
+            // vitest's listing (`× adds 6ms`, then `→ expected 4 to be 5`): the failure is reported
+            // again later, with its frames, under `FAIL`; that report is the one read.
+            continue;
+        }
+        let mut name = heading.name().trim().to_owned();
+        let mut body = &block[..];
+        let jasmine = matches!(heading, Heading::Numbered(_))
+            && block.first().is_some_and(|l| l.trim() == "Message:");
+        if jasmine {
+            // jasmine's failure list: `1) total takes ten percent off` then `  Message:`, the
+            // message, `  Stack:` and its frames.
+            body = &block[1..];
+        } else if let Heading::Numbered(_) = heading {
+            // mocha's failure list: `  1) add` then `       adds two and two:`, the name's last
+            // part ending in `:` (its progress listing, `    1) adds two and two`, has none).
+            let parts = block
+                .iter()
+                .take_while(|l| !l.trim().is_empty() && l.trim_end().ends_with(':'))
+                .count();
+            if parts == 0 && !name.ends_with(':') {
+                continue;
+            }
+            for part in &block[..parts] {
+                name.push_str(" › ");
+                name.push_str(part.trim());
+            }
+            name = name.trim_end_matches(':').to_owned();
+            body = &block[parts..];
+        }
+        let (message, frame) = match heading {
+            Heading::Tap(_) => {
+                let tap = read_tap_block(body, cwd, is_own_code);
+                match (tap.message, tap.assertion) {
+                    (Some(message), _) => (Some(message), tap.site),
+                    (None, Some(comparison)) => {
+                        // node-tap: a failed assertion (`not ok 1 - should be equal`) in the
+                        // test its `# Subtest:` line names; its YAML has no `error:`.
+                        let indent = indentation(text);
+                        if let Some(test) = lines[..at].iter().rev().find_map(|(_, l)| {
+                            let subtest = l.trim_start().strip_prefix("# Subtest: ")?;
+                            (indentation(l) < indent).then(|| subtest.trim().to_owned())
+                        }) {
+                            name = test;
+                        }
+                        let assertion = match heading.name().trim() {
+                            "" => "not ok",
+                            named => named,
+                        };
+                        (Some(format!("{assertion}{comparison}")), tap.site)
+                    }
+                    (None, None) => (None, None),
+                }
+            }
+            _ => read_text_block(body, cwd, is_own_code),
+        };
+        let Some(message) = message else {
+            // A heading without a message is a listing line (`1) adds …`, `✕ adds …`): the
+            // report with the message comes later.
+            continue;
+        };
+        add(RunnerFailure {
+            name,
+            message,
+            frame,
+            event_id: event.id,
+            stream: event.stream.unwrap_or(Stream::Stdout),
+        });
+    }
+    found
+}
+
+/// Whether a failure's message line announces the lines after it (node's assert:
+/// `Expected values to be strictly equal:`), and has not taken them in yet.
+fn announces(text: &str) -> bool {
+    text.ends_with(':')
+}
+
+fn unquote(value: &str) -> &str {
+    value
+        .strip_prefix('\'')
+        .and_then(|v| v.strip_suffix('\''))
+        .or_else(|| value.strip_prefix('"').and_then(|v| v.strip_suffix('"')))
+        .unwrap_or(value)
+}
+
+/// How many spaces a line starts with.
+fn indentation(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,146 @@
+//! TAP (`node --test` when its output is not a terminal; node-tap's): a failure's YAML block.
+
+use std::path::Path;
+
+use super::*;
+use crate::trace::event::Frame;
+
+/// What a TAP failure's YAML block says.
+pub(super) struct TapBlock {
+    /// `error:` (inline, or `|-` with the message under it).
+    pub(super) message: Option<String>,
+    /// The first frame of `stack:` in the user's own code (frames are `Fn (file:line:col)`,
+    /// without `at`), else `location:` (where the test is declared; node --test) or `at:`
+    /// (`fileName`, `lineNumber`, `columnNumber`; node-tap).
+    pub(super) site: Option<Frame>,
+    /// node-tap's failed assertion (`compare:`, `diff:`, `at:`, no `error:`): what its `diff:`
+    /// says when it is one line against one (` (expected 18, actual 16.2)`), else empty.
+    pub(super) assertion: Option<String>,
+}
+
+pub(super) fn read_tap_block(
+    block: &[&str],
+    cwd: &Path,
+    is_own_code: &dyn Fn(&str) -> bool,
+) -> TapBlock {
+    let mut message = None;
+    let mut site = None;
+    let mut location = None;
+    let mut assertion = false;
+    let mut at: [Option<String>; 3] = [None, None, None];
+    let mut diff: Vec<&str> = Vec::new();
+    let mut section = "";
+    let mut extended = false;
+    // The block's keys are at the indentation of its `---`: a deeper line is a value's text (a
+    // `source:` excerpt can hold `error: 'x'`), never a key.
+    let mut key_indent: Option<usize> = None;
+    for line in block {
+        let trimmed = line.trim();
+        if trimmed == "..." {
+            break;
+        }
+        if trimmed == "---" && key_indent.is_none() {
+            key_indent = Some(indentation(line));
+            continue;
+        }
+        if key_indent.is_none_or(|indent| indentation(line) == indent)
+            && let Some((key, value)) = trimmed.split_once(':')
+            && !key.contains(' ')
+            && matches!(
+                key,
+                "error"
+                    | "stack"
+                    | "location"
+                    | "failureType"
+                    | "code"
+                    | "name"
+                    | "at"
+                    | "diff"
+                    | "compare"
+                    | "source"
+            )
+        {
+            let value = value.trim();
+            section = key;
+            match key {
+                "error" if !value.starts_with('|') && !value.is_empty() => {
+                    message = Some(unquote(value).to_owned());
+                }
+                "location" => {
+                    let at = unquote(value);
+                    location = mapper::printed_stack_frames(&format!("at {at}"), cwd)
+                        .into_iter()
+                        .next();
+                }
+                "failureType" if unquote(value) == "subtestsFailed" => {
+                    // A suite whose tests failed: its tests were reported before it.
+                    return TapBlock {
+                        message: None,
+                        site: None,
+                        assertion: None,
+                    };
+                }
+                "at" | "diff" | "compare" => assertion = true,
+                _ => {}
+            }
+            continue;
+        }
+        match section {
+            "error" if message.is_none() && !trimmed.is_empty() => {
+                message = Some(trimmed.to_owned());
+            }
+            // A message that announces what follows (`Expected values to be strictly equal:`):
+            // its next line holds the values the runner compared (`2 !== 3`).
+            "error" if !trimmed.is_empty() && !extended => {
+                if let Some(text) = message.as_mut().filter(|t| announces(t)) {
+                    text.push(' ');
+                    text.push_str(trimmed);
+                    extended = true;
+                }
+            }
+            "stack" if site.is_none() => {
+                let frame_text = if trimmed.starts_with("at ") {
+                    trimmed.to_owned()
+                } else {
+                    format!("at {trimmed}")
+                };
+                site = mapper::printed_stack_frames(&frame_text, cwd)
+                    .into_iter()
+                    .find(|f| is_own_code(&f.file));
+            }
+            "at" => {
+                if let Some((key, value)) = trimmed.split_once(": ") {
+                    let slot = match key {
+                        "fileName" => 0,
+                        "lineNumber" => 1,
+                        "columnNumber" => 2,
+                        _ => continue,
+                    };
+                    at[slot] = Some(unquote(value.trim()).to_owned());
+                }
+            }
+            "diff" if !trimmed.is_empty() => diff.push(trimmed),
+            _ => {}
+        }
+    }
+    if location.is_none()
+        && let [Some(file), Some(line), Some(column)] = &at
+    {
+        location = mapper::printed_stack_frames(&format!("at {file}:{line}:{column}"), cwd)
+            .into_iter()
+            .next();
+    }
+    let assertion = (assertion && message.is_none()).then(|| match diff.as_slice() {
+        ["--- expected", "+++ actual", hunk, expected, actual]
+            if hunk.starts_with("@@") && expected.starts_with('-') && actual.starts_with('+') =>
+        {
+            format!(" (expected {}, actual {})", &expected[1..], &actual[1..])
+        }
+        _ => String::new(),
+    });
+    TapBlock {
+        message,
+        site: site.or(location),
+        assertion,
+    }
+}

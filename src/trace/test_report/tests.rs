@@ -1,0 +1,487 @@
+//! The reporters' texts as real runners printed them, read back.
+
+use super::*;
+
+fn output(lines: &[&str]) -> Vec<Event> {
+    lines
+        .iter()
+        .enumerate()
+        .map(|(i, line)| {
+            let mut event = Event::new(Kind::Output, i as f64, "stdout");
+            event.id = i as u64 + 1;
+            event.stream = Some(Stream::Stdout);
+            event.value = Some((*line).to_owned());
+            event
+        })
+        .collect()
+}
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("test")).unwrap();
+    std::fs::write(dir.path().join("test/add.test.js"), "x\n".repeat(10)).unwrap();
+    dir
+}
+
+fn read(dir: &Path, lines: &[&str]) -> RunnerFailure {
+    let own = |f: &str| !f.contains("node_modules") && !f.starts_with("node:");
+    first_failed(&output(lines), u64::MAX, dir, &own).expect("a failing test")
+}
+
+/// The test's site is in `file`, at `line` and `column` (1-based, as printed).
+#[track_caller]
+fn assert_site(test: &RunnerFailure, file: &str, line: u32, column: u32) {
+    let frame = test.frame.as_ref().expect("a site");
+    assert!(frame.file.ends_with(file), "{frame:?}");
+    assert_eq!((frame.line, frame.column), (line, column));
+}
+
+#[test]
+fn node_test_s_tap_report() {
+    let dir = workspace();
+    let file = dir.path().join("test/add.test.js");
+    let location = format!("  location: '{}:5:1'", file.display());
+    let stack = format!("    TestContext.<anonymous> ({}:5:41)", file.display());
+    let test = read(
+        dir.path(),
+        &[
+            "TAP version 13",
+            "# Subtest: adds two and two",
+            "not ok 2 - adds two and two",
+            "  ---",
+            &location,
+            "  failureType: 'testCodeFailure'",
+            "  error: |-",
+            "    Expected values to be strictly equal:",
+            "    5 !== 4",
+            "  stack: |-",
+            "    Test.runInAsyncScope (node:async_hooks:206:9)",
+            &stack,
+            "  ...",
+            "1..2",
+        ],
+    );
+    assert_eq!(test.name, "adds two and two");
+    // The values the assertion compared are part of the message.
+    assert_eq!(
+        test.message,
+        "Expected values to be strictly equal: 5 !== 4"
+    );
+    let frame = test.frame.unwrap();
+    assert_eq!((frame.line, frame.column), (5, 41));
+    assert_eq!(test.event_id, 3);
+}
+
+/// node-tap 21 (TAP 14, subtests indented): a failed assertion has no `error:`; the test is
+/// the `# Subtest:` around it, the site its `stack:` (else its `at:`).
+#[test]
+fn node_tap_s_report() {
+    let dir = workspace();
+    let lines = [
+        "TAP version 14",
+        "1..1",
+        "# Subtest: test/add.test.js",
+        "    # Subtest: adds one and two",
+        "        ok 1 - should be equal",
+        "        1..1",
+        "    ok 1 - adds one and two # time=7.536ms",
+        "    ",
+        "    # Subtest: takes ten percent off with TEN",
+        "        not ok 1 - should be equal",
+        "          ---",
+        "          compare: ===",
+        "          at:",
+        "            fileName: test/add.test.js",
+        "            lineNumber: 4",
+        "            columnNumber: 57",
+        "            typeName: Test",
+        "          stack: |",
+        "            Test.<anonymous> (test/add.test.js:4:57)",
+        "          source: >",
+        "            t.test('takes ten percent off with TEN', async t => { t.equal(total(x), 18); });",
+        "            error: 'a line of the excerpt, not a key',",
+        "          diff: |",
+        "            --- expected",
+        "            +++ actual",
+        "            @@ -1,1 +1,1 @@",
+        "            -18",
+        "            +16.2",
+        "          ...",
+        "        ",
+        "        1..1",
+        "    not ok 2 - takes ten percent off with TEN # time=23.994ms",
+        "      ---",
+        "      at:",
+        "        fileName: test/add.test.js",
+        "        lineNumber: 4",
+        "        columnNumber: 3",
+        "        isToplevel: true",
+        "      ...",
+    ];
+    let test = read(dir.path(), &lines);
+    assert_eq!(test.name, "takes ten percent off with TEN");
+    assert_eq!(test.message, "should be equal (expected 18, actual 16.2)");
+    assert_site(&test, "test/add.test.js", 4, 57);
+    // Without `stack:`, `at:` is the site; without a one-line diff, the assertion alone.
+    let bare: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| !l.contains("Test.<anonymous>") && !l.contains("+16.2"))
+        .collect();
+    let test = read(dir.path(), &bare);
+    assert_eq!(test.message, "should be equal");
+    assert_eq!(test.frame.map(|f| (f.line, f.column)), Some((4, 57)));
+}
+
+#[test]
+fn a_skipped_or_todo_test_and_a_failed_suite_are_no_failing_test() {
+    let dir = workspace();
+    let own = |_: &str| true;
+    let lines = [
+        "not ok 1 - later # TODO",
+        "not ok 2 - suite",
+        "  ---",
+        "  failureType: 'subtestsFailed'",
+        "  error: '1 subtest failed'",
+        "  ...",
+    ];
+    assert!(first_failed(&output(&lines), u64::MAX, dir.path(), &own).is_none());
+}
+
+#[test]
+fn mocha_s_report() {
+    let dir = workspace();
+    let test = read(
+        dir.path(),
+        &[
+            "  add",
+            "    ✔ adds one and two",
+            "    1) adds two and two",
+            "",
+            "  1 passing (20ms)",
+            "  1 failing",
+            "",
+            "  1) add",
+            "       adds two and two:",
+            "",
+            "      AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:",
+            "",
+            "5 !== 4",
+            "      at Context.<anonymous> (test/add.test.js:6:12)",
+            "      at process.processImmediate (node:internal/timers:483:21)",
+        ],
+    );
+    assert_eq!(test.name, "add › adds two and two");
+    assert_eq!(
+        test.message,
+        "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal: 5 !== 4"
+    );
+    assert_site(&test, "test/add.test.js", 6, 12);
+}
+
+/// ava 6's default reporter: the listing (`✘ [fail]: …`), then each failing test's report
+/// under its name.
+#[test]
+fn ava_s_report() {
+    let dir = workspace();
+    let thrown = format!(
+        "      at file://{}/test/add.test.js:2:28",
+        dir.path().display()
+    );
+    let lines = [
+        "  ✔ add › adds one and two",
+        "  ✘ [fail]: add › adds two and two",
+        "  ✘ [fail]: add › throws Error thrown in test",
+        "  ✘ [fail]: add › deep",
+        "  ─",
+        "",
+        "  add › adds two and two",
+        "",
+        "  test/add.test.js:4",
+        "",
+        "   3: test('adds one and two', t => { t.is(add(1, 2), 3); });",
+        "   4: test('adds two and two', t => { t.is(add(2, 2), 5); });",
+        "   5:                                                                           ",
+        "",
+        "  Difference (- actual, + expected):",
+        "",
+        "  - 4",
+        "  + 5",
+        "",
+        "  › file://test/add.test.js:4:39",
+        "",
+        "  add › throws",
+        "",
+        "  Error thrown in test:",
+        "",
+        "  SyntaxError {",
+        "    message: 'Expected property name or \\'}\\' in JSON at position 1',",
+        "  }",
+        "",
+        "  SyntaxError: Expected property name or '}' in JSON at position 1",
+        "      at JSON.parse (<anonymous>)",
+        &thrown,
+        "",
+        "  add › deep",
+        "",
+        "  test/add.test.js:6",
+        "",
+        "  Difference (- actual, + expected):",
+        "",
+        "    {",
+        "  -   a: 2,",
+        "  +   a: 3,",
+        "    }",
+        "",
+        "  ─",
+        "",
+        "  3 tests failed",
+    ];
+    let test = read(dir.path(), &lines);
+    assert_eq!(test.name, "add › adds two and two");
+    assert_eq!(
+        test.message,
+        "Difference (- actual, + expected): actual 4, expected 5"
+    );
+    assert_site(&test, "test/add.test.js", 4, 39);
+    assert_eq!(test.event_id, 7);
+    // The second: a thrown error's own line; its site the test's frame in its stack.
+    let second: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| !l.contains("adds two and two"))
+        .collect();
+    let test = read(dir.path(), &second);
+    assert_eq!(test.name, "add › throws");
+    assert_eq!(
+        test.message,
+        "Error thrown in test: SyntaxError: Expected property name or '}' in JSON at position 1"
+    );
+    assert_site(&test, "test/add.test.js", 2, 28);
+    // The third: a structure's difference stays as printed; no site is printed with it.
+    let third: Vec<&str> = second
+        .iter()
+        .copied()
+        .filter(|l| !l.contains("throws"))
+        .collect();
+    let test = read(dir.path(), &third);
+    assert_eq!(
+        (test.name.as_str(), test.message.as_str()),
+        ("add › deep", "Difference (- actual, + expected):")
+    );
+    assert_eq!(test.frame, None);
+}
+
+/// jasmine 5's default reporter: `Message:` is no part of the test's name.
+#[test]
+fn jasmine_s_report() {
+    let dir = workspace();
+    let file = dir.path().join("test/add.test.js");
+    let frame = format!(
+        "        at UserContext.<anonymous> (file://{}:4:99)",
+        file.display()
+    );
+    let test = read(
+        dir.path(),
+        &[
+            "Randomized with seed 91623",
+            "Started",
+            ".F",
+            "",
+            "Failures:",
+            "1) total takes ten percent off with TEN",
+            "  Message:",
+            "    Expected 16.2 to be 18.",
+            "  Stack:",
+            "        at <Jasmine>",
+            &frame,
+            "        at <Jasmine>",
+            "",
+            "2 specs, 1 failure",
+        ],
+    );
+    assert_eq!(test.name, "total takes ten percent off with TEN");
+    assert_eq!(test.message, "Expected 16.2 to be 18.");
+    assert_site(&test, "test/add.test.js", 4, 99);
+}
+
+/// jest's `● Console` section (what a file's tests printed, when it runs in a worker) comes
+/// before its failures and names no test.
+#[test]
+fn jest_s_console_section_is_no_failing_test() {
+    let dir = workspace();
+    let test = read(
+        dir.path(),
+        &[
+            "FAIL test/add.test.js",
+            "  ● Console",
+            "",
+            "    console.log",
+            "      about to call",
+            "",
+            "      at Object.log (test/add.test.js:4:13)",
+            "",
+            "  ● third › logs then throws",
+            "",
+            "    SyntaxError: Expected property name or '}' in JSON at position 1",
+            "        at JSON.parse (<anonymous>)",
+            "",
+            "    > 5 |     JSON.parse('{');",
+            "        |          ^",
+            "",
+            "      at Object.parse (test/add.test.js:5:10)",
+        ],
+    );
+    assert_eq!(test.name, "third › logs then throws");
+    assert!(test.message.starts_with("SyntaxError"), "{test:?}");
+    assert_site(&test, "test/add.test.js", 5, 10);
+}
+
+#[test]
+fn jest_s_report() {
+    let dir = workspace();
+    let test = read(
+        dir.path(),
+        &[
+            "FAIL test/add.test.js",
+            "  add",
+            "    ✓ adds one and two (1 ms)",
+            "    ✕ adds two and two (2 ms)",
+            "",
+            "  ● add › adds two and two",
+            "",
+            "    expect(received).toBe(expected) // Object.is equality",
+            "",
+            "    Expected: 4",
+            "    > 6 |     expect(add(2, 2)).toBe(4);",
+            "        |                       ^",
+            "      at Object.toBe (test/add.test.js:6:23)",
+        ],
+    );
+    assert_eq!(test.name, "add › adds two and two");
+    assert_eq!(
+        test.message,
+        "expect(received).toBe(expected) // Object.is equality"
+    );
+    assert_eq!(test.frame.unwrap().column, 23);
+}
+
+/// Vitest 2's default reporter, as `npx vitest run` printed it (stdout and stderr in order):
+/// the listing (`×` and `→`) is passed over for the report with the frames.
+#[test]
+fn vitest_s_report() {
+    let dir = workspace();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/add.js"), "x\n".repeat(4)).unwrap();
+    let listing = [
+        " RUN  v2.1.9 /tmp/vt",
+        "stdout | test/add.test.js > add > adds one and two",
+        "adding",
+        " ❯ test/add.test.js (3 tests | 2 failed) 13ms",
+        "   ✓ add > adds one and two 1ms",
+        "   × add > adds two and two 9ms",
+        "stderr | test/add.test.js > add > adds two and two",
+        "about to fail",
+        "     → expected 4 to be 5 // Object.is equality",
+        "   × add > throws 1ms",
+        "     → a is null",
+        "",
+        "⎯⎯⎯⎯⎯⎯⎯ Failed Tests 2 ⎯⎯⎯⎯⎯⎯⎯",
+        "",
+    ];
+    let first = [
+        " FAIL  test/add.test.js > add > adds two and two",
+        "AssertionError: expected 4 to be 5 // Object.is equality",
+        "",
+        "- Expected",
+        "+ Received",
+        "",
+        " ❯ test/add.test.js:4:21",
+        "      4|   expect(add(2, 2)).toBe(5);",
+        "       |                     ^",
+        "⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯[1/2]⎯",
+    ];
+    let second = [
+        " FAIL  test/add.test.js > add > throws",
+        "TypeError: a is null",
+        " ❯ loadAndTransform node_modules/vite/dist/node/chunks/dep.js:51969:17",
+        " ❯ Module.add src/add.js:2:25",
+        "      2|   if (a === null) throw new TypeError('a is null');",
+        " ❯ test/add.test.js:7:3",
+    ];
+    let all: Vec<&str> = listing
+        .iter()
+        .chain(&first)
+        .chain(&second)
+        .copied()
+        .collect();
+    let test = read(dir.path(), &all);
+    assert_eq!(test.name, "add > adds two and two");
+    assert_eq!(
+        test.message,
+        "AssertionError: expected 4 to be 5 // Object.is equality"
+    );
+    assert_site(&test, "test/add.test.js", 4, 21);
+    assert_eq!(test.event_id, listing.len() as u64 + 1);
+    // The second failure's site is the first frame in the user's own code (a function).
+    let only_second: Vec<&str> = listing.iter().chain(&second).copied().collect();
+    let test = read(dir.path(), &only_second);
+    assert_eq!(
+        (test.name.as_str(), test.message.as_str()),
+        ("add > throws", "TypeError: a is null")
+    );
+    let frame = test.frame.unwrap();
+    assert!(frame.file.ends_with("src/add.js"), "{frame:?}");
+    assert_eq!(
+        (frame.function_name.as_str(), frame.line, frame.column),
+        ("Module.add", 2, 25)
+    );
+    // A file that failed to load is named by its path; its frames are vite's, not the user's.
+    let suite = read(
+        dir.path(),
+        &[
+            " FAIL  test/add.test.js [ test/add.test.js ]",
+            "Error: Failed to load url ../src/missing.js (resolved id: ../src/missing.js). Does the file exist?",
+            " ❯ loadAndTransform node_modules/vite/dist/node/chunks/dep.js:51969:17",
+        ],
+    );
+    assert_eq!(suite.name, "test/add.test.js");
+    assert!(
+        suite.message.starts_with("Error: Failed to load url"),
+        "{suite:?}"
+    );
+    assert_eq!(suite.frame, None);
+    // Jest's file line is no test.
+    let own = |_: &str| true;
+    assert!(
+        first_failed(
+            &output(&["FAIL test/add.test.js", "  ✓ adds (1 ms)"]),
+            u64::MAX,
+            dir.path(),
+            &own
+        )
+        .is_none()
+    );
+}
+
+#[test]
+fn node_test_s_spec_report() {
+    let dir = workspace();
+    let file = dir.path().join("test/add.test.js");
+    let frame = format!("      at TestContext.<anonymous> ({}:5:41)", file.display());
+    let test = read(
+        dir.path(),
+        &[
+            "✔ adds one and two (1.27ms)",
+            "✖ adds two and two (1.36315ms)",
+            "  AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:",
+            "  ",
+            "  5 !== 4",
+            &frame,
+            "✖ failing tests:",
+        ],
+    );
+    assert_eq!(test.name, "adds two and two");
+    assert!(test.message.starts_with("AssertionError"), "{test:?}");
+    assert_eq!(test.frame.unwrap().line, 5);
+}
