@@ -208,7 +208,7 @@ pub fn raw_trace(bytes: &[u8], dir: &Path) {
     match built {
         Ok(contract) => {
             let _ = contract::to_json_bytes(&contract);
-            let _ = contract::to_markdown(&contract);
+            let _ = crate::output::markdown::contract::to_markdown(&contract);
         }
         Err(e) => {
             let message = format!("{e:#}");
@@ -302,7 +302,7 @@ impl CheckCase {
         );
         let value = serde_json::to_value(diff).expect("a diff always serializes");
         let _ = serde_json::to_vec_pretty(&value);
-        let _ = check::to_markdown(diff);
+        let _ = crate::output::markdown::diff::to_markdown(diff);
         outcome
     }
 }

@@ -84,8 +84,11 @@ pub fn build(args: ContractBuildArgs, global: &GlobalArgs, styles: &Styles) -> R
     write_atomic(&json_path, &json).with_context(|| format!("writing {}", json_path.display()))?;
     let md_path = case_dir.join(contract::MD_PATH);
     if args.markdown {
-        write_atomic(&md_path, contract::to_markdown(&contract).as_bytes())
-            .with_context(|| format!("writing {}", md_path.display()))?;
+        write_atomic(
+            &md_path,
+            crate::output::markdown::contract::to_markdown(&contract).as_bytes(),
+        )
+        .with_context(|| format!("writing {}", md_path.display()))?;
     }
 
     if !global.quiet {

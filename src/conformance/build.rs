@@ -385,7 +385,10 @@ mod tests {
                     String::from_utf8(one_json.clone()).unwrap(),
                     "{rounds} rounds, {jobs} jobs"
                 );
-                assert_eq!(contract::to_markdown(&joined), contract::to_markdown(&one));
+                {
+                    use crate::output::markdown::contract::to_markdown;
+                    assert_eq!(to_markdown(&joined), to_markdown(&one));
+                }
             }
             assert!(!one.timelines.is_empty() && !one.requests.is_empty());
             assert_eq!(one_json, contract::to_json_bytes(&one), "finish_with_json");

@@ -6,6 +6,7 @@
 pub mod annotations;
 pub mod code_frame;
 pub mod human;
+pub mod markdown;
 pub mod ndjson;
 pub mod replay;
 pub mod store;

@@ -45,7 +45,7 @@ pub fn conclude(
     let mut json = serde_json::to_vec_pretty(&serde_json::to_value(diff)?)?;
     json.push(b'\n');
     write_atomic(&json_path, &json).with_context(|| format!("writing {}", json_path.display()))?;
-    let markdown = check::to_markdown(diff);
+    let markdown = crate::output::markdown::diff::to_markdown(diff);
     let md_path = case_dir.join(check::MD_PATH);
     write_atomic(&md_path, markdown.as_bytes())
         .with_context(|| format!("writing {}", md_path.display()))?;
@@ -99,7 +99,7 @@ fn summary(out: &mut impl Write, s: &Styles, d: &Diff, md: &str) -> std::io::Res
         d.counts.p0,
         d.counts.p1,
         d.counts.p2,
-        crate::conformance::check::missing_words(&d.counts)
+        crate::output::markdown::diff::missing_words(&d.counts)
     )?;
     // Findings about the files (hashes, versions, the network), each as it is; then the work
     // list, one line per change to the environment.

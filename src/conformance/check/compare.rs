@@ -1,0 +1,414 @@
+//! Each contract item against what the audit observed: the values, the descriptors, what is
+//! missing and why.
+
+use super::*;
+
+/// Whether two values say the same thing where both sampled it. Absent is "not sampled", at any
+/// depth: inside an object (a descriptor, an `Fn`, an exception), a field only one side has is
+/// not compared (`{"kind":"accessor","get":…}` agrees with the same plus `"set":null`). An
+/// encoded value (`{"$undefined":true}`, `{"$object":…}`, …) is of one kind on both sides: its `$`
+/// keys are compared as a set; its other fields (a plain object's `props`) as any object's.
+/// `$object` ids only link lines within one trace and are never compared.
+pub fn agrees(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let encoded = |m: &serde_json::Map<String, Value>| m.keys().any(|k| k.starts_with('$'));
+            if encoded(x) || encoded(y) {
+                let kinds = |m: &serde_json::Map<String, Value>| {
+                    m.keys()
+                        .filter(|k| k.starts_with('$'))
+                        .cloned()
+                        .collect::<HashSet<String>>()
+                };
+                if kinds(x) != kinds(y) {
+                    return false;
+                }
+            }
+            x.iter().all(|(k, v)| {
+                if k == "id" && x.contains_key("$object") {
+                    return true;
+                }
+                y.get(k).is_none_or(|w| agrees(v, w))
+            })
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| agrees(v, w))
+        }
+        _ => a == b,
+    }
+}
+
+/// Whether every value of `some` agrees with one of `all`.
+pub(super) fn covered(some: &[Value], all: &[Value]) -> bool {
+    some.iter().all(|v| all.iter().any(|w| agrees(v, w)))
+}
+
+/// Whether two sets of values are the same set, under [`agrees`].
+pub(super) fn same_values(a: &[Value], b: &[Value]) -> bool {
+    covered(a, b) && covered(b, a)
+}
+
+/// APIs whose results differ between any two runs (clocks, random sources, the handles of timers,
+/// which count whatever else asked for one first), by the last parts of their path.
+pub(super) const VOLATILE: &[&str] = &[
+    "setTimeout",
+    "setInterval",
+    "requestAnimationFrame",
+    "requestIdleCallback",
+    "performance.now",
+    "Performance.prototype.now",
+    "Date.now",
+    "Math.random",
+    "crypto.getRandomValues",
+    "Crypto.prototype.getRandomValues",
+    "crypto.randomUUID",
+    "Crypto.prototype.randomUUID",
+    "performance.timeOrigin",
+    "Performance.prototype.timeOrigin",
+];
+
+pub(super) fn is_volatile(api: &str) -> bool {
+    let api = api
+        .strip_prefix("window.")
+        .or_else(|| api.strip_prefix("self."))
+        .unwrap_or(api);
+    VOLATILE.contains(&api)
+}
+
+/// Each value's kind: a JSON type, or an encoding with its class (`{"$object":"Uint8Array"}`).
+pub(super) fn kinds(values: &[Value]) -> Vec<Value> {
+    values
+        .iter()
+        .map(|v| match v {
+            Value::Null => Value::from("null"),
+            Value::Bool(_) => Value::from("boolean"),
+            Value::Number(_) => Value::from("number"),
+            Value::String(_) => Value::from("string"),
+            Value::Array(_) => Value::from("array"),
+            Value::Object(map) => Value::from(
+                map.iter()
+                    .find(|(k, _)| k.starts_with('$'))
+                    .map(|(k, v)| {
+                        format!(
+                            "{k}:{}",
+                            if k == "$object" {
+                                v.as_str().unwrap_or("")
+                            } else {
+                                ""
+                            }
+                        )
+                    })
+                    .unwrap_or_else(|| "object".to_owned()),
+            ),
+        })
+        .collect()
+}
+
+/// The dimensions measured on the value an access got or returned (only for an object).
+pub(super) const VALUE_FACTS: &[&str] = &[
+    "brand",
+    "constructorName",
+    "instanceOf",
+    "prototypeChain",
+    "keys",
+    "ownNames",
+    "ownSymbols",
+    "ownKeys",
+];
+
+/// Whether the tool's recording has no `dim` because no value it recorded for the item has such
+/// facts: it recorded return values, and none is an object or a function.
+pub(super) fn value_fact_not_applicable(dim: &str, measured: &BTreeMap<&str, Vec<Value>>) -> bool {
+    VALUE_FACTS.contains(&dim)
+        && measured.get("returnValue").is_some_and(|values| {
+            values.iter().all(|v| {
+                !v.as_object()
+                    .is_some_and(|o| o.contains_key("$object") || o.contains_key("$function"))
+            })
+        })
+}
+
+/// Whether an observation is the tool's own (derived from its recording of the runtime, or the
+/// measurement of an older tracer's exit probe) rather than the entry's claim.
+pub(super) fn is_tool_source(source: Option<&str>) -> bool {
+    matches!(source, Some("node-trace" | "probe"))
+}
+
+/// The Node-only global an api reaches, if any.
+pub(super) fn node_global(api: &str) -> Option<&'static str> {
+    let mut parts = api.split('.');
+    let mut head = parts.next().unwrap_or_default();
+    if matches!(head, "window" | "self" | "globalThis") {
+        head = parts.next().unwrap_or_default();
+    }
+    NODE_GLOBALS.iter().copied().find(|g| *g == head)
+}
+
+/// Compares every item with its observations; returns how many items were observed.
+pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> usize {
+    let ids: HashSet<&str> = c.items.iter().map(|i| i.id.as_str()).collect();
+    let mut by_id: BTreeMap<String, Vec<&Observation>> = BTreeMap::new();
+    for o in &a.observations {
+        let id = o.id.clone().unwrap_or_else(|| {
+            hash::item_id(&o.api, &o.access_type, &o.realm, &o.receiver, &o.phase)
+        });
+        if ids.contains(id.as_str()) {
+            by_id.entry(id).or_default().push(o);
+            continue;
+        }
+        // A host API the trace never recorded.
+        if let Some(global) = node_global(&o.api) {
+            let mut f = Finding::new(
+                code::NODE_LEAK,
+                format!(
+                    "the script reached the Node-only global `{global}` ({})",
+                    o.api
+                ),
+                "hide the Node global from the script's realm",
+            )
+            .on_observation(o);
+            f.priority = Some("P1".into());
+            st.block(f);
+            continue;
+        }
+        match policy.class_of(&o.api, &o.access_type, &o.realm, &o.receiver, &o.phase) {
+            Some(rule) if rule.class == Class::NodeLeak => {
+                let mut f = Finding::new(
+                    code::NODE_LEAK,
+                    format!("{} is classified as a Node leak: {}", o.api, rule.reason),
+                    "hide it from the script's realm",
+                )
+                .on_observation(o);
+                f.priority = Some("P1".into());
+                st.block(f);
+            }
+            Some(rule) => {
+                let mut f = Finding::new(
+                    code::DYNAMIC_BRANCH,
+                    format!(
+                        "{} was not in the trace; classified as a new dynamic branch: {}",
+                        o.api, rule.reason
+                    ),
+                    "record a trace that takes this branch to verify it",
+                )
+                .on_observation(o);
+                f.priority = Some("P2".into());
+                st.risks.push(f);
+            }
+            None => st.block(
+                Finding::new(
+                    code::UNCLASSIFIED_HOST_API,
+                    format!(
+                        "the runtime reached {} ({}), which the trace never recorded",
+                        o.api, o.access_type
+                    ),
+                    format!(
+                        "remove the access, or classify it in {} as `dynamic-branch` or `node-leak`",
+                        policy::RELATIVE_PATH
+                    ),
+                )
+                .on_observation(o),
+            ),
+        }
+    }
+    let mut observed = 0;
+    let mut progress = missing::Progress::default();
+    for item in &c.items {
+        let blocking_item = item.priority != "P2";
+        let Some(observations) = by_id.get(&item.id) else {
+            let mut findings = Vec::new();
+            if let Some(recording) = &a.recording {
+                let why = missing::explain(item, recording, &progress);
+                let mut f =
+                    Finding::new(code::MISSING_OBSERVATION, why.message, why.action).on(item);
+                f.cause = Some(why.cause.to_owned());
+                f.divergence = why.divergence;
+                f.lacks = why.lacks;
+                findings.push(f);
+                for (dim, seen) in why.follows {
+                    let expected = item.expected.get(dim).cloned().unwrap_or_default();
+                    let mut f = Finding::new(
+                        code::DIMENSION_MISMATCH,
+                        format!("{}: {dim} follows from the member's absence", item.api),
+                        format!("provide {} as the browser does", item.api),
+                    )
+                    .on(item)
+                    .dimension(
+                        dim,
+                        Some(Value::from(expected)),
+                        Some(Value::from(vec![seen])),
+                    );
+                    f.lacks = Some(item.api.clone());
+                    findings.push(f);
+                }
+            } else {
+                findings.push(
+                    Finding::new(
+                        code::MISSING_OBSERVATION,
+                        format!(
+                            "no runtime observation of {} ({})",
+                            item.api, item.access_type
+                        ),
+                        "make the entry reach this API in audit mode, with the same phase and realm",
+                    )
+                    .on(item),
+                );
+            }
+            for f in findings {
+                if blocking_item {
+                    st.block(f)
+                } else {
+                    st.risks.push(f)
+                }
+            }
+            continue;
+        };
+        progress.last_reached = Some(missing::Reached {
+            item: item.id.clone(),
+            api: item.api.clone(),
+            access_type: item.access_type.clone(),
+        });
+        observed += 1;
+        // The tool's own recording of the runtime is what the environment is; an entry's claims
+        // only fill in what the tool did not record, and contradict it at most once per dimension.
+        let tool: Vec<&Observation> = observations
+            .iter()
+            .copied()
+            .filter(|o| is_tool_source(o.source.as_deref()))
+            .collect();
+        let receivers = if tool.is_empty() {
+            observations.clone()
+        } else {
+            tool.clone()
+        };
+        for o in &receivers {
+            if o.receiver != item.receiver {
+                let f = Finding::new(
+                    code::DIMENSION_MISMATCH,
+                    format!(
+                        "{}: the receiver is {} in the runtime, {} in the trace",
+                        item.api, o.receiver, item.receiver
+                    ),
+                    "make the API reachable on the same receiver as in the browser",
+                )
+                .on(item)
+                .dimension(
+                    "receiver",
+                    Some(item.receiver.clone().into()),
+                    Some(o.receiver.clone().into()),
+                );
+                if blocking_item {
+                    st.block(f)
+                } else {
+                    st.risks.push(f)
+                }
+            }
+        }
+        // Every value the tool recorded, per dimension, over its observations of the item.
+        let mut measured: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
+        for o in &tool {
+            for (dim, values) in &o.observations {
+                measured
+                    .entry(dim.as_str())
+                    .or_default()
+                    .extend(values.iter().cloned());
+            }
+        }
+        for entry in observations
+            .iter()
+            .filter(|o| !is_tool_source(o.source.as_deref()))
+        {
+            for (dim, values) in &entry.observations {
+                if let Some(measured) = measured.get(dim.as_str())
+                    && !covered(values, measured)
+                {
+                    st.block(
+                        Finding::new(
+                            code::OBSERVATION_CONTRADICTED,
+                            format!("{}: the entry reports a {dim} that the tool's own recording of the runtime contradicts", item.api),
+                            "report what the runtime does; observations copied from the contract do not pass",
+                        )
+                        .on(item)
+                        .dimension(dim, Some(Value::from(measured.clone())), Some(Value::from(values.clone()))),
+                    );
+                }
+            }
+        }
+        for (dim, expected) in &item.expected {
+            let seen = measured.get(dim.as_str()).or_else(|| {
+                observations
+                    .iter()
+                    .filter(|o| !is_tool_source(o.source.as_deref()))
+                    .find_map(|o| o.observations.get(dim))
+            });
+            let Some(seen) = seen else {
+                // The tool recorded the item, and what the runtime returned has no such facts (a
+                // `null` where the browser gave an object): the returnValue finding says it once.
+                if value_fact_not_applicable(dim, &measured) || dim == contract::IDENTITY {
+                    // `identity` needs two reads that returned an object: fewer is not sampled.
+                    continue;
+                }
+                let f = Finding::new(
+                    code::MISSING_OBSERVATION,
+                    format!("{}: {dim} was not observed in the runtime", item.api),
+                    "make the audit measure this dimension",
+                )
+                .on(item)
+                .dimension(dim, Some(Value::from(expected.clone())), None);
+                if blocking_item {
+                    st.block(f)
+                } else {
+                    st.risks.push(f)
+                }
+                continue;
+            };
+            if same_values(expected, seen) {
+                continue;
+            }
+            // A clock's or a random source's values differ between any two runs, the browser's
+            // own included: what such an API returns is compared by kind, not by value.
+            if dim == "returnValue"
+                && is_volatile(&item.api)
+                && same_values(&kinds(expected), &kinds(seen))
+            {
+                continue;
+            }
+            if matches!(dim.as_str(), "returnValue" | "exception") {
+                progress.differences.push(missing::Differed {
+                    at: missing::Reached {
+                        item: item.id.clone(),
+                        api: item.api.clone(),
+                        access_type: item.access_type.clone(),
+                    },
+                    dimension: dim.clone(),
+                    expected: Value::from(expected.clone()),
+                    observed: Value::from(seen.clone()),
+                });
+            }
+            let f = Finding::new(
+                code::DIMENSION_MISMATCH,
+                format!("{}: {dim} differs from the browser", item.api),
+                format!("change the environment so that {dim} is what the browser showed"),
+            )
+            .on(item)
+            .dimension(
+                dim,
+                Some(Value::from(expected.clone())),
+                Some(Value::from(seen.clone())),
+            );
+            let blocks = if dim == "args" {
+                item.priority == "P0"
+            } else {
+                blocking_item
+            };
+            if blocks {
+                st.block(f);
+            } else {
+                let mut f = f;
+                f.priority = Some("P2".into());
+                st.risks.push(f);
+            }
+        }
+    }
+    observed
+}

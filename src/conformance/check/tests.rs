@@ -1,0 +1,91 @@
+//! The check on cases written by hand.
+
+use super::*;
+use serde_json::json;
+
+#[test]
+fn object_ids_are_not_compared() {
+    let a = [json!({"$object": "HTMLCanvasElement", "id": "o9"})];
+    let b = [json!({"$object": "HTMLCanvasElement", "id": "o1"})];
+    assert!(same_values(&a, &b));
+    assert!(!same_values(
+        &a,
+        &[json!({"$object": "HTMLDivElement", "id": "o9"})]
+    ));
+}
+
+#[test]
+fn a_field_one_side_did_not_sample_is_never_a_mismatch_at_any_depth() {
+    let getter = json!({"name": "get userAgent", "length": 0, "native": true});
+    let with_null = json!({"kind": "accessor", "configurable": true, "get": getter, "set": null});
+    let without =
+        json!({"kind": "accessor", "configurable": true, "get": {"name": "get userAgent"}});
+    assert!(same_values(std::slice::from_ref(&with_null), &[without]));
+    // A field both sampled still differs.
+    let native_false = json!({"kind": "accessor", "get": {"native": false}});
+    assert!(!same_values(&[with_null], &[native_false]));
+    // Encoded values are whole.
+    assert!(!agrees(
+        &json!({"$undefined": true}),
+        &json!({"$number": "NaN"})
+    ));
+    assert!(!agrees(&json!({"$undefined": true}), &json!({})));
+    // A plain object's props compare where both sides have them.
+    let tokyo = json!({"$object": "Object", "id": "o1", "props": {"timeZone": "Asia/Tokyo"}});
+    let utc = json!({"$object": "Object", "id": "o2", "props": {"timeZone": "UTC"}});
+    assert!(!agrees(&tokyo, &utc));
+    assert!(agrees(&tokyo, &json!({"$object": "Object", "id": "o3"})));
+    // Sets: every value on each side has its match on the other.
+    assert!(!same_values(&[json!(1), json!(2)], &[json!(1)]));
+    assert!(covered(&[json!(1)], &[json!(1), json!(2)]));
+}
+
+#[test]
+fn a_clocks_values_compare_by_kind() {
+    assert!(is_volatile("performance.now") && is_volatile("window.Math.random"));
+    assert!(is_volatile("setTimeout") && is_volatile("window.requestAnimationFrame"));
+    assert!(!is_volatile("navigator.userAgent"));
+    assert!(same_values(
+        &kinds(&[json!(145.5)]),
+        &kinds(&[json!(384.7)])
+    ));
+    assert!(!same_values(
+        &kinds(&[json!(145.5)]),
+        &kinds(&[json!("145")])
+    ));
+}
+
+#[test]
+fn node_globals_are_found_through_window_too() {
+    assert_eq!(node_global("process.env"), Some("process"));
+    assert_eq!(node_global("globalThis.Buffer"), Some("Buffer"));
+    assert_eq!(node_global("navigator.userAgent"), None);
+}
+
+#[test]
+fn changed_files_names_each_change() {
+    let f = |p: &str, h: &str| hash::SourceFile {
+        path: p.into(),
+        sha256: h.into(),
+    };
+    let then = [f("final.js", "1"), f("old.js", "2")];
+    let now = [f("final.js", "3"), f("new.js", "4")];
+    assert_eq!(
+        changed_files(&then, &now),
+        "result/final.js changed, result/new.js added, result/old.js removed"
+    );
+}
+
+#[test]
+fn first_difference_points_at_the_step() {
+    let fold = |e: &str, n| Fold {
+        item: "c-1".into(),
+        event: e.into(),
+        times: n,
+    };
+    let msg = first_difference(
+        &[fold("open", 1), fold("send", 1)],
+        &[fold("open", 1), fold("readystatechange", 2)],
+    );
+    assert!(msg.contains("step 2: expected send×1"), "{msg}");
+}
