@@ -42,9 +42,16 @@ use crate::probe::ingest::Ingest;
 use crate::probe::writer::{Fields, HeaderInfo, TraceWriter};
 
 /// The binding the request observer reports through (deleted from the main context's global).
+mod calls;
+mod origin;
+
+use calls::*;
+use origin::*;
+pub use origin::{Origin, Rules, target_names};
+
 pub const REQUESTS_BINDING: &str = "__tracerRequests";
 /// The request observer, called on Node's `diagnostics_channel` module.
-const REQUESTS_JS: &str = include_str!("js/node-requests.js");
+const REQUESTS_JS: &str = include_str!("../js/node-requests.js");
 /// Node's `diagnostics_channel`, through the inspector's command-line `require` (a fixed text).
 const CHANNELS: &str = "require('diagnostics_channel')";
 /// `vm.createContext`, through the inspector's command-line `require` (a fixed text).
@@ -53,12 +60,12 @@ const CREATE_CONTEXT: &str = "require('vm').createContext";
 /// `vm.constants.DONT_CONTEXTIFY`) that is not a context already. `vm.runInNewContext(code)` without one (a program computing in throwaway contexts,
 /// thousands of times) makes none; nor does the second call it makes with the context it made.
 /// (`isContext` is `lib/vm.js`'s own, in the scope of the call.)
-const CREATE_CONTEXT_CONDITION: &str = include_str!("js/node-create-context-condition.js");
+const CREATE_CONTEXT_CONDITION: &str = include_str!("../js/node-create-context-condition.js");
 /// Whether a realm already holds a host environment: its `document` is an object (a window whose
 /// document exists: jsdom and happy-dom make it once their interfaces are in place), or it has no
 /// `document` at all and its `navigator` is an object (a shim without a document). A constant
 /// text; the getters it may run are the environment's own, before any of the target's code.
-const READY: &str = include_str!("js/node-ready.js");
+const READY: &str = include_str!("../js/node-ready.js");
 /// Requests described at most; the rest are counted.
 const MAX_REQUESTS: usize = 1000;
 /// How long one synchronous request may take.
@@ -87,163 +94,6 @@ pub struct NodeRequest {
     /// the probe can watch it there, is reported with the realm's installation.
     pub check_paths: Vec<[String; 2]>,
     pub rules: Rules,
-}
-
-/// Which code is the target's and which the environment's.
-///
-/// - The environment's code: Node's own (`node:`), every file under a `node_modules` folder, and
-///   every file under the environment's folder (`case/result/`) whose file name is not one of the
-///   target's script names. These are files Node loads; a script the environment fetched for a
-///   page (an `http:` or `https:` URL) is never the environment's, wherever its server keeps it
-///   (`http://127.0.0.1:8765/node_modules/clientjs/dist/client.min.js` is the page's library).
-/// - The target's script names: the file names (last path segment) of the script URLs in the
-///   contract's stack samples (`app.js` for `https://a.test/js/app.js?v=2`).
-/// - In a `vm` context (a window), a script that is not the environment's is the target's once the
-///   realm holds a host environment ([`READY`]): a jsdom page script is named by the document's
-///   URL, a shim may run its own setup code in the context first (under any name, or none).
-///   In the main context only a script with one of the target's names is.
-#[derive(Debug, Clone, Default)]
-pub struct Rules {
-    pub environment_dirs: Vec<PathBuf>,
-    pub target_names: HashSet<String>,
-}
-
-/// What a script or a frame is, by its URL.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
-    Environment,
-    /// No name: eval'd code, `vm` code run without a file name.
-    Anonymous,
-    /// A script of the target's, named by the contract.
-    Named,
-    /// Anything else.
-    Other,
-}
-
-impl Rules {
-    pub fn origin(&self, url: &str) -> Origin {
-        if url.is_empty() || url.starts_with("evalmachine.") || url.starts_with('[') {
-            return Origin::Anonymous;
-        }
-        if url.starts_with("node:") {
-            return Origin::Environment;
-        }
-        let path = url_path(url);
-        let name = file_name(&path);
-        let named = self.target_names.contains(name);
-        // A page script the environment fetched (`http://host/node_modules/lib.js`) is the page's
-        // wherever its server keeps it: the folder rules are about files Node loads itself.
-        if url.starts_with("http://") || url.starts_with("https://") {
-            return if named { Origin::Named } else { Origin::Other };
-        }
-        if path.split('/').any(|part| part == "node_modules") {
-            return Origin::Environment;
-        }
-        if named {
-            return Origin::Named;
-        }
-        let local = Path::new(&path);
-        if self
-            .environment_dirs
-            .iter()
-            .any(|dir| local.starts_with(dir))
-        {
-            return Origin::Environment;
-        }
-        Origin::Other
-    }
-
-    /// Whether code at `url` is the target's (in the main context only its named scripts are).
-    fn is_target(&self, url: &str, main_context: bool) -> bool {
-        match self.origin(url) {
-            Origin::Environment => false,
-            Origin::Named => true,
-            Origin::Anonymous | Origin::Other => !main_context,
-        }
-    }
-
-    /// Whether a record belongs in the trace: its nearest frame is the target's; or it was made
-    /// for the target by a `Proxy` the environment handed it — the nearest frame a trap of the
-    /// environment's (`get`, `has`, ...), the next one the target's, and no other recorded call
-    /// running (jsdom's `navigator.plugins` is such a Proxy). Anything else the environment's
-    /// code does is its own: inside a recorded call (jsdom's `XMLHttpRequest` reading
-    /// `navigator.userAgent`), or inside a call of the target's to an API the probe does not
-    /// watch (happy-dom's `setAttribute` making an attribute node).
-    fn keeps(&self, stack: Option<&str>, nested: bool, main_context: bool) -> bool {
-        let frames = stack.map(frames_of).unwrap_or_default();
-        let Some((url, function)) = frames.first() else {
-            // No frame to go by (a call from the event loop's own turn): kept.
-            return true;
-        };
-        self.is_target(url, main_context)
-            || (!nested
-                && PROXY_TRAPS.contains(&function.as_str())
-                && frames
-                    .get(1)
-                    .is_some_and(|(next, _)| self.is_target(next, main_context)))
-    }
-}
-
-/// The path part of a script URL (`file:///a/b.js` -> `/a/b.js`, `https://h/x/app.js?v=1` ->
-/// `/x/app.js`), percent-decoded; a plain path as it is.
-fn url_path(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(parsed) if parsed.scheme() == "file" => parsed
-            .to_file_path()
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|()| parsed.path().to_owned()),
-        Ok(parsed) if parsed.has_host() || parsed.scheme() == "data" => {
-            percent_encoding::percent_decode_str(parsed.path())
-                .decode_utf8_lossy()
-                .into_owned()
-        }
-        _ => url.to_owned(),
-    }
-}
-
-fn file_name(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
-}
-
-/// The target's script names from the contract's stack samples.
-pub fn target_names(urls: impl IntoIterator<Item = String>) -> HashSet<String> {
-    urls.into_iter()
-        .map(|url| file_name(&url_path(&url)).to_owned())
-        .filter(|name| !name.is_empty())
-        .collect()
-}
-
-/// The names of a `Proxy` handler's traps.
-const PROXY_TRAPS: &[&str] = &[
-    "get",
-    "set",
-    "has",
-    "ownKeys",
-    "getOwnPropertyDescriptor",
-    "defineProperty",
-    "deleteProperty",
-    "apply",
-    "construct",
-    "getPrototypeOf",
-];
-
-fn first_frame_url(stack: &str) -> Option<String> {
-    frames_of(stack).into_iter().next().map(|(url, _)| url)
-}
-
-/// The URL and function name of a record's stack frames, nearest first.
-fn frames_of(stack: &str) -> Vec<(String, String)> {
-    let Ok(Value::Array(frames)) = serde_json::from_str::<Value>(stack) else {
-        return Vec::new();
-    };
-    frames
-        .iter()
-        .filter_map(|f| {
-            let url = f.get("url")?.as_str()?.to_owned();
-            let function = f["functionName"].as_str().unwrap_or("").to_owned();
-            Some((url, function))
-        })
-        .collect()
 }
 
 /// One execution context of the program.
@@ -829,64 +679,6 @@ impl PauseHandler for NodeProbe {
         self.realms[realm].probed_before = Some(url);
         self.settled(cdp, backlog, context)
     }
-}
-
-/// Evaluates one of the tool's constant `expression`s in the main context with the inspector's
-/// command-line API (`require`), its result held in `group` (the caller releases it before the
-/// program goes on): the objectId, and the answer.
-fn command_line_object(
-    cdp: &mut Cdp,
-    backlog: &mut VecDeque<Incoming>,
-    main: i64,
-    expression: &str,
-    group: &str,
-) -> Result<(Option<String>, Result<Value, Value>)> {
-    let answer = call(
-        cdp,
-        backlog,
-        "Runtime.evaluate",
-        json!({"expression": expression, "includeCommandLineAPI": true, "contextId": main,
-            "objectGroup": group, "silent": true}),
-    )?;
-    let object = answer.as_ref().ok().and_then(|r| {
-        r.pointer("/result/objectId")
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-    });
-    Ok((object, answer))
-}
-
-/// The exception or refusal in an answer, in words; `None` when it succeeded.
-fn failure(answer: &Result<Value, Value>) -> Option<String> {
-    match answer {
-        Ok(result) => {
-            let details = result.get("exceptionDetails")?;
-            Some(
-                details
-                    .pointer("/exception/description")
-                    .and_then(Value::as_str)
-                    .or_else(|| details["text"].as_str())
-                    .unwrap_or("an exception")
-                    .lines()
-                    .next()
-                    .unwrap_or("")
-                    .to_owned(),
-            )
-        }
-        Err(e) => Some(e.to_string()),
-    }
-}
-
-/// Sends one request and waits for its answer; other messages go to `backlog`.
-fn call(
-    cdp: &mut Cdp,
-    backlog: &mut VecDeque<Incoming>,
-    method: &str,
-    params: Value,
-) -> Result<Result<Value, Value>> {
-    cdp.call(None, method, params, CALL_LIMIT, &mut |_, message| {
-        backlog.push_back(message)
-    })
 }
 
 #[cfg(test)]
