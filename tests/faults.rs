@@ -13,24 +13,11 @@ use tracer::trace::session::{Session, Status};
 
 use crate::support::{
     Output, Running, Tracer, WATCHDOG, assert_nothing_left_running, latest_in, of_kind,
-    output_lines, parse_file, parse_ndjson,
+    output_lines, parse_file, parse_ndjson, program_pids,
 };
 
 /// A program that never ends: a `sleep` grandchild, its pids, `ready` once set up.
 const FOREVER: &str = "forever.js";
-
-/// The pids `forever.js` prints on the line containing `pids`.
-fn program_pids(line: &str) -> (u32, u32) {
-    let mut words = line
-        .split_whitespace()
-        .skip_while(|w| *w != "pids")
-        .skip(1)
-        .map(|w| {
-            w.parse::<u32>()
-                .unwrap_or_else(|_| panic!("no pids in {line:?}"))
-        });
-    (words.next().unwrap(), words.next().unwrap())
-}
 
 fn is_console(event: &Event, value: &str) -> bool {
     event.kind == Kind::Console && event.value.as_deref() == Some(value)

@@ -337,3 +337,37 @@ fn ran_to_its_end(running: crate::support::Running) -> (Output, Session) {
     );
     (out, session)
 }
+
+#[test]
+fn colour_only_when_asked_or_on_a_terminal() {
+    let out = Tracer::new()
+        .fixture("throws.js")
+        .args(["run", "throws.js"])
+        .run();
+    out.assert_code(1);
+    assert!(
+        !out.stderr().contains('\x1b'),
+        "stderr is not a terminal: no colour\n{}",
+        out.stderr()
+    );
+    let out = out
+        .tracer()
+        .args(["run", "--color", "always", "throws.js"])
+        .run();
+    out.assert_code(1);
+    assert!(
+        out.stderr().contains("\x1b["),
+        "--color always colours\n{}",
+        out.stderr()
+    );
+    let out = out
+        .tracer()
+        .args(["run", "--color", "never", "throws.js"])
+        .run();
+    out.assert_code(1);
+    assert!(
+        !out.stderr().contains('\x1b'),
+        "--color never: no colour from tracer\n{}",
+        out.stderr()
+    );
+}

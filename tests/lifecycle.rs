@@ -1,24 +1,11 @@
-//! How a run ends: timeouts, Ctrl-C, SIGTERM, and programs that start workers or fork children.
+//! How a run ends: timeouts, Ctrl-C, SIGTERM, a program killed by a signal, a killed tracer, and
+//! programs that start workers or fork children.
 //! Each stop checks that the files are written and that no process of the program is left.
 
 use tracer::trace::event::{Event, Kind};
 use tracer::trace::session::Status;
 
-use crate::support::{Output, Tracer, assert_nothing_left_running, of_kind};
-
-/// The pids `forever.js` prints: its own and its `sleep` grandchild's.
-fn program_pids(line: &str) -> (u32, u32) {
-    let mut words = line.split_whitespace().skip_while(|w| *w != "pids").skip(1);
-    let node = words
-        .next()
-        .and_then(|w| w.parse().ok())
-        .unwrap_or_else(|| panic!("no pids in {line:?}"));
-    let sleep = words
-        .next()
-        .and_then(|w| w.parse().ok())
-        .unwrap_or_else(|| panic!("no pids in {line:?}"));
-    (node, sleep)
-}
+use crate::support::{Output, Tracer, assert_nothing_left_running, of_kind, program_pids};
 
 /// The console event of `forever.js` saying it is ready.
 fn is_ready(event: &Event) -> bool {
@@ -257,4 +244,78 @@ fn a_debugger_statement_does_not_stop_the_program() {
         .run();
     out.assert_code(0);
     assert_eq!(out.stdout(), "before\nafter\n");
+}
+
+#[test]
+fn a_program_killed_by_a_signal_fails_with_that_signal() {
+    let out = Tracer::new()
+        .fixture("self_kill.js")
+        .args(["run", "self_kill.js"])
+        .run();
+    out.assert_code(1);
+    let session = out.session();
+    assert_eq!(session.status, Status::Failed);
+    assert_eq!(
+        (session.exit_code, session.signal.as_deref()),
+        (None, Some("SIGKILL"))
+    );
+    let exit = session.events.last().unwrap();
+    assert_eq!(
+        (exit.kind, exit.signal.as_deref()),
+        (Kind::Exit, Some("SIGKILL"))
+    );
+    let evidence = out.evidence().expect("a killed program has evidence");
+    assert_eq!(
+        (evidence.failure.kind, evidence.failure.signal.as_deref()),
+        (Kind::Exit, Some("SIGKILL"))
+    );
+
+    let child = out
+        .tracer()
+        .args(["run", "--exit-code", "child", "self_kill.js"])
+        .run();
+    child.assert_code(137);
+}
+
+#[test]
+fn exit_code_child_after_an_uncaught_exception_is_1() {
+    let out = Tracer::new()
+        .fixture("throws.js")
+        .args(["run", "--exit-code", "child", "throws.js"])
+        .run();
+    out.assert_code(1);
+    assert_eq!(out.session().exit_code, Some(1));
+}
+
+#[test]
+fn neither_the_program_nor_its_descendants_outlive_a_killed_tracer() {
+    let tmpdir = tempfile::tempdir().unwrap();
+    let mut running = Tracer::new()
+        .fixture("forever.js")
+        .env("TMPDIR", tmpdir.path())
+        .args(["run", "forever.js"])
+        .spawn();
+    let line = running.wait_for_stdout_line("pids");
+    let mut words = line
+        .split_whitespace()
+        .skip(1)
+        .map(|w| w.parse::<u32>().unwrap());
+    let (node, sleep) = (words.next().unwrap(), words.next().unwrap());
+    running.wait_for_stdout_line("ready");
+    running.signal(libc::SIGKILL);
+    let out = running.wait();
+    assert!(out.code_or_signal().is_err(), "the tracer was killed");
+    // PR_SET_PDEATHSIG reaches the program itself; the tracer's watchdog kills the rest of its
+    // process group (the `sleep` grandchild).
+    assert_nothing_left_running(node, &[node, sleep]);
+    // And removes the bootloader's folder, which the tracer removes at its end.
+    let left = || -> Vec<_> {
+        let entries = std::fs::read_dir(tmpdir.path()).unwrap();
+        entries.map(|e| e.unwrap().file_name()).collect()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !left().is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(left(), Vec::<std::ffi::OsString>::new(), "left in TMPDIR");
 }

@@ -1,100 +1,18 @@
 //! `tracer record` against real headless Chromium: the trace header, `seq` order, the structural
-//! facts Chromium reports for a few accesses, what page code can see of the probe, the realms of
-//! a dedicated worker, an out-of-process iframe, a shared and a service worker (pages served on
-//! 127.0.0.1 by `serve`), and `tracer contract build` accepting the result. Skipped, with the reason printed,
+//! facts Chromium reports for a few accesses, what page code can see of the probe, a dedicated
+//! worker's realm, jsdom recorded and audited against Chromium, and `tracer contract build`
+//! accepting the result (the other realms: `record_realms`). Skipped, with the reason printed,
 //! when no Chromium is installed (CI installs it: `apt-get install -y chromium`).
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 use std::process::{Command, Output};
 
+use crate::support::browser::{
+    FIXTURES, check, chromium, chromium_or_skip, find, lines, record_page, record_with,
+};
+use crate::support::tracer_in;
 use serde_json::Value;
-
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/record");
-
-/// The browser `tracer record` would use, or `None` (the test is then skipped).
-fn chromium() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("TRACER_CHROMIUM") {
-        return Some(PathBuf::from(path));
-    }
-    let path = std::env::var_os("PATH")?;
-    tracer::record::browser::CANDIDATES.iter().find_map(|name| {
-        std::env::split_paths(&path)
-            .map(|dir| dir.join(name))
-            .find(|candidate| candidate.is_file())
-    })
-}
-
-/// [`chromium`], or `None` after saying on stderr that `test` is skipped (written straight to
-/// stderr, past the test harness's capture, so the skip is seen).
-fn chromium_or_skip(test: &str) -> Option<PathBuf> {
-    let browser = chromium();
-    if browser.is_none() {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED record::{test}: no Chromium (set TRACER_CHROMIUM or `apt-get install chromium`)"
-        );
-    }
-    browser
-}
-
-fn tracer(dir: &Path, args: &[&str]) -> Output {
-    crate::support::tracer_in(dir, args)
-}
-
-/// `tracer record` of `root/page.html` into `root/case` with `browser`; it must succeed.
-fn record_page(root: &Path, browser: &str) -> Output {
-    record_target(root, browser, "page.html")
-}
-
-/// `tracer record` of `page` (a file under `root`, or a URL) into `root/case` with `browser`; it
-/// must succeed.
-fn record_target(root: &Path, browser: &str, page: &str) -> Output {
-    let recorded = record_with(root, browser, &["--timeout", "60", page]);
-    check(&recorded, "tracer record");
-    recorded
-}
-
-/// `tracer record --case-dir case --baseline-id b1 --browser BROWSER ARGS...` in `root`, however
-/// it ends.
-fn record_with(root: &Path, browser: &str, args: &[&str]) -> Output {
-    let mut all = vec![
-        "record",
-        "--case-dir",
-        "case",
-        "--baseline-id",
-        "b1",
-        "--browser",
-        browser,
-    ];
-    all.extend_from_slice(args);
-    tracer(root, &all)
-}
-
-fn check(output: &Output, what: &str) {
-    assert!(
-        output.status.success(),
-        "{what} failed ({:?}):\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-}
-
-fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("every line is JSON"))
-        .collect()
-}
-
-fn find<'a>(accesses: &'a [Value], api: &str, access_type: &str) -> &'a Value {
-    accesses
-        .iter()
-        .find(|a| a["api"] == api && a["accessType"] == access_type)
-        .unwrap_or_else(|| panic!("no {access_type} of {api} in {accesses:#?}"))
-}
 
 #[test]
 fn records_a_page_in_chromium_and_the_contract_builds_from_it() {
@@ -210,7 +128,7 @@ fn records_a_page_in_chromium_and_the_contract_builds_from_it() {
     assert_eq!(in_worker["realmId"], "worker#0");
     assert_eq!(in_worker["owner"], "WorkerNavigator.prototype");
 
-    let built = tracer(root, &["contract", "build", "--case-dir", "case"]);
+    let built = tracer_in(root, &["contract", "build", "--case-dir", "case"]);
     check(&built, "tracer contract build");
     let contract: Value = serde_json::from_slice(
         &std::fs::read(root.join("case/notes/trace-runtime-contract.json")).unwrap(),
@@ -303,7 +221,7 @@ fn recording_the_same_page_twice_gives_identical_contract_items() {
         .unwrap();
         record_page(root, &browser);
         check(
-            &tracer(root, &["contract", "build", "--case-dir", "case"]),
+            &tracer_in(root, &["contract", "build", "--case-dir", "case"]),
             "tracer contract build",
         );
         let contract: Value = serde_json::from_str(
@@ -363,10 +281,10 @@ fn jsdom_against_chromium_end_to_end() {
     std::os::unix::fs::symlink(example.join("node_modules"), root.join("node_modules")).unwrap();
     record_page(root, &browser);
     check(
-        &tracer(root, &["contract", "build", "--case-dir", "case"]),
+        &tracer_in(root, &["contract", "build", "--case-dir", "case"]),
         "tracer contract build",
     );
-    let audit = tracer(
+    let audit = tracer_in(
         root,
         &[
             "audit",
@@ -489,12 +407,12 @@ fn jsdom_audited_against_its_own_recording_matches() {
     let root = dir.path();
     let trace = root.join("case/ruyi-trace/logs/current.ndjson");
     let (audit, build) = (crate::support::AUDIT_CASE, BUILD);
-    check(&tracer(root, &build), "tracer contract build");
-    let first = tracer(root, &audit);
+    check(&tracer_in(root, &build), "tracer contract build");
+    let first = tracer_in(root, &audit);
     assert_eq!(first.status.code(), Some(3), "nothing in the empty trace");
     std::fs::copy(root.join("case/tmp/node-trace.ndjson"), &trace).unwrap();
-    check(&tracer(root, &build), "tracer contract build");
-    let second = tracer(root, &audit);
+    check(&tracer_in(root, &build), "tracer contract build");
+    let second = tracer_in(root, &audit);
     let diff: Value = serde_json::from_str(
         &std::fs::read_to_string(root.join("case/notes/trace-runtime-diff.json")).unwrap(),
     )
@@ -535,8 +453,8 @@ fn a_trace_of_another_recorder_in_the_same_environment_matches() {
     };
     let root = dir.path();
     let (audit, build) = (crate::support::AUDIT_CASE, BUILD);
-    check(&tracer(root, &build), "tracer contract build");
-    tracer(root, &audit);
+    check(&tracer_in(root, &build), "tracer contract build");
+    tracer_in(root, &audit);
     // The other recorder: `window.name` for `name`, the receiver's interface for a prototype
     // member (`XMLHttpRequest.prototype.open`), `navigator.x` for `Navigator.prototype.x`;
     // phase `init` before line 8 of app.js, `challenge-init` to line 17, `writer` after.
@@ -578,8 +496,8 @@ fn a_trace_of_another_recorder_in_the_same_environment_matches() {
     assert!(respelled >= 3, "the test respells paths: {respelled}");
     assert_eq!(phases.len(), 3, "the test uses three phases: {phases:?}");
     std::fs::write(root.join("case/ruyi-trace/logs/current.ndjson"), text).unwrap();
-    check(&tracer(root, &build), "tracer contract build");
-    let second = tracer(root, &audit);
+    check(&tracer_in(root, &build), "tracer contract build");
+    let second = tracer_in(root, &audit);
     let diff: Value = serde_json::from_str(
         &std::fs::read_to_string(root.join("case/notes/trace-runtime-diff.json")).unwrap(),
     )
@@ -840,7 +758,7 @@ fn recorded_requests_are_compared_with_what_the_environment_tried_to_send() {
     let (dir, _) = record_fixture(&browser, "request-loop/page.html");
     let root = dir.path();
     check(
-        &tracer(root, &["contract", "build", "--case-dir", "case"]),
+        &tracer_in(root, &["contract", "build", "--case-dir", "case"]),
         "tracer contract build",
     );
     let audit = |requests: &str| {
@@ -857,7 +775,7 @@ fn recorded_requests_are_compared_with_what_the_environment_tried_to_send() {
         );
         std::fs::create_dir_all(root.join("case/result")).unwrap();
         std::fs::write(root.join("case/result/final.js"), entry).unwrap();
-        let out = tracer(
+        let out = tracer_in(
             root,
             &[
                 "audit",
@@ -954,201 +872,6 @@ fn an_access_in_a_task_still_running_when_the_recording_settles_is_kept() {
         .filter(|a| a["api"] == "navigator.userAgent" && a["accessType"] == "get")
         .count();
     assert_eq!(reads, 4, "{accesses:#?}");
-}
-
-/// Serves the files of `dir` over HTTP on 127.0.0.1 (a secure context, which service workers
-/// need) until the test process ends; returns the port. GET only, one request per connection.
-fn serve(dir: &Path) -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let dir = dir.to_owned();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let dir = dir.clone();
-            std::thread::spawn(move || answer(&dir, stream));
-        }
-    });
-    port
-}
-
-fn answer(dir: &Path, mut stream: TcpStream) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut request = String::new();
-    if reader.read_line(&mut request).is_err() {
-        return;
-    }
-    loop {
-        let mut header = String::new();
-        match reader.read_line(&mut header) {
-            Ok(0) | Err(_) => break,
-            Ok(_) if header.trim().is_empty() => break,
-            Ok(_) => {}
-        }
-    }
-    let path = request.split(' ').nth(1).unwrap_or("/");
-    let path = path
-        .split('?')
-        .next()
-        .unwrap_or_default()
-        .trim_start_matches('/');
-    let file = (!path.contains("..")).then(|| dir.join(path));
-    let (status, kind, body) = match file.and_then(|f| std::fs::read(f).ok()) {
-        Some(body) if path.ends_with(".html") => ("200 OK", "text/html; charset=utf-8", body),
-        Some(body) if path.ends_with(".js") => ("200 OK", "text/javascript", body),
-        Some(body) => ("200 OK", "application/octet-stream", body),
-        None => ("404 Not Found", "text/plain", b"not found".to_vec()),
-    };
-    let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    let _ = stream.write_all(head.as_bytes());
-    let _ = stream.write_all(&body);
-}
-
-/// Serves `tests/fixtures/record/FIXTURE/` on 127.0.0.1, records its `page.html` over HTTP, and
-/// returns the case folder, the port, tracer's stderr and the trace's access lines.
-fn record_served(browser: &Path, fixture: &str) -> (tempfile::TempDir, u16, String, Vec<Value>) {
-    let dir = tempfile::tempdir().unwrap();
-    let port = serve(&Path::new(FIXTURES).join(fixture));
-    let browser = browser.to_string_lossy().into_owned();
-    let url = format!("http://127.0.0.1:{port}/page.html");
-    // Each of these pages ends the recording with its `tracer:done` mark; the settle period is
-    // long so that a navigation that is slow to start a renderer (the whole suite running on two
-    // cores) does not end it first.
-    let recorded = record_with(
-        dir.path(),
-        &browser,
-        &["--timeout", "60", "--settle", "30", &url],
-    );
-    check(&recorded, "tracer record");
-    let stderr = String::from_utf8_lossy(&recorded.stderr).into_owned();
-    let all = lines(&dir.path().join("case/ruyi-trace/logs/current.ndjson"));
-    (dir, port, stderr, all[1..].to_vec())
-}
-
-#[test]
-fn an_out_of_process_iframe_is_probed_before_its_first_script() {
-    let Some(browser) =
-        chromium_or_skip("an_out_of_process_iframe_is_probed_before_its_first_script")
-    else {
-        return;
-    };
-    let (_dir, port, stderr, accesses) = record_served(&browser, "oopif");
-    assert!(stderr.contains("tracer:done"), "{stderr}");
-    assert!(!stderr.contains("not probed"), "{stderr}");
-    let ua = find(&accesses, "navigator.userAgent", "get");
-    assert_eq!(ua["realm"], "iframe", "{ua}");
-    assert_eq!(ua["realmId"], "iframe#0", "{ua}");
-    assert_eq!(ua["owner"], "Navigator.prototype", "{ua}");
-    assert!(ua["returnValue"].as_str().unwrap().contains("Chrome"));
-    let frame = &ua["stack"][0];
-    assert_eq!(
-        frame["url"],
-        format!("http://localhost:{port}/frame.html"),
-        "{frame}"
-    );
-    assert_eq!(frame["line"], 3, "the frame's first inline script: {frame}");
-    // The page's own accesses stay in the main realm.
-    let append = find(&accesses, "Node.prototype.appendChild", "call");
-    assert_eq!(append["realmId"], "main#0");
-}
-
-/// `read` is the first probed worker of kind `realm` reading `navigator.hardwareConcurrency` on
-/// the first line of `script`.
-fn read_on_a_workers_first_line(read: &Value, realm: &str, script: &str) {
-    assert_eq!(read["realm"], realm, "{read}");
-    assert_eq!(read["realmId"], format!("{realm}#0"), "{read}");
-    assert_eq!(read["owner"], "WorkerNavigator.prototype", "{read}");
-    let frame = &read["stack"][0];
-    assert_eq!(frame["url"], script, "{frame}");
-    assert_eq!(frame["line"], 1, "the worker's first line: {frame}");
-}
-
-#[test]
-fn a_shared_worker_is_probed_before_its_first_line() {
-    let Some(browser) = chromium_or_skip("a_shared_worker_is_probed_before_its_first_line") else {
-        return;
-    };
-    let (_dir, port, stderr, accesses) = record_served(&browser, "shared-worker");
-    assert!(stderr.contains("tracer:done"), "{stderr}");
-    assert!(stderr.contains("probe in sharedworker"), "{stderr}");
-    let cores = find(&accesses, "navigator.hardwareConcurrency", "get");
-    read_on_a_workers_first_line(
-        cores,
-        "sharedworker",
-        &format!("http://127.0.0.1:{port}/shared.js"),
-    );
-}
-
-#[test]
-fn a_service_worker_is_probed_once_before_its_first_line() {
-    let Some(browser) = chromium_or_skip("a_service_worker_is_probed_once_before_its_first_line")
-    else {
-        return;
-    };
-    let (_dir, port, stderr, accesses) = record_served(&browser, "service-worker");
-    assert!(stderr.contains("tracer:done"), "{stderr}");
-    // Attached twice (under the page and from the browser), probed once.
-    assert_eq!(
-        stderr.matches("probe in serviceworker").count(),
-        1,
-        "{stderr}"
-    );
-    let reads: Vec<&Value> = accesses
-        .iter()
-        .filter(|a| a["api"] == "navigator.hardwareConcurrency")
-        .collect();
-    assert_eq!(reads.len(), 1, "{reads:#?}");
-    let cores = reads[0];
-    read_on_a_workers_first_line(
-        cores,
-        "serviceworker",
-        &format!("http://127.0.0.1:{port}/sw.js"),
-    );
-}
-
-/// Every document the page navigates to is probed before its first script, on the same site
-/// and on another site (a new renderer process): each is a new main realm with the next `nav`.
-#[test]
-fn each_document_the_page_navigates_to_is_a_new_probed_main_realm() {
-    let Some(browser) =
-        chromium_or_skip("each_document_the_page_navigates_to_is_a_new_probed_main_realm")
-    else {
-        return;
-    };
-    let (_dir, port, stderr, accesses) = record_served(&browser, "navigation");
-    assert!(stderr.contains("tracer:done"), "{stderr}");
-    let expected = [
-        (
-            "navigator.userAgent",
-            "main#0",
-            0,
-            format!("http://127.0.0.1:{port}/page.html"),
-        ),
-        (
-            "navigator.platform",
-            "main#1",
-            1,
-            format!("http://127.0.0.1:{port}/second.html"),
-        ),
-        (
-            "navigator.language",
-            "main#2",
-            2,
-            format!("http://localhost:{port}/third.html"),
-        ),
-    ];
-    let mut seqs = Vec::new();
-    for (api, realm, nav, url) in &expected {
-        let read = find(&accesses, api, "get");
-        assert_eq!(read["realm"], "main", "{read}");
-        assert_eq!(read["realmId"], *realm, "{read}");
-        assert_eq!(read["nav"], *nav, "{read}");
-        assert_eq!(read["stack"][0]["url"], *url, "{read}");
-        seqs.push(read["seq"].as_u64().unwrap());
-    }
-    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
 }
 
 /// `--max-accesses` caps the trace: exactly that many access lines, in `seq` order from 1, and

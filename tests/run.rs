@@ -652,3 +652,41 @@ fn a_source_map_url_naming_a_fifo_neither_hangs_the_program_nor_tracer() {
     );
     assert_eq!(evidence.failure.line, Some(3));
 }
+
+#[test]
+fn the_program_sees_its_session_id() {
+    let out = Tracer::new()
+        .fixture("session_env.js")
+        .args(["run", "session_env.js"])
+        .run();
+    out.assert_code(0);
+    assert_eq!(out.stdout(), format!("session {}\n", out.latest_id()));
+}
+
+#[test]
+fn cwd_sets_the_programs_working_directory() {
+    let out = Tracer::new()
+        .fixture("cwd.js")
+        .file("sub/.keep", "")
+        .args(["run", "--cwd", "sub", "cwd.js"])
+        .run();
+    out.assert_code(0);
+    let sub = out.workspace().join("sub");
+    assert_eq!(out.stdout(), format!("cwd {}\n", sub.display()));
+    assert_eq!(out.session().cwd, sub.display().to_string());
+}
+
+#[test]
+fn arguments_after_a_double_dash_go_to_the_program() {
+    let out = Tracer::new()
+        .fixture("flood.js")
+        .args(["run", "flood.js", "--", "2"])
+        .run();
+    out.assert_code(1);
+    assert_eq!(out.session().args, ["2"]);
+    assert!(
+        out.stdout().starts_with("flood 0\nflood 1\nlast words"),
+        "{}",
+        out.dump()
+    );
+}

@@ -726,3 +726,17 @@ pub const AUDIT_CASE: [&str; 5] = [
     "--entry",
     "case/result/final.js",
 ];
+
+/// The pids `forever.js` (a fixture) prints on its line containing `pids`: its own and its
+/// `sleep` grandchild's.
+pub fn program_pids(line: &str) -> (u32, u32) {
+    let mut words = line.split_whitespace().skip_while(|w| *w != "pids").skip(1);
+    let mut next = || {
+        words
+            .next()
+            .and_then(|w| w.parse().ok())
+            .unwrap_or_else(|| panic!("no pids in {line:?}"))
+    };
+    (next(), next())
+}
+pub mod browser;

@@ -1,0 +1,458 @@
+//! Where a failure is: positions through source maps and loaders (and what cannot be mapped), a
+//! failure inside `node_modules` or deep in a library named at the user's own frame, a syntax
+//! error, an ES module graph, and the positions tools print (a CLI, a bundler, webpack, a test
+//! runner, a linter).
+
+use tracer::trace::event::Kind;
+use tracer::trace::evidence::Confidence;
+
+use crate::support::{Tracer, of_kind};
+
+/// Runs `script` (with `extra` fixtures beside it), whose source map cannot be used: the trace still
+/// has the generated position (line 4) and a note naming the map.
+fn assert_traces_with_generated_positions(script: &str, extra: &[&str], map: &str) {
+    let mut tracer = Tracer::new().fixture(script);
+    for fixture in extra {
+        tracer = tracer.fixture(fixture);
+    }
+    let out = tracer.args(["run", script]).run();
+    out.assert_code(1);
+    let path = out.workspace().join(script).display().to_string();
+    let events = out.events();
+    let exception = *of_kind(&events, Kind::Exception)
+        .first()
+        .expect("an exception event");
+    assert_eq!(
+        (exception.file.as_deref(), exception.line),
+        (Some(path.as_str()), Some(4))
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e.note.as_deref().is_some_and(|n| n.contains(map))),
+        "a note says {map} could not be used"
+    );
+    assert_eq!(out.evidence().unwrap().failure.line, Some(4));
+}
+
+#[test]
+fn a_missing_source_map_still_traces_with_generated_positions_and_a_note() {
+    assert_traces_with_generated_positions("broken_map.js", &[], "missing.js.map");
+}
+
+#[test]
+fn a_broken_source_map_still_traces_with_generated_positions_and_a_note() {
+    assert_traces_with_generated_positions(
+        "garbage_map.js",
+        &["garbage_map.js.map"],
+        "garbage_map.js.map",
+    );
+}
+
+#[test]
+fn a_failure_inside_node_modules_names_the_users_own_frame() {
+    let out = Tracer::new()
+        .fixture("uses_lib.js")
+        .fixture_as("lib.js", "node_modules/lib/index.js")
+        .args(["run", "uses_lib.js"])
+        .run();
+    out.assert_code(1);
+    let lib = out
+        .workspace()
+        .join("node_modules/lib/index.js")
+        .display()
+        .to_string();
+    let app = out.workspace().join("uses_lib.js").display().to_string();
+    let evidence = out.evidence().unwrap();
+    assert_eq!(
+        (evidence.failure.file.as_deref(), evidence.failure.line),
+        (Some(lib.as_str()), Some(4))
+    );
+    let user = evidence
+        .failure
+        .user_frame
+        .as_ref()
+        .expect("the user's own frame is named");
+    assert_eq!((user.file.as_str(), user.line), (app.as_str(), 5));
+    assert_eq!(
+        evidence
+            .immediate_cause
+            .as_ref()
+            .and_then(|c| c.value.as_deref()),
+        Some("parsing")
+    );
+    assert_eq!(evidence.confidence, Confidence::High);
+}
+
+#[test]
+fn an_es_module_graph_runs_and_its_failure_is_in_the_dependency() {
+    let out = Tracer::new()
+        .fixture("esm_deps/main.mjs")
+        .fixture("esm_deps/dep.mjs")
+        .args(["run", "--timeout", "60", "esm_deps/main.mjs"])
+        .run();
+    out.assert_code(1);
+    let main = out
+        .workspace()
+        .join("esm_deps/main.mjs")
+        .display()
+        .to_string();
+    let dep = out
+        .workspace()
+        .join("esm_deps/dep.mjs")
+        .display()
+        .to_string();
+    let events = out.events();
+    let logs: Vec<(&str, &str, u32)> = of_kind(&events, Kind::Console)
+        .iter()
+        .map(|e| {
+            (
+                e.value.as_deref().unwrap(),
+                e.file.as_deref().unwrap(),
+                e.line.unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        logs,
+        [
+            ("dep evaluated", dep.as_str(), 3),
+            ("main evaluated", main.as_str(), 4)
+        ]
+    );
+    let exception = *of_kind(&events, Kind::Exception)
+        .first()
+        .expect("an exception event");
+    assert_eq!(
+        (exception.file.as_deref(), exception.line),
+        (Some(dep.as_str()), Some(5))
+    );
+    let caller = exception.call_stack.get(1).expect("the caller's frame");
+    assert_eq!((caller.file.as_str(), caller.line), (main.as_str(), 5));
+    let evidence = out.evidence().unwrap();
+    assert_eq!(evidence.failure.message, "RangeError: value missing");
+    // The failure is in dep.mjs, the closest console call in main.mjs: mapped, cause elsewhere.
+    assert_eq!(evidence.confidence, Confidence::Medium);
+}
+
+/// A workspace with the `loader/` fixtures: a tiny loader that puts 20 lines in front of `.ts` code.
+fn with_loader() -> Tracer {
+    [
+        "hooks.mjs",
+        "register.mjs",
+        "order.ts",
+        "main.ts",
+        "main.js",
+    ]
+    .iter()
+    .fold(Tracer::new(), |t, f| t.fixture(&format!("loader/{f}")))
+}
+
+#[test]
+fn positions_under_a_loader_use_the_source_map_the_runtime_knows() {
+    // `NODE_OPTIONS="--import tsx" tracer run src/main.ts`, with a loader of our own: its map is
+    // known to the runtime only (inline in the transformed code), not in the file on disk.
+    let out = with_loader()
+        .env("NODE_OPTIONS", "--import ./loader/register.mjs")
+        .args(["run", "loader/main.ts"])
+        .run();
+    out.assert_code(0);
+    let order = out
+        .workspace()
+        .join("loader/order.ts")
+        .display()
+        .to_string();
+    let events = out.events();
+    let log = *of_kind(&events, Kind::Console)
+        .first()
+        .expect("the console call");
+    assert_eq!(
+        (log.file.as_deref(), log.line, log.column),
+        (Some(order.as_str()), Some(3), Some(11)),
+        "{log:?}"
+    );
+    assert_eq!(log.generated.as_ref().map(|g| g.line), Some(23));
+}
+
+#[test]
+fn a_transformed_position_with_no_known_map_is_unmapped_never_confidently_wrong() {
+    // A plain `.js` entry registers the loader itself, and the loader writes no map: the runtime's
+    // positions (20 lines down) are not lines of the file on disk.
+    let out = with_loader()
+        .env("LOADER_NO_MAP", "1")
+        .args(["run", "loader/main.js"])
+        .run();
+    out.assert_code(1);
+    let order = out
+        .workspace()
+        .join("loader/order.ts")
+        .display()
+        .to_string();
+    let events = out.events();
+    let log = *of_kind(&events, Kind::Console).first().unwrap();
+    assert_eq!(log.file.as_deref(), Some(order.as_str()));
+    assert_eq!((log.line, log.column), (None, None), "{log:?}");
+    assert_eq!(log.generated.as_ref().map(|g| g.line), Some(23));
+    assert!(log.note.as_deref().is_some_and(|n| n.contains("unmapped")));
+    let evidence = out.evidence().unwrap();
+    assert_eq!(evidence.failure.message, "Error: no pears today");
+    assert_eq!(evidence.failure.line, None, "{:?}", evidence.failure);
+    assert_eq!(evidence.failure.source_line, None);
+    assert_eq!(evidence.confidence, Confidence::Low);
+    assert!(
+        out.stderr().contains("position unmapped"),
+        "{}",
+        out.stderr()
+    );
+}
+
+#[test]
+fn a_syntax_error_keeps_its_class_and_position() {
+    // Node prints `syntax.js:3` and `SyntaxError: Identifier 'a' has already been declared`.
+    for script in ["syntax.js", "syntax.mjs"] {
+        let out = Tracer::new().fixture(script).args(["run", script]).run();
+        out.assert_code(1);
+        let file = out.workspace().join(script).display().to_string();
+        let evidence = out.evidence().unwrap();
+        let failure = &evidence.failure;
+        assert_eq!(
+            failure.message, "SyntaxError: Identifier 'a' has already been declared",
+            "{script}"
+        );
+        assert_eq!(
+            (failure.file.as_deref(), failure.line, failure.column),
+            (Some(file.as_str()), Some(3), Some(7)),
+            "{script}"
+        );
+        assert_eq!(failure.source_line.as_deref(), Some("const a = 2;"));
+    }
+}
+
+#[test]
+fn a_failure_deep_inside_a_library_names_the_users_own_frame() {
+    // js-yaml's way: an error-like object whose captured stack reaches the user's top level only
+    // in the text Node prints; the preview the inspector sends elides the middle of it.
+    let out = Tracer::new()
+        .fixture("uses_yamlish.js")
+        .fixture_as("yamlish.js", "node_modules/yamlish/index.js")
+        .args(["run", "--annotations", "github", "uses_yamlish.js"])
+        .run();
+    out.assert_code(1);
+    let lib = out
+        .workspace()
+        .join("node_modules/yamlish/index.js")
+        .display()
+        .to_string();
+    let app = out
+        .workspace()
+        .join("uses_yamlish.js")
+        .display()
+        .to_string();
+    let evidence = out.evidence().unwrap();
+    assert!(
+        evidence
+            .failure
+            .message
+            .starts_with("YAMLException: unexpected end of the stream"),
+        "{}",
+        evidence.failure.message
+    );
+    assert_eq!(
+        (evidence.failure.file.as_deref(), evidence.failure.line),
+        (Some(lib.as_str()), Some(14))
+    );
+    let user = evidence
+        .failure
+        .user_frame
+        .as_ref()
+        .unwrap_or_else(|| panic!("the user's own frame is named\n{}", out.dump()));
+    assert_eq!((user.file.as_str(), user.line), (app.as_str(), 7));
+    assert!(
+        out.stdout()
+            .lines()
+            .any(|l| l.starts_with("::error file=uses_yamlish.js,line=7,")),
+        "the annotation goes on the user's line\n{}",
+        out.stdout()
+    );
+}
+
+#[test]
+fn a_clis_non_zero_exit_reads_its_printed_error_position() {
+    let out = Tracer::new()
+        .fixture_as("cli/tsc_like.js", "tsc_like.js")
+        .fixture_as("cli/index.ts", "src/index.ts")
+        .args(["run", "tsc_like.js", "-p", "."])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().expect("exit 2 is a failure");
+    let failure = &evidence.failure;
+    let index = out.workspace().join("src/index.ts").display().to_string();
+    assert_eq!(failure.kind, Kind::Exit);
+    assert_eq!(failure.exit_code, Some(2));
+    assert!(
+        failure.message.contains("error TS2322"),
+        "{}",
+        failure.message
+    );
+    assert_eq!(
+        (failure.file.as_deref(), failure.line, failure.column),
+        (Some(index.as_str()), Some(2), Some(7))
+    );
+    assert_eq!(
+        failure.source_line.as_deref(),
+        Some("const n: number = \"seven\";")
+    );
+    assert!(
+        failure
+            .note
+            .as_deref()
+            .is_some_and(|n| n.contains("read from the program's stdout")),
+        "{failure:?}"
+    );
+    assert_eq!(evidence.confidence, Confidence::Medium);
+    assert!(
+        evidence.confidence_basis.contains("printed"),
+        "{}",
+        evidence.confidence_basis
+    );
+}
+
+/// A bundler that prints its error on one line and the position on the next (esbuild's
+/// `✘ [ERROR] Could not resolve "./missing"`, then `    src/main.js:5:14:`): the failure says what
+/// failed and where, not the position alone.
+#[test]
+fn a_bundlers_error_line_above_its_position_is_the_failures_message() {
+    let out = Tracer::new()
+        .file("src/main.js", "const a = 1;\nconst b = 2;\nconst c = 3;\nconst d = 4;\nimport x from \"./missing\";\n")
+        .file(
+            "build.js",
+            "// esbuild's report of an import it cannot resolve, on stderr; exit 1.\n\
+             process.stderr.write('✘ [ERROR] Could not resolve \"./missing\"\\n\\n    src/main.js:5:14:\\n      5 │ import x from \"./missing\";\\n\\n1 error\\n');\n\
+             process.exitCode = 1;\n",
+        )
+        .args(["run", "build.js"])
+        .run();
+    out.assert_code(1);
+    let failure = out.evidence().unwrap().failure;
+    assert!(
+        failure
+            .message
+            .contains("[ERROR] Could not resolve \"./missing\" (src/main.js:5:14)"),
+        "{}",
+        failure.message
+    );
+    assert_eq!((failure.line, failure.column), (Some(5), Some(14)));
+}
+
+/// webpack's report of a missing import: `ERROR in ./src/main.js 5:0-26` (a 0-based column), then
+/// `Module not found: …` under it: both are the failure's message, the heading its site.
+#[test]
+fn webpacks_error_heading_is_the_site_and_the_line_under_it_the_message() {
+    let out = Tracer::new()
+        .file("src/main.js", "const a = 1;\nconst b = 2;\nconst c = 3;\nconst d = 4;\nimport x from \"./missing\";\n")
+        .file(
+            "build.js",
+            "// webpack's report of a missing import, on stdout; exit 1.\n\
+             console.log(\"ERROR in ./src/main.js 5:0-26\\nModule not found: Error: Can't resolve './missing' in 'src'\\n\\nwebpack compiled with 1 error\");\n\
+             process.exitCode = 1;\n",
+        )
+        .args(["run", "build.js"])
+        .run();
+    out.assert_code(1);
+    let failure = out.evidence().unwrap().failure;
+    assert!(
+        failure.message.contains(
+            "ERROR in ./src/main.js 5:0-26: Module not found: Error: Can't resolve './missing'"
+        ),
+        "{}",
+        failure.message
+    );
+    assert!(failure.file.as_deref().unwrap().ends_with("src/main.js"));
+    assert_eq!((failure.line, failure.column), (Some(5), Some(1)));
+}
+
+#[test]
+fn a_test_runners_printed_stack_is_the_site_of_its_failing_exit() {
+    let out = Tracer::new()
+        .fixture_as("cli/runner_like.js", "math.test.js")
+        .args(["run", "math.test.js"])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().unwrap();
+    let failure = &evidence.failure;
+    let test = out.workspace().join("math.test.js").display().to_string();
+    assert_eq!(
+        (failure.file.as_deref(), failure.line),
+        (Some(test.as_str()), Some(7)),
+        "{failure:?}"
+    );
+    assert!(
+        failure.message.contains("AssertionError"),
+        "{}",
+        failure.message
+    );
+    assert_eq!(evidence.confidence, Confidence::Medium);
+}
+
+#[test]
+fn a_linters_two_line_report_is_read_as_the_failures_site() {
+    let out = Tracer::new()
+        .fixture_as("cli/eslint_like.js", "eslint_like.js")
+        .fixture_as("cli/index.ts", "src/index.ts")
+        .args(["run", "eslint_like.js", "src"])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().unwrap();
+    let failure = &evidence.failure;
+    let index = out.workspace().join("src/index.ts").display().to_string();
+    assert_eq!(
+        (failure.file.as_deref(), failure.line, failure.column),
+        (Some(index.as_str()), Some(2), Some(7)),
+        "{failure:?}"
+    );
+    assert!(
+        failure.message.contains("no-unused-vars"),
+        "{}",
+        failure.message
+    );
+    assert_eq!(evidence.confidence, Confidence::Medium);
+}
+
+/// An exception's frames do not depend on its stack text: a program whose own
+/// `Error.prepareStackTrace` prints no frame still gets the whole call stack, from V8's structured
+/// capture (deep while the program logs little).
+#[test]
+fn an_exception_gets_its_frames_even_when_its_stack_text_has_none() {
+    let out = Tracer::new()
+        .fixture("prepare_stack.js")
+        .args(["run", "prepare_stack.js"])
+        .run();
+    out.assert_code(1);
+    let events = out.events();
+    let exception = of_kind(&events, Kind::Exception)[0];
+    assert_eq!(
+        exception.error_message.as_deref(),
+        Some("Error: deep failure past 3 (no frames here)")
+    );
+    let frames: Vec<(&str, u32)> = exception
+        .call_stack
+        .iter()
+        .map(|f| (f.function_name.as_str(), f.line))
+        .collect();
+    assert_eq!(
+        frames,
+        [("inner", 8), ("middle", 10), ("outer", 11), ("", 12)],
+        "{}",
+        out.dump()
+    );
+    assert!(
+        exception
+            .call_stack
+            .iter()
+            .all(|f| f.file.ends_with("prepare_stack.js"))
+    );
+    assert_eq!((exception.line, exception.column), (Some(8), Some(9)));
+    // A console event still names its call site only.
+    let console = of_kind(&events, Kind::Console)[0];
+    assert_eq!(console.call_stack.len(), 1, "{:?}", console.call_stack);
+}
