@@ -72,6 +72,12 @@ cargo build --release --quiet --bin tracer
 tracer="${CARGO_TARGET_DIR:-$PWD/target}/release/tracer"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+# BENCH_SAVE=1: the run's output is also kept as a dated file, bench/runs/DATE-HOST/bench-TIME.txt.
+if [ "${BENCH_SAVE:-0}" = 1 ]; then
+  saved="bench/runs/$(date +%F)-$(hostname -s 2>/dev/null || echo host)"
+  mkdir -p "$saved"
+  exec > >(tee "$saved/bench-$(date +%H%M%S).txt")
+fi
 runs=${RUNS:-30}
 
 median() { jq -r ".results[$1].median" "$2"; }
