@@ -4,7 +4,8 @@
 //! Layers, each importing only from the ones below it (no two modules import each other):
 //!
 //! - `cli` (the only clap user) and `commands` (one thin file per subcommand) on top;
-//! - `audit` (an environment's entry run in the sandbox, the sealed audit), `record` (Chromium);
+//! - `audit` (an environment's entry run in the sandbox, the sealed audit), `capabilities` (what
+//!   this build and this Node can do, probed), `record` (Chromium);
 //! - `engine` (a traced run: plan, supervise, the process tree, the pumps; its own `Config`);
 //! - `probe` (the access recorder, in a page or a Node realm), `output` (human, ndjson, store,
 //!   annotations);
@@ -18,6 +19,7 @@
 //! Data flows one way: inspector -> trace -> output.
 
 pub mod audit;
+pub mod capabilities;
 pub mod cli;
 pub mod commands;
 pub mod conformance;
