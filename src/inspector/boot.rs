@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::time::Duration;
 
-use crate::process::{find, listening, node_options};
+use crate::process::{find, listening, node_options, unix};
 use serde::Deserialize;
 
 /// The prefix of the folder tracer writes its bootloader into for a run (`boot.js`, in a fresh
@@ -171,21 +171,8 @@ impl Channel {
         )?;
         let boot = dir.path().join("boot.js");
         std::fs::write(&boot, BOOT_JS.as_bytes())?;
-        let (reading, sending) = datagram_pair()?;
-        let on: libc::c_int = 1;
-        // SAFETY: setsockopt with a valid int option on a socket we own.
-        if unsafe {
-            libc::setsockopt(
-                reading.as_raw_fd(),
-                libc::SOL_SOCKET,
-                libc::SO_PASSCRED,
-                (&on as *const libc::c_int).cast(),
-                size_of::<libc::c_int>() as libc::socklen_t,
-            )
-        } != 0
-        {
-            return Err(io::Error::last_os_error());
-        }
+        let (reading, sending) = unix::pair(libc::SOCK_DGRAM)?;
+        unix::pass_credentials(&reading)?;
         let sending = above_floor(sending);
         let inode = std::fs::metadata(format!("/proc/self/fd/{}", sending.as_raw_fd()))
             .map(|m| std::os::unix::fs::MetadataExt::ino(&m))?;
@@ -439,51 +426,13 @@ impl Reader {
     }
 }
 
-/// One datagram and its sender's pid; `None` when nothing is waiting.
+/// One datagram and its sender's pid; `None` when nothing is waiting. A descriptor sent along is
+/// never kept (it is closed as the message is dropped).
 fn receive(socket: &OwnedFd, buffer: &mut [u8]) -> io::Result<Option<(usize, Option<u32>)>> {
-    let mut iov = libc::iovec {
-        iov_base: buffer.as_mut_ptr().cast(),
-        iov_len: buffer.len(),
-    };
-    let mut control = [0u64; 8];
-    // SAFETY: a zeroed msghdr pointing at buffers that outlive the call; the control messages
-    // the kernel wrote are walked with the CMSG macros within `msg_controllen`.
-    unsafe {
-        let mut header: libc::msghdr = std::mem::zeroed();
-        header.msg_iov = &mut iov;
-        header.msg_iovlen = 1;
-        header.msg_control = control.as_mut_ptr().cast();
-        header.msg_controllen = size_of_val(&control);
-        let n = libc::recvmsg(
-            socket.as_raw_fd(),
-            &mut header,
-            libc::MSG_DONTWAIT | libc::MSG_CMSG_CLOEXEC,
-        );
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            return match e.kind() {
-                io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted => Ok(None),
-                _ => Err(e),
-            };
-        }
-        let mut sender = None;
-        let mut cmsg = libc::CMSG_FIRSTHDR(&header);
-        while !cmsg.is_null() {
-            if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_CREDENTIALS
-            {
-                let creds = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<libc::ucred>());
-                sender = u32::try_from(creds.pid).ok().filter(|&p| p > 0);
-            } else if (*cmsg).cmsg_level == libc::SOL_SOCKET
-                && (*cmsg).cmsg_type == libc::SCM_RIGHTS
-            {
-                // A descriptor sent along is never kept.
-                let fd = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>());
-                drop(OwnedFd::from_raw_fd(fd));
-            }
-            cmsg = libc::CMSG_NXTHDR(&header, cmsg);
-        }
-        Ok(Some((n as usize, sender)))
-    }
+    Ok(
+        unix::receive(socket.as_raw_fd(), buffer, libc::MSG_DONTWAIT)?
+            .map(|message| (message.len, message.sender)),
+    )
 }
 
 /// The report as tracer takes it: its pid the sender's (in tracer's PID namespace) and its parent
@@ -514,24 +463,6 @@ fn parent_of(pid: u32) -> Option<u32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let (_, rest) = stat.rsplit_once(')')?;
     rest.split_whitespace().nth(1)?.parse().ok()
-}
-
-fn datagram_pair() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds: [RawFd; 2] = [0; 2];
-    // SAFETY: socketpair fills the two descriptors, which are owned at once.
-    if unsafe {
-        libc::socketpair(
-            libc::AF_UNIX,
-            libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
-            0,
-            fds.as_mut_ptr(),
-        )
-    } != 0
-    {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: both were just made.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
 /// `fd` moved to a number of at least `CHANNEL_FD_FLOOR` (close-on-exec), or left where it is when

@@ -30,6 +30,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::process::ExitCode;
 
 use super::wire;
+use crate::process::unix;
 
 /// What the keeper was asked to do.
 struct Request {
@@ -104,19 +105,9 @@ fn keep(request: &Request, control: &OwnedFd) -> Result<Never, String> {
         // SAFETY: installs a handler that does nothing.
         unsafe { libc::signal(signal, ignore as *const () as libc::sighandler_t) };
     }
-    let (pid_in, pid_out) = socket_pair(libc::SOCK_SEQPACKET).map_err(|e| e.to_string())?;
-    let on: libc::c_int = 1;
-    // SAFETY: setsockopt with a valid int option on a socket we own.
-    unsafe {
-        libc::setsockopt(
-            pid_in.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_PASSCRED,
-            (&on as *const libc::c_int).cast(),
-            size_of::<libc::c_int>() as libc::socklen_t,
-        )
-    };
-    let (status_in, status_out) = socket_pair(libc::SOCK_SEQPACKET).map_err(|e| e.to_string())?;
+    let (pid_in, pid_out) = unix::pair(libc::SOCK_SEQPACKET).map_err(|e| e.to_string())?;
+    unix::pass_credentials(&pid_in).map_err(|e| e.to_string())?;
+    let (status_in, status_out) = unix::pair(libc::SOCK_SEQPACKET).map_err(|e| e.to_string())?;
     // SAFETY: fork in a process with one thread (nothing has started another); the child only
     // runs `init`, which ends in `_exit`.
     let init = unsafe { libc::fork() };
@@ -440,24 +431,6 @@ fn loopback_up() -> io::Result<()> {
         }
     }
     Ok(())
-}
-
-fn socket_pair(kind: libc::c_int) -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0; 2];
-    // SAFETY: socketpair fills the two descriptors, which are owned at once.
-    if unsafe {
-        libc::socketpair(
-            libc::AF_UNIX,
-            kind | libc::SOCK_CLOEXEC,
-            0,
-            fds.as_mut_ptr(),
-        )
-    } != 0
-    {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: both were just made.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
 fn set_cloexec(fd: RawFd) {

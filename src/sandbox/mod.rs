@@ -23,7 +23,7 @@ mod wire;
 use crate::process::group;
 use std::ffi::{OsStr, OsString};
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Mutex, OnceLock};
@@ -86,7 +86,7 @@ pub fn command(
     program: Option<(&Path, &[OsString])>,
 ) -> io::Result<(Command, Pending)> {
     let exe = std::env::current_exe()?;
-    let (ours, theirs) = seqpacket_pair()?;
+    let (ours, theirs) = crate::process::unix::pair(libc::SOCK_SEQPACKET)?;
     let mut command = Command::new(exe);
     command
         .arg(HELPER_ARG)
@@ -229,24 +229,6 @@ impl Sandbox {
             .then(|| levels[1].parse().ok())
             .flatten()
     }
-}
-
-fn seqpacket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds: [RawFd; 2] = [0; 2];
-    // SAFETY: socketpair fills the two descriptors, which are owned at once.
-    if unsafe {
-        libc::socketpair(
-            libc::AF_UNIX,
-            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
-            0,
-            fds.as_mut_ptr(),
-        )
-    } != 0
-    {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: both were just made.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
 /// Whether `args` (the whole command line) asks for the helper.

@@ -3,7 +3,9 @@
 //! `SCM_RIGHTS`, and the sender's pid as the kernel states it (`SCM_CREDENTIALS`).
 
 use std::io;
-use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{OwnedFd, RawFd};
+
+use crate::process::unix;
 
 /// One message.
 #[derive(Debug, PartialEq, Eq)]
@@ -135,51 +137,20 @@ pub fn receive_with_fd(
         }
     }
     let mut bytes = [0u8; 2048];
-    let mut iov = libc::iovec {
-        iov_base: bytes.as_mut_ptr().cast(),
-        iov_len: bytes.len(),
+    let received = loop {
+        if let Some(received) = unix::receive(socket, &mut bytes, 0)? {
+            break received;
+        }
     };
-    let mut control = [0u64; 16];
-    // SAFETY: a zeroed msghdr pointing at buffers that outlive the call; the control messages
-    // the kernel wrote are walked with the CMSG macros within `msg_controllen`.
-    unsafe {
-        let mut header: libc::msghdr = std::mem::zeroed();
-        header.msg_iov = &mut iov;
-        header.msg_iovlen = 1;
-        header.msg_control = control.as_mut_ptr().cast();
-        header.msg_controllen = size_of_val(&control);
-        let n = libc::recvmsg(socket, &mut header, libc::MSG_CMSG_CLOEXEC);
-        if n < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let mut pid = None;
-        let mut fd = None;
-        let mut cmsg = libc::CMSG_FIRSTHDR(&header);
-        while !cmsg.is_null() {
-            match ((*cmsg).cmsg_level, (*cmsg).cmsg_type) {
-                (libc::SOL_SOCKET, libc::SCM_CREDENTIALS) => {
-                    let creds =
-                        std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<libc::ucred>());
-                    pid = u32::try_from(creds.pid).ok().filter(|&p| p > 0);
-                }
-                (libc::SOL_SOCKET, libc::SCM_RIGHTS) => {
-                    let raw = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>());
-                    fd = Some(OwnedFd::from_raw_fd(raw));
-                }
-                _ => {}
-            }
-            cmsg = libc::CMSG_NXTHDR(&header, cmsg);
-        }
-        if n == 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "the other end closed",
-            ));
-        }
-        let message = Message::decode(&bytes[..n as usize])
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "an unknown message"))?;
-        Ok((message, pid, fd))
+    if received.len == 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "the other end closed",
+        ));
     }
+    let message = Message::decode(&bytes[..received.len])
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "an unknown message"))?;
+    Ok((message, received.sender, received.fd))
 }
 
 #[cfg(test)]
