@@ -385,10 +385,9 @@ mod tests {
                     String::from_utf8(one_json.clone()).unwrap(),
                     "{rounds} rounds, {jobs} jobs"
                 );
-                {
-                    use crate::output::markdown::contract::to_markdown;
-                    assert_eq!(to_markdown(&joined), to_markdown(&one));
-                }
+                // The contract read in parts, written again, is the one read in one pass (its
+                // Markdown, `output::markdown`, is a function of it).
+                assert_eq!(contract::to_json_bytes(&joined), one_json);
             }
             assert!(!one.timelines.is_empty() && !one.requests.is_empty());
             assert_eq!(one_json, contract::to_json_bytes(&one), "finish_with_json");

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use crate::output::human::{Styles, display_path};
+use crate::output::style::{Styles, display_path};
 
 /// `  --> file:line:column`.
 pub fn heading(

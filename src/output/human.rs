@@ -1,87 +1,13 @@
-//! Human output on stderr: colour choice, styles, the end-of-run summary and the evidence chain.
-
-use std::io::IsTerminal;
-
-use owo_colors::Style;
-
-use crate::output::code_frame;
-
-/// When to colour, as the user chose it (the command line's `--color`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ColorWhen {
-    Auto,
-    Always,
-    Never,
-}
-
-/// Styles for the human output. Every field starts plain and is coloured only when colour is on.
-#[derive(Debug, Clone, Default)]
-pub struct Styles {
-    pub error: Style,
-    pub warning: Style,
-    pub success: Style,
-    pub heading: Style,
-    pub location: Style,
-    pub dim: Style,
-    pub highlight: Style,
-}
-
-impl Styles {
-    /// Styles for stderr under `choice`: `auto` colours only a terminal, with `NO_COLOR` unset or
-    /// empty and `TERM` not `dumb`.
-    pub fn for_stderr(choice: ColorWhen) -> Self {
-        Self::for_stream(choice, std::io::stderr().is_terminal())
-    }
-
-    /// Styles for stdout under `choice` (human output that is the command's result: `replay`).
-    pub fn for_stdout(choice: ColorWhen) -> Self {
-        Self::for_stream(choice, std::io::stdout().is_terminal())
-    }
-
-    fn for_stream(choice: ColorWhen, terminal: bool) -> Self {
-        let on = match choice {
-            ColorWhen::Always => true,
-            ColorWhen::Never => false,
-            ColorWhen::Auto => {
-                terminal
-                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                    && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
-            }
-        };
-        if on { Self::colored() } else { Self::default() }
-    }
-
-    fn colored() -> Self {
-        Styles {
-            error: Style::new().red().bold(),
-            warning: Style::new().yellow().bold(),
-            success: Style::new().green().bold(),
-            heading: Style::new().bold(),
-            location: Style::new().cyan(),
-            dim: Style::new().dimmed(),
-            highlight: Style::new().magenta().bold(),
-        }
-    }
-}
+//! Human output on stderr: the end-of-run summary and the evidence chain.
 
 use std::io::Write;
 use std::path::Path;
 
+use crate::output::code_frame;
+pub use crate::output::style::{ColorWhen, Styles, display_path};
 use crate::trace::evidence::{Evidence, Step};
 use crate::trace::session::{Session, Status};
 use crate::trace::values::strip_ansi;
-
-/// A path as the user would type it: relative to the current directory when inside it.
-pub fn display_path(file: &str) -> String {
-    let here = std::env::current_dir().ok();
-    match here
-        .as_deref()
-        .and_then(|here| Path::new(file).strip_prefix(here).ok())
-    {
-        Some(relative) if !relative.as_os_str().is_empty() => relative.display().to_string(),
-        _ => file.to_owned(),
-    }
-}
 
 /// Prints the end-of-run summary, and the evidence chain when the run failed, on stderr.
 pub fn summary(styles: &Styles, session: &Session, evidence: Option<&Evidence>, dir: &Path) {

@@ -10,6 +10,7 @@ pub mod markdown;
 pub mod ndjson;
 pub mod replay;
 pub mod store;
+pub mod style;
 pub mod verdict;
 
 /// A line on stderr that never panics: `eprintln!` panics when stderr is gone (`tracer audit 2>&1
