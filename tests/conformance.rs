@@ -883,3 +883,44 @@ fn check_refuses_a_missing_case_folder() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("nowhere"), "{}", run.stderr);
 }
+
+/// What `contract build` accepts, the check reads back: a value nested as deep as a trace line may
+/// be still fits in the contract (and the audit and the diff) with their own nesting around it,
+/// and one level deeper is refused by the build, naming the line.
+#[test]
+fn the_depth_contract_build_accepts_is_the_depth_the_check_reads() {
+    let limit = tracer::conformance::raw_trace::MAX_DEPTH;
+    let line = |depth: usize| {
+        format!(
+            "{}\n{{\"type\":\"access\",\"seq\":1,\"t\":1,\"realm\":\"main\",\"receiver\":\"navigator\",\"api\":\"navigator.x\",\"accessType\":\"get\",\"phase\":\"init\",\"returnValue\":{}1{}}}\n",
+            r#"{"type":"header","schema":"tracer-trace/v1","baselineId":"b1","recorder":{"name":"x","version":"1","runtime":"chromium","runtimeVersion":"1"},"startedAt":"2026-01-01T00:00:00Z","page":"p"}"#,
+            "[".repeat(depth),
+            "]".repeat(depth)
+        )
+    };
+    // The line's own object is a level: its value may hold one less.
+    let case = Case::new();
+    std::fs::create_dir_all(case.path("trace")).unwrap();
+    std::fs::write(case.path("trace/current.ndjson"), line(limit - 1)).unwrap();
+    let built = case.build(&[]);
+    assert_eq!(built.code, 0, "{}", built.stderr);
+    let (_, diff, stderr) = case.check();
+    assert!(
+        !diff.codes().contains(&"UNREADABLE_INPUT"),
+        "{stderr}\n{:#?}",
+        diff.blocking
+    );
+
+    let deeper = Case::new();
+    std::fs::create_dir_all(deeper.path("trace")).unwrap();
+    std::fs::write(deeper.path("trace/current.ndjson"), line(limit)).unwrap();
+    let refused = deeper.build(&[]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains("current.ndjson:2: nested deeper than"),
+        "{}",
+        refused.stderr
+    );
+}

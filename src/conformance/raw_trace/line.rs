@@ -318,8 +318,14 @@ pub(super) mod scan {
     }
 }
 
-/// The deepest nesting serde_json builds into values (it refuses the 128th level).
-pub(super) const MAX_DEPTH: usize = 127;
+/// The deepest nesting of a trace line: serde_json's own limit (it refuses the 128th level) less
+/// the room every file written from the line needs for its own nesting around a value (a
+/// contract's item, an audit's observation, a diff's finding: at most [`NESTING_ROOM`]), so that
+/// what `contract build` accepts, `audit` and `check` read back. Every reader and writer of the
+/// loop holds values to this one limit.
+pub const MAX_DEPTH: usize = 127 - NESTING_ROOM;
+/// The levels a contract, an audit or a diff adds around a value of a trace line.
+pub const NESTING_ROOM: usize = 8;
 
 /// Whether a line that is syntactically JSON would also parse into values: no nesting deeper
 /// than [`MAX_DEPTH`], no number outside the range of f64. One pass over the bytes.

@@ -41,8 +41,8 @@ mod split;
 #[cfg(test)]
 mod tests;
 
-pub use line::LineFields;
 use line::*;
+pub use line::{LineFields, MAX_DEPTH, NESTING_ROOM};
 pub use merge::{MergedShards, read_capture};
 use shard::*;
 pub use shard::{Header, Summary, TraceFile, display_path, read_header};

@@ -147,6 +147,11 @@ impl Shard {
         };
         // Not a JSON object: parse it again as any JSON to say what it is.
         match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(_)) => Err(bad(format!(
+                "{}:{}: nested deeper than {MAX_DEPTH} levels (or a number beyond a 64-bit float); \
+                 the files built from a trace could not be read back: record the value shallower",
+                self.display, self.line
+            ))),
             Ok(other) => Err(bad(format!(
                 "{}:{}: expected one JSON object per line, found {}; every line of a tracer-trace/v1 file is an object",
                 self.display,
