@@ -233,9 +233,9 @@ pub fn decide(data: &libc::seccomp_data, caller: &Caller) -> Verdict {
     let nr = data.nr as libc::c_long;
     let args = data.args;
     let is_connect = nr == libc::SYS_connect;
-    let names: Result<Vec<(u64, u64)>, i32> = match nr {
-        libc::SYS_connect => Ok(vec![(args[1], args[2])]),
-        libc::SYS_sendto => Ok(vec![(args[4], args[5])]),
+    let names: Result<(Vec<(u64, u64)>, bool), i32> = match nr {
+        libc::SYS_connect => Ok((vec![(args[1], args[2])], false)),
+        libc::SYS_sendto => Ok((vec![(args[4], args[5])], false)),
         libc::SYS_sendmsg => read_msghdrs(caller, args[1], 1, MSGHDR_SIZE),
         libc::SYS_sendmmsg => {
             let count = (args[2] as u32 as usize).min(MAX_MMSG);
@@ -280,6 +280,11 @@ pub fn decide(data: &libc::seccomp_data, caller: &Caller) -> Verdict {
         Ok(names) => names,
         Err(errno) => return Verdict::Refuse(errno, Vec::new()),
     };
+    let (names, cut) = names;
+    // A header or an address that cannot be read fails the call as the kernel would (EFAULT,
+    // EINVAL), and what the readable ones name is recorded all the same: a `sendmmsg` whose
+    // second header is unmapped still counts the first one's destination.
+    let mut failed = cut.then_some(libc::EFAULT);
     let mut refused = Vec::new();
     for (pointer, len) in names {
         // No destination (a connected socket): any connect on it was already refused or was to an
@@ -289,12 +294,16 @@ pub fn decide(data: &libc::seccomp_data, caller: &Caller) -> Verdict {
         }
         let len = len as u32 as usize;
         if len < 2 {
-            return Verdict::Refuse(libc::EINVAL, Vec::new());
+            failed.get_or_insert(libc::EINVAL);
+            continue;
         }
         let bytes = match caller.read(pointer, len.min(SOCKADDR_MAX)) {
             Ok(bytes) => bytes,
             // Unmapped memory: the kernel would fail the call the same way.
-            Err(_) => return Verdict::Refuse(libc::EFAULT, Vec::new()),
+            Err(_) => {
+                failed.get_or_insert(libc::EFAULT);
+                continue;
+            }
         };
         match classify(&bytes, is_connect) {
             None => {
@@ -314,6 +323,9 @@ pub fn decide(data: &libc::seccomp_data, caller: &Caller) -> Verdict {
             Some(destination) => refused.push(destination),
         }
     }
+    if let Some(errno) = failed {
+        return Verdict::Refuse(errno, refused);
+    }
     if refused.is_empty() {
         Verdict::Continue
     } else {
@@ -321,27 +333,28 @@ pub fn decide(data: &libc::seccomp_data, caller: &Caller) -> Verdict {
     }
 }
 
-/// `(msg_name, msg_namelen)` of `count` headers of `stride` bytes at `address`.
+/// `(msg_name, msg_namelen)` of the `count` headers of `stride` bytes at `address` that can be
+/// read, in order, and whether a header could not be (the ones after it are not read).
 fn read_msghdrs(
     caller: &Caller,
     address: u64,
     count: usize,
     stride: usize,
-) -> Result<Vec<(u64, u64)>, i32> {
-    if count == 0 {
-        return Ok(Vec::new());
+) -> Result<(Vec<(u64, u64)>, bool), i32> {
+    let mut names = Vec::new();
+    for k in 0..count {
+        let Ok(header) = caller.read(address + (k * stride) as u64, stride) else {
+            return if names.is_empty() {
+                Err(libc::EFAULT)
+            } else {
+                Ok((names, true))
+            };
+        };
+        let name = u64::from_ne_bytes(header[0..8].try_into().expect("8 bytes"));
+        let len = u32::from_ne_bytes(header[8..12].try_into().expect("4 bytes"));
+        names.push((name, u64::from(len)));
     }
-    let bytes = caller
-        .read(address, count * stride)
-        .map_err(|_| libc::EFAULT)?;
-    Ok(bytes
-        .chunks_exact(stride)
-        .map(|header| {
-            let name = u64::from_ne_bytes(header[0..8].try_into().expect("8 bytes"));
-            let len = u32::from_ne_bytes(header[8..12].try_into().expect("4 bytes"));
-            (name, u64::from(len))
-        })
-        .collect())
+    Ok((names, false))
 }
 
 /// The path of an `AF_UNIX` address named by a path (not abstract, not unnamed).
@@ -462,6 +475,55 @@ mod tests {
             instruction_pointer: 0,
             args,
         }
+    }
+
+    /// A `sendmmsg` of two headers whose second lies in unmapped memory: the call fails as the
+    /// kernel would fail it (`EFAULT`), and the first header's destination is counted all the same.
+    #[test]
+    fn a_sendmmsg_cut_short_by_unmapped_memory_still_counts_what_it_names() {
+        let caller = Caller::of_self();
+        let v4 = sockaddr_in([10, 9, 8, 7], 443);
+        // SAFETY: a private anonymous mapping of two pages, the second unmapped again (memory the
+        // tracer reads through /proc/PID/mem ignores protections: only unmapped memory fails); the
+        // first header is written at the end of the first page, so the second one is unmapped.
+        let (page, region) = unsafe {
+            let page = libc::sysconf(libc::_SC_PAGESIZE) as usize;
+            let region = libc::mmap(
+                std::ptr::null_mut(),
+                2 * page,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            assert_ne!(region, libc::MAP_FAILED);
+            libc::munmap(region.cast::<u8>().add(page).cast(), page);
+            (page, region.cast::<u8>())
+        };
+        // SAFETY: the first header (name pointer, then its length) lies inside the first page.
+        let first = unsafe {
+            let first = region.add(page - MMSGHDR_SIZE);
+            std::ptr::write_unaligned(first.cast::<u64>(), v4.as_ptr() as u64);
+            std::ptr::write_unaligned(first.add(8).cast::<u32>(), 16);
+            first
+        };
+        let verdict = decide(
+            &data(libc::SYS_sendmmsg, [3, first as u64, 2, 0, 0, 0]),
+            &caller,
+        );
+        // SAFETY: the first page of the mapping made above, no longer used.
+        unsafe { libc::munmap(region.cast(), page) };
+        assert_eq!(
+            verdict,
+            Verdict::Refuse(
+                libc::EFAULT,
+                vec![Destination {
+                    family: "ipv4".into(),
+                    address: "10.9.8.7".into(),
+                    port: 443
+                }]
+            )
+        );
     }
 
     #[test]
