@@ -14,7 +14,6 @@ use std::sync::mpsc;
 
 use serde_json::Value;
 
-use crate::commands::{export, verify};
 use crate::conformance::contract::{self, Builder};
 use crate::conformance::policy::Policy;
 use crate::conformance::{check, raw_trace};
@@ -390,7 +389,7 @@ pub fn session_files(bytes: &[u8], out: &Path) {
     };
     // show, export
     let _ = serde_json::to_value(&session);
-    let _ = serde_json::to_vec(&export::chrome_trace(&session));
+    let _ = serde_json::to_vec(&crate::output::chrome_trace::chrome_trace(&session));
     for event in &session.events {
         let _ = serde_json::to_vec(event);
     }
@@ -416,7 +415,7 @@ pub fn session_files(bytes: &[u8], out: &Path) {
     if session.status != Status::Running
         && let Ok(original) = crate::files::read_json::<Option<Evidence>>(&evidence_path)
     {
-        let _ = verify::compare(original.as_ref(), &session, evidence.as_ref());
+        let _ = crate::trace::rerun::compare(original.as_ref(), &session, evidence.as_ref());
     }
 }
 

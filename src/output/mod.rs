@@ -4,6 +4,7 @@
 //! exit, always the last event, goes through the same sinks once the stream has ended.
 
 pub mod annotations;
+pub mod chrome_trace;
 pub mod code_frame;
 pub mod human;
 pub mod markdown;

@@ -6,6 +6,7 @@ pub mod event;
 pub mod evidence;
 pub mod mapper;
 pub mod redact;
+pub mod rerun;
 pub mod session;
 pub mod sourcemaps;
 pub mod test_report;
