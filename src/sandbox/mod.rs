@@ -10,8 +10,8 @@
 //!
 //! What it owns: the helper's command line, the handshake that tells tracer the program's pid,
 //! the sockets tracer asks the helper for (the inspectors listen in the sandbox's network
-//! namespace, which tracer's own sockets cannot reach), and the translation of the pids the
-//! sandbox's processes report about themselves into tracer's.
+//! namespace, which tracer's own sockets cannot reach), and the pid a process of tracer's view has
+//! in the sandbox (what its report on the bootloader's channel must name).
 //!
 //! What it must not do: decide anything about the audit (the audit records what was in force), or
 //! run the user's code before the program's own `exec`.
