@@ -249,7 +249,7 @@ pub struct ContractBuildArgs {
 
     /// Threads that read a single trace file, in parts joined in order (default: the number of
     /// cores; 1 reads it in one pass). The contract is the same bytes either way.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = jobs)]
     pub jobs: Option<std::num::NonZeroUsize>,
 
     /// Refuse a trace with more distinct items (api, accessType, realm, receiver, phase) than
@@ -511,6 +511,22 @@ pub struct RecordArgs {
 
 /// The longest wait a `SECONDS` flag takes: a year.
 pub const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
+
+/// The most threads `--jobs` asks for: far more than any machine's cores, and small enough that
+/// the parts a file is cut into for them cannot overflow.
+pub const MAX_JOBS: usize = 1024;
+
+/// `--jobs`: from 1 to [`MAX_JOBS`], else a usage error that says the range (clap names the flag).
+fn jobs(text: &str) -> Result<std::num::NonZeroUsize, String> {
+    text.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (1..=MAX_JOBS).contains(n))
+        .and_then(std::num::NonZeroUsize::new)
+        .ok_or_else(|| {
+            format!("`{text}` is out of range: give a number of threads from 1 to {MAX_JOBS}")
+        })
+}
 
 /// A `SECONDS` flag's value: a finite number of seconds from 0 to a year, else a usage error that
 /// says the range (clap names the flag).

@@ -202,3 +202,31 @@ fn a_number_of_seconds_out_of_range_is_a_usage_error() {
         }
     }
 }
+
+/// The count flags at the ends of their range (0 and the largest number the type holds) are
+/// taken or refused, never a panic: `--jobs` past 1024 is a usage error naming the flag (it made
+/// `contract build` overflow), and the others run.
+#[test]
+fn the_count_flags_at_their_extremes_never_panic() {
+    let out = Tracer::new()
+        .args(["contract", "build", "--jobs", "18446744073709551615"])
+        .run();
+    assert_clear_error(&out, 2, "--jobs");
+    for (flag, value) in [
+        ("--max-events", "0"),
+        ("--max-events", "18446744073709551615"),
+        ("--keep", "0"),
+        ("--keep", "18446744073709551615"),
+    ] {
+        let out = Tracer::new()
+            .file("ok.js", "console.log('ran');\n")
+            .args(["-q", "run", flag, value, "ok.js"])
+            .run();
+        out.assert_code(0);
+        assert!(
+            out.stdout().contains("ran"),
+            "{flag} {value}: {}",
+            out.dump()
+        );
+    }
+}

@@ -894,3 +894,79 @@ fn a_replayed_session_naming_a_device_shows_no_source() {
         "{out}"
     );
 }
+
+/// Every numeric flag of every command, given any text: the command line is read or refused as a
+/// usage error (exit 2, naming the flag), never a panic; and what is accepted is in the flag's
+/// range (seconds finite up to a year, threads 1 to `MAX_JOBS`).
+#[test]
+fn every_numeric_flag_takes_any_text_without_a_panic() {
+    use clap::Parser;
+    use tracer::cli::{Cli, Command, ContractCommand, MAX_JOBS, MAX_SECONDS};
+    let flags: [(&[&str], &str); 12] = [
+        (&["run", "x.js"], "--timeout"),
+        (&["run", "x.js"], "--attach-timeout"),
+        (&["run", "x.js"], "--keep"),
+        (&["run", "x.js"], "--max-events"),
+        (&["verify", "latest"], "--timeout"),
+        (&["verify", "latest"], "--keep"),
+        (&["audit", "--entry", "x.js"], "--timeout"),
+        (&["record", "--baseline-id", "b", "x.html"], "--timeout"),
+        (&["record", "--baseline-id", "b", "x.html"], "--settle"),
+        (
+            &["record", "--baseline-id", "b", "x.html"],
+            "--max-accesses",
+        ),
+        (&["contract", "build"], "--jobs"),
+        (&["contract", "build"], "--max-items"),
+    ];
+    let value = prop_oneof![
+        prop::sample::select(vec![
+            "0",
+            "1",
+            "-1",
+            "1e20",
+            "nan",
+            "inf",
+            "-inf",
+            "18446744073709551615",
+            "18446744073709551616",
+            "1024",
+            "1025",
+            "31536000",
+            "31536001",
+            "",
+            " 3 ",
+            "0x10",
+        ])
+        .prop_map(str::to_owned),
+        any::<u64>().prop_map(|n| n.to_string()),
+        any::<f64>().prop_map(|n| n.to_string()),
+        ".{0,12}",
+    ];
+    TestRunner::new(config())
+        .run(&(0..flags.len(), value), |(which, value)| {
+            let (command, flag) = flags[which];
+            let mut args = vec!["tracer"];
+            args.extend_from_slice(command);
+            args.push(flag);
+            args.push(&value);
+            match Cli::try_parse_from(&args) {
+                Err(e) => prop_assert!(e.use_stderr(), "{flag} {value:?}: {e}"),
+                Ok(cli) => match cli.command {
+                    Command::Run(run) => {
+                        for seconds in run.timeout.into_iter().chain([run.attach_timeout]) {
+                            prop_assert!(
+                                seconds.is_finite() && (0.0..=MAX_SECONDS).contains(&seconds)
+                            );
+                        }
+                    }
+                    Command::Contract(ContractCommand::Build(build)) => {
+                        prop_assert!(build.jobs.is_none_or(|j| j.get() <= MAX_JOBS));
+                    }
+                    _ => {}
+                },
+            }
+            Ok(())
+        })
+        .unwrap();
+}

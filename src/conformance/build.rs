@@ -141,7 +141,7 @@ fn in_parts(
     check(header.baseline_id.as_deref(), &names).ok()?;
     let size = std::fs::metadata(path).ok()?.len();
     let jobs = options.jobs as u64;
-    let count = (size / options.min_part_bytes.max(1)).min(jobs * PARTS_PER_JOB);
+    let count = (size / options.min_part_bytes.max(1)).min(jobs.saturating_mul(PARTS_PER_JOB));
     if count < 2 {
         return None;
     }
