@@ -878,3 +878,30 @@ fn every_failed_test_is_named_and_the_chain_is_the_failing_process_s() {
     assert_eq!(events.last().map(|e| e.kind), Some(Kind::Exit));
     assert!(out.events_file().iter().any(|e| e.kind == Kind::Test));
 }
+
+/// After several failed tests, the summary's stderr tail is said to be the end of the whole output
+/// (here the last test's stack), not the frames of the test it names first.
+#[test]
+fn the_stderr_tail_after_several_failed_tests_is_not_the_first_one_s() {
+    let tap = "TAP version 13\\n# Subtest: first fails\\nnot ok 1 - first fails\\n  ---\\n  duration_ms: 1\\n  failureType: 'testCodeFailure'\\n  error: 'first broke'\\n  code: 'ERR_TEST_FAILURE'\\n  ...\\n# Subtest: second fails\\nnot ok 2 - second fails\\n  ---\\n  duration_ms: 1\\n  failureType: 'testCodeFailure'\\n  error: 'second broke'\\n  code: 'ERR_TEST_FAILURE'\\n  ...\\n1..2";
+    let out = Tracer::new()
+        .file(
+            "runner.js",
+            format!(
+                "// A runner's TAP report of two failing tests, then the last one's stack on stderr.\n\
+                 console.log(\"{tap}\");\n\
+                 console.error('Error: second broke\\n    at second (runner.js:30:9)');\n\
+                 process.exitCode = 1;\n"
+            ),
+        )
+        .args(["run", "--color", "never", "runner.js"])
+        .run();
+    out.assert_code(1);
+    let stderr = out.stderr();
+    assert!(stderr.contains("failed tests: 2"), "{stderr}");
+    assert!(
+        stderr
+            .contains("stderr ended with (the end of the output, after every failed test above):"),
+        "{stderr}"
+    );
+}

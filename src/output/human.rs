@@ -119,7 +119,15 @@ fn write_summary(
         .as_deref()
         .filter(|t| !t.trim().is_empty())
     {
-        writeln!(out, "  {}", s.dim.style("stderr ended with:"))?;
+        // After several failed tests the tail is the end of the whole output (the last test's
+        // lines, most often), not the first failure's: said so, so that it is not read as the
+        // frames of the test named first.
+        let heading = if failure.tests.len() > 1 {
+            "stderr ended with (the end of the output, after every failed test above):"
+        } else {
+            "stderr ended with:"
+        };
+        writeln!(out, "  {}", s.dim.style(heading))?;
         for line in crate::trace::evidence::tail_summary(tail, 8) {
             writeln!(out, "    {line}")?;
         }
