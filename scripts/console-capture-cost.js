@@ -19,10 +19,10 @@ if (start < 0 || end < start || !source.includes(first)) {
 let body = source.slice(start, end);
 body = body.replace(first, 'entered();\n' + first);
 let at = 0n;
-const make = new Function('entered', body + '\nreturn prepareConsole;');
+const make = new Function('entered', 'require', body + '\nreturn prepareConsole;');
 const prepare = make(() => {
   at = process.hrtime.bigint();
-});
+}, require);
 const us = (a, b) => (Number(b - a) / 1e3).toFixed(0);
 const before = Reflect.ownKeys(console).map((k) => console[k]);
 const t0 = process.hrtime.bigint();

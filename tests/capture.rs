@@ -271,6 +271,47 @@ fn the_console_captured_through_the_bootloader_is_node_s_own_as_the_program_sees
 }
 
 #[test]
+fn a_stack_taken_while_the_console_prints_is_node_s_own_frame_for_frame() {
+    // In a replaced stdout.write / stderr.write, for every method that prints, in a write that
+    // throws and in an error thrown while a value is formatted: the same frames at the same
+    // positions under tracer as under plain node, and Node's internal write function is Node's
+    // own. (The bootloader's recording once added a frame of its file between Node's two.)
+    let tracer = Tracer::new().fixture("console_frames.js");
+    let plain_file = tracer.workspace().join("plain.txt");
+    let plain = in_a_cleared_environment("node")
+        .arg("console_frames.js")
+        .arg(&plain_file)
+        .current_dir(tracer.workspace())
+        .output()
+        .unwrap();
+    assert!(plain.status.success(), "{plain:?}");
+    let out = tracer
+        .args(["run", "console_frames.js", "traced.txt"])
+        .run();
+    out.assert_code(0);
+    let plain = std::fs::read_to_string(&plain_file).unwrap();
+    let traced = std::fs::read_to_string(out.workspace().join("traced.txt")).unwrap();
+    assert!(plain.contains("at console.value (node:internal/console/constructor:"));
+    assert_eq!(plain, traced, "{}", out.dump());
+    // Recorded all the same, each at the program's own line.
+    let events = out.events();
+    let calls: Vec<(&str, &str, Option<u32>)> = of_kind(&events, Kind::Console)
+        .iter()
+        .map(|e| {
+            (
+                e.level.as_deref().unwrap(),
+                e.value.as_deref().unwrap(),
+                e.line,
+            )
+        })
+        .collect();
+    assert_eq!(calls[0], ("log", "log", Some(19)), "{calls:?}");
+    assert_eq!(calls[4], ("warn", "warn", Some(23)), "{calls:?}");
+    assert_eq!(calls[5], ("dir", "{ a: 1 }", Some(24)), "{calls:?}");
+    assert!(calls.contains(&("log", "lost", Some(35))), "{calls:?}");
+}
+
+#[test]
 fn the_bootloader_makes_no_deprecation_warning_where_node_would_throw_one() {
     // The bootloader opens the inspector through Node's binding (not the `inspector` module),
     // except under --pending-deprecation, where that would warn (DEP0111): with

@@ -1,20 +1,26 @@
   // ---- console.js: the console capture, inside the bootloader's closure (assembled after
   // boot.js: `inspector::boot::BOOT_JS`). ----
   // The program's own console stays Node's. Each method is, as in plain Node, a bound function
-  // with Node's `name` and `length` and a native source text; what it runs is Node's own method,
-  // bound to a private receiver that inherits everything from `console` and says which method
-  // was called. Only the inspector's half of Node's console call is left out (the half that made
-  // one protocol message per call). Node's `kWriteToConsole` gets the text as Node prints it; it
-  // is recorded with its call site (the first frame outside Node's console) before Node writes
-  // it. No frame of this file is on the stack while the program's values are formatted, and
-  // none is added to what `console.trace` prints. Methods that print nothing are seen where they
-  // change the console's state: `group`, `groupCollapsed` and `groupEnd` where they set the
-  // indentation, `clear` where it looks at its stream. A call of Node's console printing through
-  // `console.log` when the program has replaced it goes to the program's function, as in Node.
+  // with Node's `name` and `length` and a native source text, bound to a private receiver that
+  // inherits everything from `console` and says which method was called. Only the inspector's
+  // half of Node's console call is left out (the half that made one protocol message per call).
+  // Node's `kWriteToConsole` stays Node's own. The methods that print straight to it (`log`,
+  // `warn`, `dir` and their aliases) run Node's own text with one call added between the
+  // formatting and the write, which records the text as Node prints it, with its call site (the
+  // first frame outside Node's console); that text is compiled under Node's file name at Node's
+  // line and column (`emulate`), so every frame the program can see (an error made while a value
+  // is formatted or while the text is written, a stack taken in a replaced `stdout.write`) is the
+  // frame plain Node gives, at the same position. No frame of this file is on the stack while any
+  // code of the program's runs, and none is added to what `console.trace` prints. Methods that
+  // print nothing are seen where they change the console's state: `group`, `groupCollapsed` and
+  // `groupEnd` where they set the indentation, `clear` where it looks at its stream. A call of
+  // Node's console printing through `console.log` when the program has replaced it goes to the
+  // program's function, as in Node.
   //
   // `prepareConsole` builds all of it and changes nothing; the `install(send)` it returns puts
   // it in place (and returns what to run at exit), or declines (null) if the console changed in
-  // between.
+  // between. Where any of it cannot be had as this file expects (another Node's text, a frozen
+  // `Error`, no `vm`), it declines, and the inspector reports every console call itself.
   function prepareConsole() {
     const Console = console.Console;
     // Reflect.ownKeys: Object.getOwnPropertySymbols(console) takes about 0.2 ms the first time.
@@ -96,17 +102,17 @@
       return stack(below, limit);
     }
     // Where a method that prints straight to kWriteToConsole was called: the one frame below
-    // Node's own method (`nodeMethod`, on the stack just under `write`). V8 summarizes every
+    // the method (`method`, the emulated one on the stack just under `recordText`). V8 summarizes every
     // frame it collects (about 1.2 µs each in a hot loop), so this asks for one frame instead of
     // the method's and its caller's. Undefined where that cannot be had (the structured frames
     // are unavailable, or Node's method is not on the stack); `where` is asked then.
-    function callerOf(nodeMethod) {
+    function callerOf(method) {
       if (fileName === undefined || isFrozen(ErrorCtor)) return undefined;
-      const sites = stack(nodeMethod, 1);
+      const sites = stack(method, 1);
       return sites !== undefined && sites.length === 1 ? sites : undefined;
     }
     // Whether the caller of Node's console method is Node's console again (`group('label')`
-    // printing its label through `console.log`): `at` as `where(write, …)` gave it, or, with
+    // printing its label through `console.log`): `at` as `where(recordText, …)` gave it, or, with
     // `direct`, as `callerOf` did (the caller alone).
     function calledByConsole(at, direct) {
       if (direct) return inConsole(apply(fileName, at[0], []));
@@ -236,28 +242,31 @@
     }
 
     const kMethod = Symbol('method');
+    // The recording's own key on the receivers (see `emulate`).
+    const kRecord = Symbol('record');
+    const emulated = emulate();
+    if (emulated === null) return null;
     const receivers = {};
     const bound = {};
-    // Node's own functions behind the methods that print straight to kWriteToConsole (`info`,
-    // `debug` and `dirxml` are `log`'s, `error` is `warn`'s), as they are now.
-    const nodeMethods = create(null);
-    for (const m of direct) nodeMethods[m] = Console.prototype[m];
     for (const m of all) {
       const receiver = create(console);
       receiver[kMethod] = m;
+      receiver[kRecord] = recordText;
       receivers[m] = receiver;
-      bound[m] = apply(bind, Console.prototype[m], [receiver]);
+      const impl = hasOwn(emulated.of, m) ? emulated.of[m] : Console.prototype[m];
+      bound[m] = apply(bind, impl, [receiver]);
     }
     // What `group('label')` printed through `console.log`, for the group's own record.
     let groupLabel;
-    // Node's `kWriteToConsole`, with the recording in front. Whatever the recording meets, the
-    // text is written as Node would.
-    function write(streamSymbol, string) {
-      const method = this !== null && typeof this === 'object' ? this[kMethod] : undefined;
-      if (method !== undefined && typeof string === 'string') {
+    // The text a method that prints straight to kWriteToConsole formatted, on its way to Node's
+    // write (called as `this[kRecord](text)` by the emulated method, `this` its receiver);
+    // returns it as it came, whatever the recording meets.
+    function recordText(string) {
+      const method = this[kMethod];
+      if (typeof string === 'string') {
         try {
-          const own = hasOwn(nodeMethods, method) ? callerOf(nodeMethods[method]) : undefined;
-          const at = own !== undefined ? own : where(write, method === 'log' || method === 'warn' ? 2 : 6);
+          const own = hasOwn(emulated.of, method) ? callerOf(emulated.of[method]) : undefined;
+          const at = own !== undefined ? own : where(recordText, method === 'log' || method === 'warn' ? 2 : 6);
           if (method === 'log' && calledByConsole(at, own !== undefined)) {
             // `group('label')` printing its label: recorded as the group, where it indents.
             groupLabel = string;
@@ -268,14 +277,107 @@
           counted();
         }
       }
-      return apply(nodeWrite, this, arguments);
+      return string;
+    }
+
+    // Node's own methods that print straight to kWriteToConsole, rebuilt with the recording
+    // between the formatting and the write: `{ of }`, the function for each method of `direct`
+    // (unbound), or null where that cannot be done exactly.
+    //
+    // The text run is this file's (`OWN_TEXT`); it is used only where Node's own method has
+    // exactly the text this file knows (`NODE_TEXT`), and it differs from it only after the
+    // write call's opening parenthesis: `kUseStdout, ` (12 characters) becomes `U,  this[R](`,
+    // so every later call on that line keeps its column. It is compiled under Node's file name
+    // with the write call on Node's line; that every call the program could see (the write, the
+    // formatting, `dir`'s options and stream) is at Node's line and column is then measured,
+    // against Node's own method, with receivers that only note where they were called from.
+    function emulate() {
+      const NODE_TEXT = {
+        log: 'log(...args) {\n    this[kWriteToConsole](kUseStdout, this[kFormatForStdout](args));\n  }',
+        warn: 'warn(...args) {\n    this[kWriteToConsole](kUseStderr, this[kFormatForStderr](args));\n  }',
+        dir: 'dir(object, options) {\n    this[kWriteToConsole](kUseStdout, inspect(object, {\n      customInspect: false,\n' +
+          '      ...this[kGetInspectOptions](this._stdout),\n      ...options,\n    }));\n  }',
+      };
+      const OWN_TEXT = {
+        log: 'log(...args) {\n    this[kWriteToConsole](U,  this[R](this[kFormatForStdout](args)));\n  }',
+        warn: 'warn(...args) {\n    this[kWriteToConsole](E,  this[R](this[kFormatForStderr](args)));\n  }',
+        dir: 'dir(object, options) {\n    this[kWriteToConsole](U,  this[R](inspect(object, {\n      customInspect: false,\n' +
+          '      ...this[kGetInspectOptions](this._stdout),\n      ...options,\n    })));\n  }',
+      };
+      const FILE = 'node:internal/console/constructor';
+      const kFormatOut = symbols.find((k) => k.description === 'kFormatForStdout');
+      const kFormatErr = symbols.find((k) => k.description === 'kFormatForStderr');
+      const kOptions = symbols.find((k) => k.description === 'kGetInspectOptions');
+      if (fileName === undefined || kFormatOut === undefined || kFormatErr === undefined || kOptions === undefined) {
+        return null;
+      }
+      const toText = Function.prototype.toString;
+      // Which of Node's three each method of `direct` is.
+      const which = create(null);
+      for (const m of direct) {
+        const text = apply(toText, Console.prototype[m], []);
+        const name = ['log', 'warn', 'dir'].find((n) => NODE_TEXT[n] === text);
+        if (name === undefined) return null;
+        which[m] = name;
+      }
+      // Where a method called the functions of `fake` (each notes the caller's line and column,
+      // and the first argument of the write), and what it returned.
+      function measure(method, object, options) {
+        const seen = { symbol: undefined };
+        const note = (key) => function noted(first) {
+          const sites = stack(noted, 1);
+          const site = sites[0];
+          seen[key] = apply(lineNumber, site, []) + ':' + apply(columnNumber, site, []) + ':' + apply(fileName, site, []);
+          if (key === 'write') seen.symbol = first;
+          return key === 'options' ? {} : key === 'spread' ? undefined : '';
+        };
+        const fake = create(console);
+        fake[kWrite] = note('write');
+        fake[kFormatOut] = note('format');
+        fake[kFormatErr] = note('format');
+        fake[kOptions] = note('options');
+        fake[kRecord] = (text) => text;
+        defineProperty(fake, '_stdout', { get: note('stream') });
+        const spread = {};
+        defineProperty(spread, 'depth', { get: note('spread'), enumerable: true });
+        apply(method, fake, method.length === 2 ? [object, spread] : [object]);
+        return seen;
+      }
+      const vm = require('vm');
+      const inspect = require('util').inspect;
+      const of = create(null);
+      let U;
+      let E;
+      for (const name of ['log', 'warn', 'dir']) {
+        const node = Console.prototype[name];
+        const expected = measure(node, undefined);
+        const line = Number(apply(split, expected.write, [':'])[0]);
+        if (!(line >= 3)) return null;
+        if (name === 'warn') E = expected.symbol;
+        else U = expected.symbol;
+        // The method's second line (the write) on Node's line: the header is line 1 of the
+        // script, the method's first line line 2.
+        const source = "'use strict';(function (kWriteToConsole, kFormatForStdout, kFormatForStderr, kGetInspectOptions, inspect, U, E, R) { return {\n  " +
+          OWN_TEXT[name] + '\n}.' + name + '; })';
+        const make = new vm.Script(source, { filename: FILE, lineOffset: line - 3 }).runInThisContext();
+        const fn = make(kWrite, kFormatOut, kFormatErr, kOptions, inspect, U, E, kRecord);
+        const got = measure(fn, undefined);
+        for (const key of ['write', 'format', 'options', 'stream', 'spread', 'symbol']) {
+          if (got[key] !== expected[key]) return null;
+        }
+        of[name] = fn;
+      }
+      if (U === undefined || E === undefined || U === E) return null;
+      const methods = create(null);
+      for (const m of direct) methods[m] = of[which[m]];
+      return { of: methods };
     }
     // table, trace, assert, count, timeEnd and timeLog print through `this.log` / `this.warn` /
     // `this.error`: their own while the program's console still has Node's, else the program's.
     for (const m of through) {
       const receiver = receivers[m];
       for (const k of ['log', 'warn', 'error']) {
-        const own = apply(bind, Console.prototype[k], [receiver]);
+        const own = apply(bind, hasOwn(emulated.of, k) ? emulated.of[k] : Console.prototype[k], [receiver]);
         defineProperty(receiver, k, {
           get() {
             const current = console[k];
@@ -318,9 +420,6 @@
       return console._stdout;
     }
     defineProperty(receivers.clear, '_stdout', { get: clearing });
-    // Node's own name (`value`) and length, not this file's.
-    defineProperty(write, 'name', getOwnPropertyDescriptor(nodeWrite, 'name'));
-    defineProperty(write, 'length', getOwnPropertyDescriptor(nodeWrite, 'length'));
     const was = create(null);
     for (const m of all) {
       was[m] = console[m];
@@ -333,7 +432,6 @@
         if (console[m] !== was[m]) return null;
       }
       send = binding;
-      console[kWrite] = write;
       for (const m of all) console[m] = bound[m];
       return () => {
         exiting = true;
