@@ -319,3 +319,41 @@ fn neither_the_program_nor_its_descendants_outlive_a_killed_tracer() {
     }
     assert_eq!(left(), Vec::<std::ffi::OsString>::new(), "left in TMPDIR");
 }
+
+#[test]
+fn a_bootloader_folder_left_by_a_tracer_killed_with_its_watchdog_is_removed_by_the_next_run() {
+    // A program can kill tracer's watchdog and then tracer (same user, under `tracer run`):
+    // nothing is left to remove the bootloader's folder. The next run in the same place sees
+    // that its tracer is gone and removes it.
+    let tmpdir = tempfile::tempdir().unwrap();
+    let out = Tracer::new()
+        .fixture("kills_the_watchdog.js")
+        .fixture("ok.js")
+        .env("TMPDIR", tmpdir.path())
+        .args(["run", "kills_the_watchdog.js"])
+        .run();
+    assert_eq!(out.code_or_signal(), Err(libc::SIGKILL), "{}", out.dump());
+    let left = || -> Vec<_> {
+        let entries = std::fs::read_dir(tmpdir.path()).unwrap();
+        entries.map(|e| e.unwrap().file_name()).collect()
+    };
+    assert_eq!(left().len(), 1, "the killed tracer's folder is there");
+    // A folder like it that holds something tracer did not write is never touched.
+    let foreign = tmpdir.path().join("tracer-boot-foreign");
+    std::fs::create_dir(&foreign).unwrap();
+    let stamp = std::fs::read_dir(tmpdir.path().join(&left()[0]))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.ends_with("owner"))
+        .expect("an owner stamp");
+    std::fs::copy(&stamp, foreign.join("owner")).unwrap();
+    std::fs::write(foreign.join("notes.txt"), "mine").unwrap();
+
+    let next = out.tracer().env("TMPDIR", tmpdir.path());
+    next.args(["run", "ok.js"]).run().assert_code(0);
+    assert_eq!(left(), ["tracer-boot-foreign"], "left in TMPDIR");
+    assert_eq!(
+        std::fs::read_to_string(foreign.join("notes.txt")).unwrap(),
+        "mine"
+    );
+}

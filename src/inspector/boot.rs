@@ -135,6 +135,8 @@ fn parse(line: &[u8]) -> Option<ChannelReport> {
 pub struct Channel {
     dir: tempfile::TempDir,
     boot: PathBuf,
+    /// Who made the folder (`owner_stamp`), for `sweep_stale`.
+    owner: PathBuf,
     /// tracer's end, with `SO_PASSCRED` on.
     reading: OwnedFd,
     /// The command's end, close-on-exec here (the spawn passes it on).
@@ -162,6 +164,7 @@ impl Channel {
     }
 
     fn create_in(parent: &Path) -> io::Result<Channel> {
+        sweep_stale(parent);
         let dir = tempfile::Builder::new()
             .prefix(BOOT_FOLDER_PREFIX)
             .tempdir_in(parent)?;
@@ -169,6 +172,9 @@ impl Channel {
             dir.path(),
             std::os::unix::fs::PermissionsExt::from_mode(0o700),
         )?;
+        // Named before the bootloader is written: a folder without it is never swept.
+        let owner = dir.path().join(OWNER_FILE);
+        std::fs::write(&owner, owner_stamp(std::process::id()).unwrap_or_default())?;
         let boot = dir.path().join("boot.js");
         std::fs::write(&boot, BOOT_JS.as_bytes())?;
         let (reading, sending) = unix::pair(libc::SOCK_DGRAM)?;
@@ -184,6 +190,7 @@ impl Channel {
         Ok(Channel {
             dir,
             boot,
+            owner,
             reading,
             sending,
             name,
@@ -201,10 +208,11 @@ impl Channel {
         self.sending.as_raw_fd()
     }
 
-    /// What dropping the channel removes, in the order to remove it: the bootloader, its folder
-    /// (the watchdog removes them if tracer dies without dropping it).
-    pub fn leftovers(&self) -> [&Path; 2] {
-        [&self.boot, self.dir.path()]
+    /// What dropping the channel removes, in the order to remove it: the bootloader, the owner's
+    /// stamp, their folder (the watchdog removes them if tracer dies without dropping it; the next
+    /// run's `sweep_stale` if the watchdog was killed first).
+    pub fn leftovers(&self) -> [&Path; 3] {
+        [&self.boot, &self.owner, self.dir.path()]
     }
 
     /// The environment the command gets: `TRACER_BOOT`, and `NODE_OPTIONS` with the bootloader
@@ -295,6 +303,83 @@ pub fn parent() -> PathBuf {
         return shm.to_owned();
     }
     std::env::temp_dir()
+}
+
+/// The file in a bootloader folder that names the tracer that made it (`owner_stamp`).
+const OWNER_FILE: &str = "owner";
+
+/// Who made a bootloader folder: the PID namespace, the pid and the start time (in clock ticks
+/// since boot, `/proc/PID/stat`) of process `pid`, so that a pid used again is not taken for it.
+fn owner_stamp(pid: u32) -> Option<String> {
+    let ns = std::fs::metadata(format!("/proc/{pid}/ns/pid"))
+        .map(|m| std::os::unix::fs::MetadataExt::ino(&m))
+        .ok()?;
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) can hold anything: the fields after its closing parenthesis.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let start = rest.split_whitespace().nth(19)?;
+    Some(format!("{ns} {pid} {start}\n"))
+}
+
+/// Removes the bootloader folders in `parent` whose tracer is gone without removing its own: one
+/// killed together with its watchdog (a program can do that under `tracer run`, as the same
+/// user). Only a folder of this user holding nothing but what tracer writes (`boot.js` and the
+/// owner's stamp), whose stamp names a process of this PID namespace that no longer runs (or a pid
+/// now another process's): a folder of a running tracer, of another namespace, or with anything
+/// else in it is left alone.
+fn sweep_stale(parent: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    let Some(own_ns) = owner_stamp(std::process::id())
+        .and_then(|s| s.split_whitespace().next().map(str::to_owned))
+    else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if !entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with(BOOT_FOLDER_PREFIX))
+        {
+            continue;
+        }
+        let folder = entry.path();
+        let Ok(meta) = std::fs::symlink_metadata(&folder) else {
+            continue;
+        };
+        if !meta.is_dir() || meta.uid() != uid {
+            continue;
+        }
+        let Ok(stamp) = std::fs::read_to_string(folder.join(OWNER_FILE)) else {
+            continue;
+        };
+        let mut fields = stamp.split_whitespace();
+        let (Some(ns), Some(pid), Some(_)) = (fields.next(), fields.next(), fields.next()) else {
+            continue;
+        };
+        let Ok(pid) = pid.parse::<u32>() else {
+            continue;
+        };
+        if ns != own_ns || owner_stamp(pid).as_deref() == Some(stamp.as_str()) {
+            continue;
+        }
+        let Ok(inside) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        let only_ours = inside.flatten().all(|e| {
+            let name = e.file_name();
+            (name == "boot.js" || name == OWNER_FILE) && e.file_type().is_ok_and(|t| t.is_file())
+        });
+        if only_ours {
+            let _ = std::fs::remove_file(folder.join("boot.js"));
+            let _ = std::fs::remove_file(folder.join(OWNER_FILE));
+            let _ = std::fs::remove_dir(&folder);
+        }
+    }
 }
 
 /// Whether `path` is on a memory file system (tmpfs).
@@ -507,6 +592,30 @@ fn wait_readable(socket: &OwnedFd, limit: Duration) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn only_a_folder_whose_tracer_is_gone_is_swept() {
+        let parent = tempfile::tempdir().unwrap();
+        let folder = |name: &str, stamp: &str| {
+            let dir = parent.path().join(format!("{BOOT_FOLDER_PREFIX}{name}"));
+            std::fs::create_dir(&dir).unwrap();
+            std::fs::write(dir.join("boot.js"), "//").unwrap();
+            std::fs::write(dir.join(OWNER_FILE), stamp).unwrap();
+            dir
+        };
+        let alive = owner_stamp(std::process::id()).unwrap();
+        let ns = alive.split_whitespace().next().unwrap();
+        let running = folder("running", &alive);
+        // A pid of this namespace that no process has: pid_max is at most 2^22.
+        let gone = folder("gone", &format!("{ns} 4194305 1\n"));
+        let reused = folder("reused", &format!("{ns} {} 1\n", std::process::id()));
+        let elsewhere = folder("elsewhere", "1 4194305 1\n");
+        sweep_stale(parent.path());
+        assert!(running.exists(), "its tracer runs");
+        assert!(!gone.exists());
+        assert!(!reused.exists(), "its pid is now another process's");
+        assert!(elsewhere.exists(), "another PID namespace's");
+    }
+
     use super::*;
 
     #[test]
