@@ -172,6 +172,7 @@ fn npm_test_running_node_test_is_traced_process_by_process_and_names_the_failing
         "{child:?}"
     );
     assert_eq!(child.exiting_with, Some(1));
+    assert_eq!(child.exit_code, Some(1), "as the kernel told it");
     let runner = session
         .processes
         .iter()
@@ -195,7 +196,7 @@ fn npm_test_running_node_test_is_traced_process_by_process_and_names_the_failing
     assert!(
         evidence.failure.failed_processes[0]
             == format!(
-                "{} child 1: node test/cart.test.js · exiting with 1",
+                "{} child 1: node test/cart.test.js · exited with 1",
                 child.pid
             ),
         "{:?}",
@@ -296,6 +297,14 @@ fn a_real_test_runner_from_npm_names_the_failing_test_and_its_assertion() {
         .find(|p| p.role == "child" && p.argv.iter().any(|a| a.contains("mocha")))
         .unwrap_or_else(|| panic!("{:#?}", session.processes));
     let label = mocha.label.clone().expect("traced");
+    // mocha sets its code in an `exit` listener of its own, after the bootloader's: the code
+    // it ended with is the kernel's.
+    assert_eq!(mocha.exiting_with, Some(0), "{mocha:?}");
+    assert_eq!(mocha.exit_code, Some(1), "{mocha:?}");
+    assert!(
+        mocha.failed() && mocha.describe(&session.cwd).ends_with("· exited with 1"),
+        "{mocha:?}"
+    );
     assert!(
         of_kind(&session.events, Kind::Console)
             .iter()
@@ -310,6 +319,11 @@ fn a_real_test_runner_from_npm_names_the_failing_test_and_its_assertion() {
         "spec/cart.spec.js",
     );
     assert_eq!(evidence.failure.line, Some(11));
+    assert_eq!(
+        evidence.failure.failed_processes,
+        [mocha.describe(&session.cwd)],
+        "the runner's process, which exited with 1, and not npm or its shell"
+    );
 }
 
 /// vitest from the npm registry (its forks pool: a worker process per test file), when

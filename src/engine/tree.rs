@@ -3,7 +3,7 @@
 //! released; launchers are listed, not traced; and whatever of the tree is still running when the
 //! run ends is stopped, in the program's process group or out of it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -16,6 +16,7 @@ use serde_json::json;
 use crate::inspector::boot::{ChannelReport, Says, Verifier};
 use crate::inspector::cdp::{Cdp, Incoming};
 use crate::inspector::driver::{Driver, Limits, NoPauses};
+use crate::process::exit_status::{Ended, PidWatch};
 use crate::trace::capture::Capture;
 use crate::trace::event::{Clock, Event, EventSender, Kind};
 use crate::trace::mapper::Mapper;
@@ -62,6 +63,11 @@ pub struct TreeConfig {
 #[derive(Default)]
 struct Shared {
     processes: Mutex<Vec<Process>>,
+    /// The listed processes (but the program, tracer's own child), watched from when they
+    /// reported, for how they ended.
+    watches: Mutex<HashMap<u32, PidWatch>>,
+    /// The processes tracer signalled itself (`signal_all`).
+    stopped: Mutex<HashSet<u32>>,
     unlisted: AtomicUsize,
     threads: Mutex<Vec<Watched>>,
     node_version: Mutex<Option<String>>,
@@ -118,6 +124,7 @@ impl Tree {
             if verifier.started_under(process.pid)
                 && let Ok(pid) = i32::try_from(process.pid)
             {
+                lock(&self.shared.stopped).insert(process.pid);
                 // SAFETY: kill(2) on a pid checked just above; no memory is touched.
                 unsafe {
                     libc::kill(pid, signal);
@@ -156,6 +163,19 @@ impl Tree {
             thread.wait_until_finished(deadline);
         }
         let mut processes = std::mem::take(&mut *lock(&self.shared.processes));
+        let mut watches = std::mem::take(&mut *lock(&self.shared.watches));
+        let stopped = lock(&self.shared.stopped);
+        for process in &mut processes {
+            match watches.remove(&process.pid).and_then(|w| w.ended()) {
+                Some(Ended::Code(code)) => process.exit_code = Some(code),
+                Some(Ended::Signal(signal)) => {
+                    process.signal = Some(super::supervise::signal_name(signal));
+                    process.stopped_by_tracer = stopped.contains(&process.pid);
+                }
+                None => {}
+            }
+        }
+        drop(stopped);
         let unlisted = self.shared.unlisted.load(Ordering::Relaxed);
         if unlisted > 0
             && let Some(last) = processes.last_mut()
@@ -237,6 +257,9 @@ fn dispatch(
             label: None,
             ts: config.clock.ms(),
             exiting_with: None,
+            exit_code: None,
+            signal: None,
+            stopped_by_tracer: false,
             note: None,
         };
         if let Some(why) = &report.refused {
@@ -378,6 +401,15 @@ fn dispatch(
 fn list(shared: &Shared, process: Process) {
     let mut processes = lock(&shared.processes);
     if processes.len() < MAX_LISTED {
+        // Watched from now, while it waits for tracer (or, an ancestor, while its descendant
+        // does): the program is tracer's own child, and a refused report names no process of
+        // the tree.
+        if process.role != "program"
+            && process.role != "refused"
+            && let Some(watch) = PidWatch::open(process.pid)
+        {
+            lock(&shared.watches).insert(process.pid, watch);
+        }
         processes.push(process);
     } else {
         shared.unlisted.fetch_add(1, Ordering::Relaxed);
@@ -414,8 +446,8 @@ fn list_ancestors(
             role: "launcher".into(),
             label: None,
             ts: config.clock.ms(),
-            exiting_with: None,
             note: Some("not a Node process: listed, not traced".into()),
+            ..Process::default()
         });
         labels.insert(pid, None);
         pid = ppid;

@@ -88,7 +88,7 @@ pub fn chrome_trace(session: &Session) -> Value {
                 "dur": last - us(process.ts),
                 "pid": process_pid,
                 "tid": MAIN_TID,
-                "args": {"ppid": process.ppid, "argv": process.argv, "exitingWith": process.exiting_with},
+                "args": {"ppid": process.ppid, "argv": process.argv, "exitingWith": process.exiting_with, "exitCode": process.exit_code, "signal": process.signal},
             }));
         }
     }

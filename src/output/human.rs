@@ -160,6 +160,9 @@ fn write_summary(
             writeln!(out, "  {}  {}", step_title(step), s.location.style(place))?;
         }
     }
+    if let Some(note) = &evidence.chain_note {
+        writeln!(out, "  {}", s.dim.style(note))?;
+    }
     let confidence = serde_json::to_value(evidence.confidence).unwrap_or_default();
     writeln!(
         out,

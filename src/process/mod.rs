@@ -2,8 +2,10 @@
 //! `spawn` starts a process without copying the tracer, `group` is its process group and its steps
 //! before `exec`, `watchdog` kills what a run started if tracer dies without warning, `listening`
 //! finds which process holds a loopback port, `find` finds executables, `node_options` is
-//! `NODE_OPTIONS` as Node reads it, and `unix` the UNIX sockets tracer speaks to its processes on.
+//! `NODE_OPTIONS` as Node reads it, `unix` the UNIX sockets tracer speaks to its processes on, and
+//! `exit_status` how a process tracer did not start ended.
 
+pub mod exit_status;
 pub mod find;
 pub mod group;
 pub mod listening;

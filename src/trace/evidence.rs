@@ -11,8 +11,10 @@
 //!   that is not Node's own; when it lies in `node_modules` or outside the workspace, `userFrame` names
 //!   the first frame in the user's own code.
 //! - `immediate_cause`: the closest prior `console` or `script` event (`output` events only echo
-//!   console calls), or `null`.
-//! - `previous_state_transitions`: up to 10 earlier console/script events, closest first.
+//!   console calls) of the process that failed, or `null`; the closest of the program's own code
+//!   when there is one (see [`chain`]; `chain_note` says what was left out for it).
+//! - `previous_state_transitions`: up to 10 earlier console/script events, closest first, the
+//!   program's own preferred to a runner's or a library's.
 //!   Identical consecutive events (same kind, detail, value, position and worker: a heartbeat
 //!   logged five times) are one step with `repeats` (5); its `eventId` and `ts` are the latest's.
 //! - `failure.stderrTail` (an exit without an exception): the session's stderr tail with terminal
@@ -62,6 +64,10 @@ pub struct Evidence {
     pub failure: Failure,
     pub immediate_cause: Option<Step>,
     pub previous_state_transitions: Vec<Step>,
+    /// How the chain was chosen when the program's own code was preferred to a runner's or a
+    /// library's lines (`chain`), with how many of those were left out (additive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chain_note: Option<String>,
     pub originating_value: Option<String>,
     pub relevant_input: RelevantInput,
     pub confidence: Confidence,
@@ -108,9 +114,10 @@ pub struct Failure {
     /// leading (it is `test`) (additive).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tests: Vec<FailedTest>,
-    /// The processes of the traced tree, besides the program, whose exit began with a non-zero
-    /// code: `4242 child 1: node test/a.test.js · exiting with 1` (see the session's
-    /// `processes[].exitingWith`).
+    /// The Node processes of the traced tree, besides the program, that failed: ended with a
+    /// code other than 0 or by a signal tracer did not send (`4242 child 1: node test/a.test.js ·
+    /// exited with 1`; the session's `processes[].exitCode` and `signal`, from the kernel, else
+    /// `exitingWith`). Launchers (npm, `sh -c`) are left out: they pass their child's code on.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed_processes: Vec<String>,
 }
@@ -359,7 +366,8 @@ pub fn build(
             .as_deref()
             .is_none_or(|p| process_of(e.worker.as_deref()) == p)
     };
-    // Closest first; identical consecutive events fold into one step.
+    // Closest first; identical consecutive events fold into one step. At most `CHAIN_SCAN` steps
+    // are looked at.
     let mut steps: Vec<Step> = Vec::new();
     for event in events
         .iter()
@@ -371,16 +379,14 @@ pub fn build(
             && last.repeated_by(event)
         {
             last.repeats = Some(last.repeats.unwrap_or(1).saturating_add(1));
-        } else if steps.len() > EVIDENCE_CONTEXT {
+        } else if steps.len() >= CHAIN_SCAN {
             break;
         } else {
             steps.push(step(event, &source_line));
         }
     }
-    let mut prior = steps.into_iter();
-    let immediate_cause = prior.next();
-    let previous_state_transitions: Vec<Step> = prior.take(EVIDENCE_CONTEXT).collect();
-
+    let own = |step: &Step| step.line.is_some() && step.file.as_deref().is_some_and(is_own_code);
+    let (immediate_cause, previous_state_transitions, chain_note) = chain(steps, &own);
     // Only positions count: a file whose position could not be mapped (unmapped) is no site.
     let failure_files: Vec<&str> = failure
         .file
@@ -433,6 +439,7 @@ pub fn build(
         failure,
         immediate_cause,
         previous_state_transitions,
+        chain_note,
         relevant_input: RelevantInput {
             target: session.target.clone(),
             args: session.args.clone(),
@@ -567,6 +574,68 @@ fn printed_failure(
 const PROGRAM: &str = "program";
 
 /// The process an event's `worker` belongs to: `child 2` for `child 2` and `child 2 worker 1`,
+/// How many earlier steps the chain looks at to find the program's own code.
+const CHAIN_SCAN: usize = 200;
+
+/// The chain from `steps` (closest first): where any is the program's own code (`own`: a position
+/// in the workspace, not in `node_modules`), the immediate cause is the closest such step (a
+/// runner's or a library's lines after it, such as a reporter printing the failure, are left
+/// out), and the earlier steps are the closest of the program's own, then of the rest, up to
+/// `EVIDENCE_CONTEXT`, still in the order of time. Else the closest steps, as they come. With a
+/// note saying so when anything was left out for the program's own code.
+fn chain(
+    steps: Vec<Step>,
+    own: &dyn Fn(&Step) -> bool,
+) -> (Option<Step>, Vec<Step>, Option<String>) {
+    let Some(first_own) = steps.iter().position(own) else {
+        let mut steps = steps.into_iter();
+        let cause = steps.next();
+        return (cause, steps.take(EVIDENCE_CONTEXT).collect(), None);
+    };
+    let earlier = &steps[first_own + 1..];
+    let own_earlier = earlier.iter().filter(|s| own(s)).count();
+    let others_room = EVIDENCE_CONTEXT.saturating_sub(own_earlier);
+    let mut others_taken = 0;
+    let mut own_taken = 0;
+    let mut kept = vec![false; earlier.len()];
+    for (i, step) in earlier.iter().enumerate() {
+        if own(step) {
+            if own_taken < EVIDENCE_CONTEXT {
+                kept[i] = true;
+                own_taken += 1;
+            }
+        } else if others_taken < others_room {
+            kept[i] = true;
+            others_taken += 1;
+        }
+    }
+    let others_left = earlier.len() - own_earlier - others_taken;
+    let later = first_own;
+    let note = (later > 0 || others_left > 0).then(|| {
+        let mut parts = Vec::new();
+        if later > 0 {
+            parts.push(format!(
+                "{later} later step{} of a runner or a library (`node_modules`, outside the workspace) left out: the immediate cause is the program's own code closest to the failure",
+                if later == 1 { "" } else { "s" }
+            ));
+        }
+        if others_left > 0 {
+            parts.push(format!(
+                "{others_left} earlier step{} of a runner or a library left out for the program's own",
+                if others_left == 1 { "" } else { "s" }
+            ));
+        }
+        parts.join("; ")
+    });
+    let mut steps = steps.into_iter().skip(first_own);
+    let cause = steps.next();
+    let previous = steps
+        .zip(kept)
+        .filter_map(|(step, kept)| kept.then_some(step))
+        .collect();
+    (cause, previous, note)
+}
+
 /// [`PROGRAM`] for none and for a worker thread of the program (`worker 1`).
 fn process_of(worker: Option<&str>) -> String {
     match worker {
@@ -576,13 +645,17 @@ fn process_of(worker: Option<&str>) -> String {
     }
 }
 
+/// The traced Node processes that failed, then the untraced ones (such as the runner `node
+/// --test` runs its files from, which fails when one of them does).
 fn failed_processes(session: &Session) -> Vec<String> {
-    session
+    let mut failed: Vec<&crate::trace::session::Process> = session
         .processes
         .iter()
-        .filter(|p| p.role != "program" && p.exiting_with.is_some_and(|c| c != 0))
-        .map(|p| p.describe(&session.cwd))
-        .collect()
+        .filter(|p| (p.role == "child" || p.role == "untraced") && p.failed())
+        .collect();
+    // Stable: each group in the order the processes reported.
+    failed.sort_by_key(|p| p.role != "child");
+    failed.iter().map(|p| p.describe(&session.cwd)).collect()
 }
 
 /// The run's workspace (its working directory for a session written before the option was kept).
@@ -703,7 +776,69 @@ pub fn source_line(position: &Position) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::tail_summary;
+    use super::*;
+
+    fn at(id: u64, file: &str) -> Step {
+        Step {
+            event_id: id,
+            ts: id as f64,
+            kind: Kind::Console,
+            detail: "console.log".into(),
+            level: Some("log".into()),
+            value: Some(format!("{id}")),
+            file: Some(file.into()),
+            line: Some(1),
+            column: Some(1),
+            source_line: None,
+            worker: None,
+            repeats: None,
+        }
+    }
+
+    #[test]
+    fn the_chain_prefers_the_program_s_own_code_and_keeps_the_order_of_time() {
+        let own = |s: &Step| !s.file.as_deref().unwrap_or("").contains("node_modules");
+        let reporter = "/w/node_modules/mocha/lib/reporters/base.js";
+        // Closest first: the reporter printed the failure after the program's last line.
+        let mut steps = vec![at(20, reporter), at(19, reporter), at(18, "/w/lib/cart.js")];
+        steps.extend((0..12).map(|i| {
+            at(
+                17 - i,
+                if i % 2 == 0 {
+                    "/w/lib/cart.js"
+                } else {
+                    reporter
+                },
+            )
+        }));
+        let (cause, earlier, note) = chain(steps, &own);
+        assert_eq!(cause.unwrap().event_id, 18);
+        let ids: Vec<u64> = earlier.iter().map(|s| s.event_id).collect();
+        // The program's six and the four closest of the reporter's, closest first.
+        assert_eq!(ids, [17, 16, 15, 14, 13, 12, 11, 10, 9, 7]);
+        let note = note.unwrap();
+        assert!(
+            note.starts_with("2 later steps of a runner or a library"),
+            "{note}"
+        );
+        assert!(
+            note.contains("2 earlier steps of a runner or a library left out"),
+            "{note}"
+        );
+    }
+
+    #[test]
+    fn without_any_of_the_program_s_own_code_the_chain_is_the_closest_steps() {
+        let own = |_: &Step| false;
+        let steps: Vec<Step> = (0..15)
+            .map(|i| at(15 - i, "/w/node_modules/x.js"))
+            .collect();
+        let (cause, earlier, note) = chain(steps, &own);
+        assert_eq!(cause.unwrap().event_id, 15);
+        assert_eq!(earlier.len(), EVIDENCE_CONTEXT);
+        assert_eq!(earlier[0].event_id, 14);
+        assert_eq!(note, None);
+    }
 
     #[test]
     fn a_tail_ending_in_stack_text_shows_its_message_first() {

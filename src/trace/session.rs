@@ -92,6 +92,16 @@ pub struct Session {
 }
 
 impl Process {
+    /// Whether it ended badly on its own: a code other than 0 (the kernel's, else the one its
+    /// `exit` listeners saw), or a signal tracer did not send.
+    pub fn failed(&self) -> bool {
+        match (self.exit_code, &self.signal) {
+            (Some(code), _) => code != 0,
+            (None, Some(_)) => !self.stopped_by_tracer,
+            (None, None) => self.exiting_with.is_some_and(|c| c != 0),
+        }
+    }
+
     /// `4242 child 1: node test/a.test.js · exiting with 1`, paths shown relative to `cwd`.
     pub fn describe(&self, cwd: &str) -> String {
         let argv: Vec<&str> = self
@@ -118,8 +128,16 @@ impl Process {
             self.label.as_deref().unwrap_or(&self.role),
             argv.join(" ")
         );
-        if let Some(code) = self.exiting_with {
-            text.push_str(&format!(" · exiting with {code}"));
+        match (self.exit_code, &self.signal, self.exiting_with) {
+            (Some(code), _, _) => text.push_str(&format!(" · exited with {code}")),
+            (None, Some(signal), _) if self.stopped_by_tracer => {
+                text.push_str(&format!(
+                    " · stopped by tracer ({signal}) at the end of the run"
+                ));
+            }
+            (None, Some(signal), _) => text.push_str(&format!(" · killed by {signal}")),
+            (None, None, Some(code)) => text.push_str(&format!(" · exiting with {code}")),
+            (None, None, None) => {}
         }
         if let Some(note) = &self.note {
             text.push_str(&format!(" · {note}"));
@@ -129,7 +147,7 @@ impl Process {
 }
 
 /// One process of the traced tree.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Process {
     pub pid: u32,
@@ -149,12 +167,23 @@ pub struct Process {
     /// Milliseconds since the run started, when it reported.
     pub ts: f64,
     /// The code Node passed to its `exit` listeners as its exit began: what it was exiting with
-    /// then. A later listener can still change the code the process ends with (jest sets
-    /// `process.exitCode` in one), and tracer, which is not its parent, cannot wait for it; only
-    /// the program's own exit code (the session's `exitCode`) is the final one. None when it ended
-    /// otherwise (a signal, `process.reallyExit`) or was still running when the run ended.
+    /// then. A later listener can still change the code the process ends with (mocha and jest
+    /// do): `exit_code` is the final one. None when it ended otherwise (a signal,
+    /// `process.reallyExit`) or was still running when the run ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exiting_with: Option<i32>,
+    /// The code it ended with, as the kernel told it (a pidfd taken when it reported; see
+    /// `process::exit_status`): final, after every `exit` listener. None when it did not exit
+    /// (see `signal`), or when the kernel could not tell (before Linux 6.15, once its parent had
+    /// reaped it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The signal that ended it (`SIGSEGV`), as the kernel told it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<String>,
+    /// It was still running when the run ended, and tracer stopped it (its `signal` is tracer's).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stopped_by_tracer: bool,
     /// Why it was not traced, when it was not (a report that failed the check, the cap).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
