@@ -70,6 +70,14 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
     };
     let styles = Styles::for_stderr(cli.global.color.into());
+    // `run`, `audit`, `verify` and `record` stop what they started and finish their files on
+    // Ctrl-C themselves (130); every other command only reads and writes files.
+    if !matches!(
+        cli.command,
+        Command::Run(_) | Command::Audit(_) | Command::Verify(_) | Command::Record(_)
+    ) {
+        output::store::exit_on_interrupt();
+    }
     let result = match cli.command {
         Command::Run(args) => commands::run::run(args, &cli.global, &styles),
         Command::Show(args) => commands::show::show(args),

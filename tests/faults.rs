@@ -6,13 +6,13 @@
 //! (`show ../../etc` is refused in `sessions::unknown_and_malicious_ids_are_usage_errors`.)
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tracer::trace::event::{Event, Kind, Stream};
 use tracer::trace::session::{Session, Status};
 
 use crate::support::{
-    Output, Running, Tracer, WATCHDOG, assert_nothing_left_running, latest_in, of_kind,
+    Output, Running, Tracer, assert_nothing_left_running, eventually, latest_in, of_kind,
     output_lines, parse_file, parse_ndjson, program_pids,
 };
 
@@ -33,15 +33,6 @@ fn waits_for_file(name: &str) -> String {
            if (fs.existsSync('{name}.go')) {{ clearInterval(timer); console.log('done {name}'); }}\n\
          }}, 20);\n"
     )
-}
-
-/// Waits (up to the harness watchdog) until `condition` holds.
-fn eventually(what: &str, mut condition: impl FnMut() -> bool) {
-    let deadline = Instant::now() + WATCHDOG;
-    while !condition() {
-        assert!(Instant::now() < deadline, "never happened: {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// The session folder whose live `events.ndjson` holds a console call with `value`.

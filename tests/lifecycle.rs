@@ -5,7 +5,9 @@
 use tracer::trace::event::{Event, Kind};
 use tracer::trace::session::Status;
 
-use crate::support::{Output, Tracer, assert_nothing_left_running, of_kind, program_pids};
+use crate::support::{
+    Output, Tracer, assert_nothing_left_running, eventually, of_kind, program_pids,
+};
 
 /// The console event of `forever.js` saying it is ready.
 fn is_ready(event: &Event) -> bool {
@@ -356,4 +358,58 @@ fn a_bootloader_folder_left_by_a_tracer_killed_with_its_watchdog_is_removed_by_t
         std::fs::read_to_string(foreign.join("notes.txt")).unwrap(),
         "mine"
     );
+}
+
+#[test]
+fn ctrl_c_during_a_command_that_writes_files_is_130_and_leaves_no_temporary_file() {
+    // `run`, `audit`, `record` and `verify` stop what they started first (their own tests); the
+    // other commands only read and write files. An export whose reader has stopped reading
+    // blocks on its full pipe: Ctrl-C then.
+    let out = Tracer::new()
+        .file(
+            "chatty.js",
+            "for (let i = 0; i < 3000; i++) console.log(`line ${i} `.padEnd(80, '.'));\n",
+        )
+        .args(["-q", "run", "chatty.js"])
+        .run();
+    out.assert_code(0);
+    let export = out
+        .tracer()
+        .args(["export", "latest", "--format", "chrome-trace"])
+        .spawn();
+    // Blocked in write(2) on its stdout (`/proc/PID/syscall`: the number, then the arguments).
+    let blocked = || {
+        std::fs::read_to_string(format!("/proc/{}/syscall", export.pid()))
+            .is_ok_and(|call| call.starts_with("1 0x1 "))
+    };
+    eventually("the export blocked on its full pipe", blocked);
+    export.signal(libc::SIGINT);
+    let interrupted = export.wait();
+    assert_eq!(
+        interrupted.code_or_signal(),
+        Ok(130),
+        "{}",
+        interrupted.dump()
+    );
+    let temporary: Vec<_> = walk(out.workspace())
+        .into_iter()
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(".tmp-"))
+        })
+        .collect();
+    assert!(temporary.is_empty(), "{temporary:?}");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(walk(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
 }

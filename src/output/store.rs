@@ -293,9 +293,39 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     let mut temp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
-    temp.write_all(bytes)?;
-    temp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    let in_flight = temp.path().to_owned();
+    lock_in_flight().push(in_flight.clone());
+    let written = temp
+        .write_all(bytes)
+        .and_then(|()| temp.persist(path).map(drop).map_err(|e| e.error));
+    lock_in_flight().retain(|p| *p != in_flight);
+    written
+}
+
+/// The temporary files `write_atomic` is writing now, for `exit_on_interrupt`.
+static IN_FLIGHT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn lock_in_flight() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// For a command that only reads and writes files (it has no program to stop and no session to
+/// finish): Ctrl-C or SIGTERM removes the temporary file being written, if any, and ends tracer
+/// with 130 / 143, the shell's code for the signal. So an interrupted command leaves neither a
+/// half-written output (outputs are renamed into place whole) nor a temporary file beside it.
+pub fn exit_on_interrupt() {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            for temp in lock_in_flight().drain(..) {
+                let _ = std::fs::remove_file(temp);
+            }
+            std::process::exit(i32::from(crate::exit::for_signal(signal)));
+        }
+    });
 }
 
 #[cfg(test)]

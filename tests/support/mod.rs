@@ -29,6 +29,15 @@ use tracer::trace::session::Session;
 /// A safety net against hangs, not a timing assertion.
 pub const WATCHDOG: Duration = Duration::from_secs(90);
 
+/// Waits (up to the harness watchdog) until `condition` holds.
+pub fn eventually(what: &str, mut condition: impl FnMut() -> bool) {
+    let deadline = Instant::now() + WATCHDOG;
+    while !condition() {
+        assert!(Instant::now() < deadline, "never happened: {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Environment variables that change how `tracer` or `node` behave; never inherited.
 /// (The environment is cleared anyway; this list documents what matters.)
 pub const BEHAVIOUR_ENV: &[&str] = &[
