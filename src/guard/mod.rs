@@ -40,8 +40,9 @@ use std::thread::JoinHandle;
 /// One refused attempt to reach the network.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Attempt {
-    /// `connect`, `sendto`, `sendmsg`, `sendmmsg`, or `socket` (an IP socket of a raw or packet
-    /// type, refused when it is made).
+    /// `connect`, `sendto`, `sendmsg`, `sendmmsg`, `socket` (an IP socket of a raw or packet
+    /// type, refused when it is made), `ioctl` (a TUN interface), or `i386` / `foreign-abi` (a
+    /// system call of another ABI: the process is killed).
     pub syscall: String,
     /// `ipv4` or `ipv6`; rarely `unspec` (an `AF_UNSPEC` destination in a send, which an IPv4
     /// UDP socket reads as IPv4), `other(N)` (an address family that is neither IP, Unix nor

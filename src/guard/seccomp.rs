@@ -55,7 +55,6 @@ enum Label {
     Next,
     Allow,
     Notify,
-    Kill,
     Enosys,
     Eperm,
     SendtoCheck,
@@ -72,7 +71,8 @@ pub const TUNSETIFF: u32 = 0x4004_54ca;
 
 /// The filter, as classic BPF over `seccomp_data`:
 ///
-/// - another architecture (i386 `int 0x80`, ...): kill the process; x32 numbers: `ENOSYS`;
+/// - another architecture (i386 `int 0x80`, ...): user notification (the supervisor records it
+///   and kills the process); x32 numbers: `ENOSYS`;
 /// - `connect`, `sendmsg`, `sendmmsg`, and `sendto` with a non-null destination: user
 ///   notification (the supervisor reads the address and answers);
 /// - `io_uring_setup`: `ENOSYS` (io_uring requests do not pass through seccomp);
@@ -92,7 +92,7 @@ pub fn program(arch: u32) -> Vec<libc::sock_filter> {
     let nr = |n: libc::c_long| n as u32;
     let ops = [
         Load(OFFSET_ARCH),
-        JumpEq(arch, Next, Kill),
+        JumpEq(arch, Next, Notify),
         Load(OFFSET_NR),
         JumpGe(X32_SYSCALL_BIT, Enosys, Next),
         JumpEq(nr(libc::SYS_connect), Notify, Next),
@@ -140,8 +140,6 @@ pub fn program(arch: u32) -> Vec<libc::sock_filter> {
         Return(ret_errno(libc::ENOSYS)),
         Here(Eperm),
         Return(ret_errno(libc::EPERM)),
-        Here(Kill),
-        Return(libc::SECCOMP_RET_KILL_PROCESS),
     ];
     assemble(&ops)
 }

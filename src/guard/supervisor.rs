@@ -31,6 +31,9 @@ pub enum Verdict {
     Continue,
     /// Fail the call with this errno and record these destinations.
     Refuse(i32, Vec<Destination>),
+    /// A system call of another ABI (i386's `int 0x80`): record it and kill the process, whose
+    /// calls the filter cannot read by this ABI's numbers.
+    Kill(Vec<Destination>),
 }
 
 /// A destination read from the caller's memory.
@@ -107,12 +110,16 @@ fn handle_one(listener: &OwnedFd, attempts: &Mutex<Vec<Attempt>>) {
     };
     // Record only what a still-blocked caller really asked: a call interrupted and restarted by a
     // signal comes back as a new notification and is counted then.
-    if let Verdict::Refuse(_, destinations) = &verdict
+    if let Verdict::Refuse(_, destinations) | Verdict::Kill(destinations) = &verdict
         && !destinations.is_empty()
         && id_valid(listener, notif.id)
     {
         let (pid, process) = process_of(notif.pid);
-        let syscall = syscall_name(notif.data.nr);
+        let syscall = if matches!(verdict, Verdict::Kill(_)) {
+            abi_name(notif.data.arch)
+        } else {
+            syscall_name(notif.data.nr)
+        };
         let mut attempts = attempts.lock().unwrap_or_else(|e| e.into_inner());
         for d in destinations {
             attempts.push(Attempt {
@@ -124,6 +131,16 @@ fn handle_one(listener: &OwnedFd, attempts: &Mutex<Vec<Attempt>>) {
                 process: process.clone(),
             });
         }
+        drop(attempts);
+        if matches!(verdict, Verdict::Kill(_))
+            && let Ok(pid) = i32::try_from(pid)
+        {
+            // SAFETY: kill(2) of the caller's thread group, which is still blocked in this
+            // notification (checked just above), so its pid is its own.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
     }
     respond(listener, notif.id, &verdict);
 }
@@ -132,6 +149,7 @@ fn respond(listener: &OwnedFd, id: u64, verdict: &Verdict) {
     let (error, flags) = match verdict {
         Verdict::Continue => (0, libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32),
         Verdict::Refuse(errno, _) => (-errno, 0),
+        Verdict::Kill(_) => (-libc::ENOSYS, 0),
     };
     let mut resp = libc::seccomp_notif_resp {
         id,
@@ -230,6 +248,13 @@ impl Caller {
 
 /// The decision for one call, from its arguments and the caller's memory.
 pub fn decide(data: &libc::seccomp_data, caller: &Caller) -> Verdict {
+    if super::seccomp::AUDIT_ARCH.is_some_and(|native| data.arch != native) {
+        return Verdict::Kill(vec![Destination {
+            family: "abi".to_owned(),
+            address: format!("(system call {} of the ABI 0x{:08x})", data.nr, data.arch),
+            port: 0,
+        }]);
+    }
     let nr = data.nr as libc::c_long;
     let args = data.args;
     let is_connect = nr == libc::SYS_connect;
@@ -427,6 +452,16 @@ fn classify(sockaddr: &[u8], is_connect: bool) -> Option<Destination> {
     }
 }
 
+/// What a system call of another ABI is recorded as: `i386` (`AUDIT_ARCH_I386`), else
+/// `foreign-abi`.
+fn abi_name(arch: u32) -> &'static str {
+    if arch == 0x4000_0003 {
+        "i386"
+    } else {
+        "foreign-abi"
+    }
+}
+
 fn syscall_name(nr: i32) -> &'static str {
     match nr as libc::c_long {
         libc::SYS_socket => "socket",
@@ -471,7 +506,7 @@ mod tests {
     fn data(nr: libc::c_long, args: [u64; 6]) -> libc::seccomp_data {
         libc::seccomp_data {
             nr: nr as i32,
-            arch: 0,
+            arch: crate::guard::seccomp::AUDIT_ARCH.unwrap_or(0),
             instruction_pointer: 0,
             args,
         }

@@ -610,3 +610,44 @@ fn guard_refuses_and_counts_an_abstract_unix_socket() {
         "{attempts:?}"
     );
 }
+
+#[test]
+fn guard_records_a_system_call_of_the_i386_abi_and_kills_its_process() {
+    if !available() || !have("gcc") {
+        return;
+    }
+    // `int 0x80` from a 64-bit program: the i386 ABI, whose numbers the filter cannot read by
+    // x86_64's (i386's 102 is `socketcall`, through which all of its sockets go). Killed, as
+    // before, and now recorded.
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("i386.c");
+    let binary = dir.path().join("i386");
+    std::fs::write(
+        &source,
+        "#include <stdio.h>\n\
+         int main(void) {\n\
+         long ret;\n\
+         __asm__ volatile(\"int $0x80\" : \"=a\"(ret) : \"a\"(20L) : \"memory\");\n\
+         printf(\"survived %ld\\n\", ret);\n\
+         return 0;\n\
+         }\n",
+    )
+    .unwrap();
+    let built = Command::new("gcc")
+        .arg("-o")
+        .arg(&binary)
+        .arg(&source)
+        .status()
+        .unwrap();
+    assert!(built.success());
+    let (output, attempts) = guarded(binary.to_str().unwrap(), &[]);
+    assert!(!text(&output.stdout).contains("survived"), "{output:?}");
+    assert!(!output.status.success(), "{output:?}");
+    assert_eq!(attempts.len(), 1, "{attempts:?}");
+    assert_eq!(attempts[0].syscall, "i386");
+    assert_eq!(attempts[0].family, "abi");
+    assert!(
+        attempts[0].address.contains("system call 20"),
+        "{attempts:?}"
+    );
+}
