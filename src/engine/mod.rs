@@ -312,6 +312,11 @@ pub fn execute(config: &Config, styles: &Styles) -> Result<Traced> {
                     &run.processes,
                     exit_event.ts,
                 );
+                // What the tests printed where the runner replaced the console (jest, vitest):
+                // before the failed tests, as the runner printed it before its failures.
+                let printed =
+                    crate::trace::test_report::runner_console(&kept, &plan.cwd, &run.processes);
+                fan_out.deliver_after(printed);
                 fan_out.deliver_after(tests);
             }
             fan_out.finish(exit_event)

@@ -527,6 +527,7 @@ pub fn signal_name(signal: i32) -> String {
         libc::SIGINT => "SIGINT",
         libc::SIGQUIT => "SIGQUIT",
         libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
         libc::SIGABRT => "SIGABRT",
         libc::SIGBUS => "SIGBUS",
         libc::SIGFPE => "SIGFPE",
@@ -537,6 +538,7 @@ pub fn signal_name(signal: i32) -> String {
         libc::SIGTERM => "SIGTERM",
         libc::SIGUSR1 => "SIGUSR1",
         libc::SIGUSR2 => "SIGUSR2",
+        libc::SIGSYS => "SIGSYS",
         _ => return format!("signal {signal}"),
     };
     name.to_owned()

@@ -136,6 +136,10 @@ pub struct Event {
     /// A test event's outcome (`failed`). Additive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
+    /// For a console call read back from a test runner's report: the test file the runner printed
+    /// it under (absolute). Additive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_file: Option<String>,
 }
 
 impl Event {
@@ -162,6 +166,7 @@ impl Event {
             truncated: false,
             note: None,
             status: None,
+            test_file: None,
         }
     }
 

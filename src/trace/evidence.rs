@@ -361,10 +361,17 @@ pub fn build(
     } else {
         failure.test.as_ref().and_then(|t| t.process.clone())
     };
+    // A console call read back from a runner's report of another test file than the failing
+    // test's (jest runs several files in one process) is not of the failing test.
+    let failing_file = failure.test.as_ref().and_then(|t| t.file.clone());
     let of_failing_process = |e: &&Event| {
         failing_process
             .as_deref()
             .is_none_or(|p| process_of(e.worker.as_deref()) == p)
+            && match (&e.test_file, &failing_file) {
+                (Some(printed_under), Some(failing)) => printed_under == failing,
+                _ => true,
+            }
     };
     // Closest first; identical consecutive events fold into one step. At most `CHAIN_SCAN` steps
     // are looked at.

@@ -93,11 +93,16 @@ pub struct Session {
 
 impl Process {
     /// Whether it ended badly on its own: a code other than 0 (the kernel's, else the one its
-    /// `exit` listeners saw), or a signal tracer did not send.
+    /// `exit` listeners saw), or a signal of a crash (`SIGSEGV`, `SIGABRT`, …). A process stopped
+    /// by another (`SIGTERM`, `SIGKILL`, `SIGINT`: a test runner ending its pool of workers, tracer
+    /// at the end of the run) did not fail.
     pub fn failed(&self) -> bool {
+        const CRASHES: [&str; 7] = [
+            "SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGABRT", "SIGSYS", "SIGTRAP",
+        ];
         match (self.exit_code, &self.signal) {
             (Some(code), _) => code != 0,
-            (None, Some(_)) => !self.stopped_by_tracer,
+            (None, Some(signal)) => !self.stopped_by_tracer && CRASHES.contains(&signal.as_str()),
             (None, None) => self.exiting_with.is_some_and(|c| c != 0),
         }
     }

@@ -14,8 +14,11 @@ use crate::trace::mapper;
 use crate::trace::values::strip_ansi;
 
 mod ava;
+mod console;
 mod tap;
 mod text;
+
+pub use console::runner_console;
 
 use ava::read_ava;
 use tap::read_tap_block;

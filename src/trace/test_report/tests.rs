@@ -353,6 +353,8 @@ fn jest_s_report() {
             "    expect(received).toBe(expected) // Object.is equality",
             "",
             "    Expected: 4",
+            "    Received: 5",
+            "",
             "    > 6 |     expect(add(2, 2)).toBe(4);",
             "        |                       ^",
             "      at Object.toBe (test/add.test.js:6:23)",
@@ -361,7 +363,7 @@ fn jest_s_report() {
     assert_eq!(test.name, "add › adds two and two");
     assert_eq!(
         test.message,
-        "expect(received).toBe(expected) // Object.is equality"
+        "expect(received).toBe(expected) // Object.is equality (Expected: 4; Received: 5)"
     );
     assert_eq!(test.frame.unwrap().column, 23);
 }
@@ -484,4 +486,96 @@ fn node_test_s_spec_report() {
     assert_eq!(test.name, "adds two and two");
     assert!(test.message.starts_with("AssertionError"), "{test:?}");
     assert_eq!(test.frame.unwrap().line, 5);
+}
+
+/// jest 29's `● Console` section, as `npx jest` printed it (in band: one process ran both files):
+/// each call with its text, its file and the call site jest printed.
+#[test]
+fn jest_s_console_section_is_read_back_as_console_calls() {
+    let dir = workspace();
+    std::fs::create_dir(dir.path().join("lib")).unwrap();
+    let lines = format!("{}\n", "x".repeat(40)).repeat(10);
+    std::fs::write(dir.path().join("lib/cart.js"), &lines).unwrap();
+    std::fs::write(dir.path().join("test/add.test.js"), &lines).unwrap();
+    let events = output(&[
+        "FAIL test/add.test.js",
+        "  ● Console",
+        "",
+        "    console.log",
+        "      total computed 16.2",
+        "      and a second line",
+        "",
+        "      at log (lib/cart.js:7:11)",
+        "",
+        "    console.warn",
+        "      checking TEN",
+        "",
+        "      3 | test('takes ten percent off with TEN', () => {",
+        "    > 4 |   console.warn('checking TEN');",
+        "        |           ^",
+        "",
+        "      at Object.warn (test/add.test.js:4:11)",
+        "",
+        "  ● add › adds two and two",
+        "",
+        "    expect(received).toBe(expected) // Object.is equality",
+    ]);
+    let calls = runner_console(&events, dir.path(), &[]);
+    let seen: Vec<(&str, &str, Option<u32>)> = calls
+        .iter()
+        .map(|c| {
+            (
+                c.level.as_deref().unwrap(),
+                c.value.as_deref().unwrap(),
+                c.line,
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("log", "total computed 16.2\nand a second line", Some(7)),
+            ("warn", "checking TEN", Some(4)),
+        ]
+    );
+    assert!(calls[0].file.as_deref().unwrap().ends_with("lib/cart.js"));
+    let file = dir.path().join("test/add.test.js");
+    assert_eq!(calls[1].test_file.as_deref(), file.to_str());
+    assert!(
+        calls[0]
+            .note
+            .as_deref()
+            .unwrap()
+            .starts_with("read from jest's report")
+    );
+}
+
+/// vitest 2's blocks of what a test printed (`stdout | FILE > SUITE > TEST`).
+#[test]
+fn vitest_s_printed_blocks_are_read_back_as_console_calls() {
+    let dir = workspace();
+    let events = output(&[
+        "stdout | test/add.test.js > add > adds two and two",
+        "total computed 16.2",
+        "",
+        "stderr | test/add.test.js > add > adds two and two",
+        "careful",
+        "",
+        " ❯ test/add.test.js (2 tests | 1 failed) 8ms",
+    ]);
+    let calls = runner_console(&events, dir.path(), &[]);
+    let seen: Vec<(&str, &str)> = calls
+        .iter()
+        .map(|c| (c.level.as_deref().unwrap(), c.value.as_deref().unwrap()))
+        .collect();
+    assert_eq!(seen, [("log", "total computed 16.2"), ("error", "careful")]);
+    assert!(
+        calls[0]
+            .note
+            .as_deref()
+            .unwrap()
+            .ends_with("printed in the test `add > adds two and two`"),
+        "{:?}",
+        calls[0].note
+    );
 }

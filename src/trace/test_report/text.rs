@@ -6,8 +6,9 @@ use std::path::Path;
 use super::*;
 use crate::trace::event::Frame;
 
-/// A failure's text under its heading: the message is its first line that is not blank, the site
-/// the first frame in the user's own code (`at …`; vitest's `❯ fn file:line:col`).
+/// A failure's text under its heading: the message is its first line that is not blank (with the
+/// values jest prints under it, `Expected: 18`, `Received: 16.2`, in parentheses), the site the
+/// first frame in the user's own code (`at …`; vitest's `❯ fn file:line:col`).
 pub(super) fn read_text_block(
     block: &[&str],
     cwd: &Path,
@@ -16,6 +17,8 @@ pub(super) fn read_text_block(
     let mut message = None;
     let mut site = None;
     let mut extended = false;
+    // jest's values under its message (`Expected: 18`, `Received: 16.2`).
+    let mut values: Vec<&str> = Vec::new();
     for line in block {
         let trimmed = line.trim();
         if trimmed.is_empty() {
@@ -35,6 +38,14 @@ pub(super) fn read_text_block(
         if trimmed.starts_with('>') || trimmed.starts_with('|') {
             continue;
         }
+        if message.is_some()
+            && values.len() < 4
+            && (trimmed.starts_with("Expected") || trimmed.starts_with("Received"))
+            && trimmed.contains(": ")
+        {
+            values.push(trimmed);
+            continue;
+        }
         match &mut message {
             None => message = Some(trimmed.to_owned()),
             // A message that announces what follows (`Expected values to be strictly equal:`):
@@ -46,6 +57,9 @@ pub(super) fn read_text_block(
             }
             Some(_) => {}
         }
+    }
+    if let Some(text) = message.as_mut().filter(|_| !values.is_empty()) {
+        text.push_str(&format!(" ({})", values.join("; ")));
     }
     (message, site)
 }

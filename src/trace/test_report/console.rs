@@ -1,0 +1,151 @@
+//! What a test's code printed where its runner replaced the console (jest's test environment,
+//! vitest's workers), read back from the runner's report: jest's `● Console` blocks (the method,
+//! the text and the call site it prints) and vitest's `stdout | FILE > TEST` blocks (the stream,
+//! the file and the test). The console calls themselves never reach tracer there: these are
+//! claims read from text, and each event's note says so.
+
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::trace::event::{Event, Kind};
+use crate::trace::mapper::{self, Mapper};
+use crate::trace::session::{Process, process_running};
+use crate::trace::values::strip_ansi;
+
+/// The most console calls read back from one run's reports.
+const MAX_CALLS: usize = 1000;
+/// The most lines of one call's text.
+const MAX_TEXT_LINES: usize = 50;
+
+/// jest: `FAIL test/a.test.js` / `PASS test/a.test.js` (the file the blocks after it are of).
+static JEST_FILE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*(?:FAIL|PASS)\s+(\S+)").expect("regex"));
+/// jest: `    console.log` (a block's heading, in a `● Console` section).
+static JEST_CALL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^    console\.(log|info|debug|warn|error|trace|dir|table|group|assert|count|time|timeLog|timeEnd)$")
+        .expect("regex")
+});
+/// vitest: `stdout | test/a.test.js > suite > test` (or `stderr | …`).
+static VITEST_CALL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(stdout|stderr) \| (\S+)(?: > (.+))?$").expect("regex"));
+
+/// The console calls the runners' reports in `events` (the program's output) show, as `console`
+/// events placed on the track of the process that ran their file (none for the program), stamped
+/// with the time their report was printed.
+pub fn runner_console(events: &[Event], cwd: &Path, processes: &[Process]) -> Vec<Event> {
+    let lines: Vec<(&Event, String)> = events
+        .iter()
+        .filter(|e| e.kind == Kind::Output)
+        .filter_map(|e| Some((e, strip_ansi(e.value.as_deref()?).into_owned())))
+        .collect();
+    let mut mapper = Mapper::new(cwd.to_owned());
+    let mut found = Vec::new();
+    let mut jest_file: Option<String> = None;
+    let mut at = 0;
+    while at < lines.len() && found.len() < MAX_CALLS {
+        let (event, text) = &lines[at];
+        if let Some(file) = JEST_FILE.captures(text) {
+            jest_file = Some(file[1].to_owned());
+        }
+        if let (Some(method), Some(file)) = (JEST_CALL.captures(text), &jest_file) {
+            // The text (6 spaces in) up to the first blank line; then a code frame (for warn and
+            // error) and the call site, `at NAME (FILE:LINE:COLUMN)`, 6 spaces in.
+            let block: Vec<&str> = lines[at + 1..]
+                .iter()
+                .map(|(_, l)| l.as_str())
+                // A code frame's marked line (`    > 4 | …`) is less indented.
+                .take_while(|l| l.is_empty() || l.starts_with("      ") || l.starts_with("    > "))
+                .collect();
+            let message: Vec<&str> = block
+                .iter()
+                .take_while(|l| !l.trim().is_empty())
+                .take(MAX_TEXT_LINES)
+                .map(|l| &l[6..])
+                .collect();
+            let site = block
+                .iter()
+                .rev()
+                .find(|l| l.trim_start().starts_with("at "))
+                .and_then(|l| {
+                    mapper::printed_stack_frames(l.trim(), cwd)
+                        .into_iter()
+                        .next()
+                });
+            let mut call = call_event(
+                event,
+                &method[1],
+                message.join("\n"),
+                "jest",
+                file,
+                cwd,
+                processes,
+            );
+            if let Some(site) = site {
+                let (site, note) = mapper.printed(&site);
+                call.at(&site);
+                if let Some(note) = note {
+                    call.note = Some(format!("{}; {note}", call.note.unwrap_or_default()));
+                }
+            }
+            found.push(call);
+            at += 1 + block.len();
+            continue;
+        }
+        if let Some(heading) = VITEST_CALL.captures(text) {
+            let message: Vec<&str> = lines[at + 1..]
+                .iter()
+                .map(|(_, l)| l.as_str())
+                .take_while(|l| !l.trim().is_empty())
+                .take(MAX_TEXT_LINES)
+                .collect();
+            let method = if &heading[1] == "stderr" {
+                "error"
+            } else {
+                "log"
+            };
+            let mut call = call_event(
+                event,
+                method,
+                message.join("\n"),
+                "vitest",
+                &heading[2],
+                cwd,
+                processes,
+            );
+            if let (Some(test), Some(note)) = (heading.get(3), call.note.as_mut()) {
+                note.push_str(&format!("; printed in the test `{}`", test.as_str()));
+            }
+            at += 1 + message.len();
+            found.push(call);
+            continue;
+        }
+        at += 1;
+    }
+    found
+}
+
+fn call_event(
+    printed: &Event,
+    method: &str,
+    text: String,
+    runner: &str,
+    file: &str,
+    cwd: &Path,
+    processes: &[Process],
+) -> Event {
+    let mut event = Event::new(Kind::Console, printed.ts, format!("console.{method}"));
+    event.level = Some(method.to_owned());
+    event.value = Some(text);
+    event.worker = process_running(processes, cwd, &cwd.join(file).to_string_lossy())
+        .or_else(|| process_running(processes, cwd, file))
+        .filter(|p| p != "program")
+        .or_else(|| printed.worker.clone());
+    event.test_file = Some(cwd.join(file).to_string_lossy().into_owned());
+    event.note = Some(format!(
+        "read from {runner}'s report of {file} (output event {}): {runner} replaced the console where the test ran, so the call itself was not seen",
+        printed.id
+    ));
+    event
+}
