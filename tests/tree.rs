@@ -28,6 +28,15 @@ fn test_suite() -> Tracer {
     tracer
 }
 
+/// The files of `examples/test-suite`'s second failing test for every runner (`lib/inventory.js`).
+const SECOND_FILE: [&str; 5] = [
+    "lib/inventory.js",
+    "test/inventory.test.js",
+    "spec/inventory.spec.js",
+    "vitest/inventory.spec.mjs",
+    "__tests__/inventory.js",
+];
+
 /// `examples/test-suite` in a new workspace, its installed `node_modules` linked in, and the
 /// workspace's path: when `package` is installed there (`.ci/run` runs `npm ci`) and npm is on PATH;
 /// else `None` (skipped, saying so).
@@ -918,4 +927,115 @@ fn the_stderr_tail_after_several_failed_tests_is_not_the_first_one_s() {
             .contains("stderr ended with (the end of the output, after every failed test above):"),
         "{stderr}"
     );
+}
+
+/// Each runner of `examples/test-suite` with a failing test in each of two files (node --test,
+/// mocha, jest, vitest; each from the npm registry but node's, skipped, saying so, without
+/// `npm ci`): both failed tests are named with their sites and the values the runner printed, both
+/// are `test` events of the stream, and each has a chain of its own: the second file's test has
+/// its own code's line (`lib/inventory.js`), the first none of it (the chain once took the other
+/// file's lines, and jest's and vitest's replaced consoles gave none).
+#[test]
+fn every_runner_names_both_failed_tests_each_with_its_own_chain() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/test-suite");
+    let cases = [
+        (
+            "test",
+            None,
+            " - ",
+            "test/cart.test.js",
+            "test/inventory.test.js",
+        ),
+        (
+            "test:mocha",
+            Some("mocha"),
+            " › ",
+            "spec/cart.spec.js",
+            "spec/inventory.spec.js",
+        ),
+        (
+            "test:jest",
+            Some("jest"),
+            " › ",
+            "__tests__/cart.js",
+            "__tests__/inventory.js",
+        ),
+        (
+            "test:vitest",
+            Some("vitest"),
+            " > ",
+            "vitest/cart.spec.mjs",
+            "vitest/inventory.spec.mjs",
+        ),
+    ];
+    for (script, package, separator, cart, inventory) in cases {
+        let setup = match package {
+            Some(package) => {
+                test_suite_with_modules(package, "every_runner_names_both_failed_tests")
+            }
+            None => npm_or_skip("every_runner_names_both_failed_tests").map(|_| {
+                let tracer = test_suite();
+                let dir = tracer.workspace().to_owned();
+                (tracer, dir)
+            }),
+        };
+        let Some((mut tracer, _)) = setup else {
+            continue;
+        };
+        for file in SECOND_FILE.into_iter().chain(["__tests__/cart.js"]) {
+            tracer = tracer.file(file, std::fs::read(example.join(file)).unwrap());
+        }
+        let out = tracer.args(["-q", "run", "--", "npm", "run", script]).run();
+        out.assert_code(1);
+        let evidence = out.evidence().expect("evidence");
+        let tests = &evidence.failure.tests;
+        let find = |leaf: &str| {
+            tests
+                .iter()
+                .find(|t| t.name.ends_with(leaf))
+                .unwrap_or_else(|| panic!("{script}: no failed test {leaf:?} in {tests:#?}"))
+        };
+        assert_eq!(tests.len(), 2, "{script}: {tests:#?}");
+        let first = find("takes ten percent off with TEN");
+        let second = find("an urgent order takes its items once");
+        if separator != " - " {
+            assert!(
+                second.name.starts_with(&format!("stock{separator}")),
+                "{script}: {second:?}"
+            );
+        }
+        for (test, file, values) in [
+            (first, cart, ["16.2", "18"]),
+            (second, inventory, ["1", "3"]),
+        ] {
+            assert!(
+                test.file.as_deref().is_some_and(|f| f.ends_with(file)) && test.line.is_some(),
+                "{script}: the assertion's site: {test:?}"
+            );
+            for value in values {
+                assert!(test.message.contains(value), "{script}: {test:?}");
+            }
+        }
+        let own = |test: &tracer::trace::evidence::FailedTest| -> Vec<String> {
+            test.chain.iter().filter_map(|s| s.value.clone()).collect()
+        };
+        assert_eq!(
+            own(second).first().map(String::as_str),
+            Some("stock after the order {\"apples\":1}"),
+            "{script}: {:#?}",
+            second.chain
+        );
+        assert!(
+            own(first).iter().all(|v| !v.contains("stock after")),
+            "{script}: the other file's line in the first test's chain: {:#?}",
+            first.chain
+        );
+        let events = out.events();
+        let failed: Vec<&str> = of_kind(&events, Kind::Test)
+            .iter()
+            .filter(|e| e.status.as_deref() == Some("failed"))
+            .map(|e| e.detail.as_str())
+            .collect();
+        assert_eq!(failed.len(), 2, "{script}: {failed:?}");
+    }
 }

@@ -31,6 +31,9 @@
 //! - `caveat`: the fixed sentence [`CAVEAT`].
 
 use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -141,6 +144,11 @@ pub struct FailedTest {
     /// `program` (additive; absent when no process of the tree names the file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process: Option<String>,
+    /// Its own chain: the closest console and script events of that process (and of its file,
+    /// where the runner says which file printed what) before its runner reported it, the
+    /// program's own code first, its immediate cause leading; at most 3 (additive).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chain: Vec<Step>,
 }
 
 /// One event of the chain.
@@ -253,6 +261,8 @@ pub fn build(
         }
     }
     let mut printed = None;
+    // Where each failed test's report was printed (its heading's output event).
+    let mut test_reports: Vec<u64> = Vec::new();
     if failure_event.kind == Kind::Exit {
         failure.exit_code = session.exit_code;
         failure.signal = session.signal.clone();
@@ -267,6 +277,7 @@ pub fn build(
             is_own_code,
             &session.processes,
         );
+        test_reports = tests.iter().map(|r| r.test.event_id).collect();
         failure.tests = tests
             .iter()
             .map(|r| FailedTest {
@@ -276,6 +287,7 @@ pub fn build(
                 line: r.site.as_ref().filter(|f| !f.unmapped).map(|f| f.line),
                 column: r.site.as_ref().filter(|f| !f.unmapped).map(|f| f.column),
                 process: r.process.clone(),
+                chain: Vec::new(),
             })
             .collect();
         let test = tests.into_iter().next();
@@ -361,39 +373,55 @@ pub fn build(
     } else {
         failure.test.as_ref().and_then(|t| t.process.clone())
     };
-    // A console call read back from a runner's report of another test file than the failing
-    // test's (jest runs several files in one process) is not of the failing test.
     let failing_file = failure.test.as_ref().and_then(|t| t.file.clone());
-    let of_failing_process = |e: &&Event| {
-        failing_process
-            .as_deref()
-            .is_none_or(|p| process_of(e.worker.as_deref()) == p)
-            && match (&e.test_file, &failing_file) {
-                (Some(printed_under), Some(failing)) => printed_under == failing,
-                _ => true,
-            }
+    let own = |step: &Step| step.line.is_some() && step.file.as_deref().is_some_and(is_own_code);
+    // A failed test's events: those before its runner listed it, after the test listed before it
+    // (`test_window`), where the runner lists its tests as they end (mocha's spec reporter runs
+    // every file in one process).
+    let (after, before) = match (&failure.test, test_reports.first()) {
+        (Some(test), Some(report)) if failure_event.kind == Kind::Exit => events
+            .iter()
+            .find(|e| e.id == *report)
+            .map_or((0, failure_event), |report| {
+                test_window(events, report, &test.name)
+            }),
+        _ => (0, failure_event),
     };
-    // Closest first; identical consecutive events fold into one step. At most `CHAIN_SCAN` steps
-    // are looked at.
-    let mut steps: Vec<Step> = Vec::new();
-    for event in events
-        .iter()
-        .rev()
-        .filter(|e| e.id < failure_event.id && matches!(e.kind, Kind::Console | Kind::Script))
-        .filter(of_failing_process)
-    {
-        if let Some(last) = steps.last_mut()
-            && last.repeated_by(event)
-        {
-            last.repeats = Some(last.repeats.unwrap_or(1).saturating_add(1));
-        } else if steps.len() >= CHAIN_SCAN {
-            break;
-        } else {
-            steps.push(step(event, &source_line));
+    let steps = steps_of(
+        events,
+        after,
+        before,
+        failing_process.as_deref(),
+        failing_file.as_deref(),
+        &source_line,
+    );
+    let (immediate_cause, previous_state_transitions, chain_note) = chain(steps, &own);
+    // Each failed test's own chain: of the process that ran its file (and of its file), before
+    // its runner reported it.
+    if failure_event.kind == Kind::Exit {
+        for (test, reported_at) in failure.tests.iter_mut().zip(&test_reports) {
+            let Some(report) = events.iter().find(|e| e.id == *reported_at) else {
+                continue;
+            };
+            let (after, before) = test_window(events, report, &test.name);
+            let steps = steps_of(
+                events,
+                after,
+                before,
+                test.process.as_deref(),
+                test.file.as_deref(),
+                &source_line,
+            );
+            let (cause, earlier, _) = chain(steps, &own);
+            test.chain = cause
+                .into_iter()
+                .chain(earlier.into_iter().take(TEST_CHAIN - 1))
+                .collect();
+        }
+        if failure.test.is_some() {
+            failure.test = failure.tests.first().cloned();
         }
     }
-    let own = |step: &Step| step.line.is_some() && step.file.as_deref().is_some_and(is_own_code);
-    let (immediate_cause, previous_state_transitions, chain_note) = chain(steps, &own);
     // Only positions count: a file whose position could not be mapped (unmapped) is no site.
     let failure_files: Vec<&str> = failure
         .file
@@ -581,6 +609,102 @@ fn printed_failure(
 const PROGRAM: &str = "program";
 
 /// The process an event's `worker` belongs to: `child 2` for `child 2` and `child 2 worker 1`,
+/// The console and script events between events `after` and `before` of `process` (its threads' too; every
+/// process's when none is known), closest first, identical consecutive ones folded into one step;
+/// at most `CHAIN_SCAN`. A console call read back from a runner's report (`test_file`: streamed
+/// once the program has ended) counts as before when it was printed before `before`; one printed
+/// under another test file than `file` (jest runs several files in one process) is left out.
+fn steps_of(
+    events: &[Event],
+    after: u64,
+    before: &Event,
+    process: Option<&str>,
+    file: Option<&str>,
+    source_line: &dyn Fn(&Position) -> Option<String>,
+) -> Vec<Step> {
+    let mut steps: Vec<Step> = Vec::new();
+    for event in events
+        .iter()
+        .rev()
+        .filter(|e| {
+            e.id > after
+                && (e.id < before.id || (e.test_file.is_some() && e.ts <= before.ts))
+                && matches!(e.kind, Kind::Console | Kind::Script)
+        })
+        .filter(|e| process.is_none_or(|p| process_of(e.worker.as_deref()) == p))
+        .filter(|e| match (e.test_file.as_deref(), file) {
+            (Some(printed_under), Some(file)) => printed_under == file,
+            _ => true,
+        })
+    {
+        if let Some(last) = steps.last_mut()
+            && last.repeated_by(event)
+        {
+            last.repeats = Some(last.repeats.unwrap_or(1).saturating_add(1));
+        } else if steps.len() >= CHAIN_SCAN {
+            break;
+        } else {
+            steps.push(step(event, source_line));
+        }
+    }
+    steps
+}
+
+/// A line of a runner's listing of its tests as they end: `✔ adds` (mocha, node's spec), `✓`,
+/// `✕`, `✖`, `×`, `1) adds` (mocha's failed one).
+static LISTING: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*(?:[✓✔✕✖×√]|\d+\))\s+\S").expect("regex"));
+
+/// Where a failed test's own events lie, for a runner that lists each test as it ends: after the
+/// listing line before its own (exclusive), before its own (`report`, the report's heading, when
+/// the runner listed none).
+fn test_window<'a>(events: &'a [Event], report: &'a Event, name: &str) -> (u64, &'a Event) {
+    let leaf = name
+        .rsplit(" › ")
+        .next()
+        .and_then(|n| n.rsplit(" > ").next())
+        .unwrap_or(name)
+        .trim();
+    if leaf.is_empty() {
+        return (0, report);
+    }
+    // The runner prints its listing through its console (mocha) or on its stdout, and the two
+    // reach tracer on different channels: the later of the two is the bound.
+    let mut window: Option<(u64, &Event)> = None;
+    for kind in [Kind::Console, Kind::Output] {
+        let listed = |e: &Event| {
+            e.kind == kind
+                && e.id < report.id
+                && e.value
+                    .as_deref()
+                    .is_some_and(|v| LISTING.is_match(&strip_ansi(v)))
+        };
+        let Some(own) = events.iter().find(|e| {
+            listed(e)
+                && e.value
+                    .as_deref()
+                    .is_some_and(|v| strip_ansi(v).contains(leaf))
+        }) else {
+            continue;
+        };
+        let after = events
+            .iter()
+            .filter(|e| e.id < own.id && listed(e))
+            .map(|e| e.id)
+            .next_back()
+            .unwrap_or(0);
+        window = Some(match window {
+            Some((other_after, other)) if other.id > own.id => (other_after.max(after), other),
+            Some((other_after, _)) => (other_after.max(after), own),
+            None => (after, own),
+        });
+    }
+    window.unwrap_or((0, report))
+}
+
+/// The most steps of a failed test's own chain (`FailedTest::chain`).
+const TEST_CHAIN: usize = 3;
+
 /// How many earlier steps the chain looks at to find the program's own code.
 const CHAIN_SCAN: usize = 200;
 
