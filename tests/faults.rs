@@ -13,7 +13,7 @@ use tracer::trace::session::{Session, Status};
 
 use crate::support::{
     Output, Running, Tracer, assert_nothing_left_running, eventually, latest_in, of_kind,
-    output_lines, parse_file, parse_ndjson, program_pids,
+    output_lines, parse_file, parse_ndjson, program_pids, walk,
 };
 
 /// A program that never ends: a `sleep` grandchild, its pids, `ready` once set up.
@@ -240,19 +240,6 @@ fn assert_no_half_written_json(dir: &Path) {
             entry.display()
         );
     }
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files.extend(walk(&path));
-        } else {
-            files.push(path);
-        }
-    }
-    files
 }
 
 #[test]

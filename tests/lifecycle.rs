@@ -6,7 +6,7 @@ use tracer::trace::event::{Event, Kind};
 use tracer::trace::session::Status;
 
 use crate::support::{
-    Output, Tracer, assert_nothing_left_running, eventually, of_kind, program_pids,
+    Output, Tracer, assert_nothing_left_running, eventually, of_kind, program_pids, walk,
 };
 
 /// The console event of `forever.js` saying it is ready.
@@ -399,17 +399,4 @@ fn ctrl_c_during_a_command_that_writes_files_is_130_and_leaves_no_temporary_file
         })
         .collect();
     assert!(temporary.is_empty(), "{temporary:?}");
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            found.extend(walk(&path));
-        } else {
-            found.push(path);
-        }
-    }
-    found
 }

@@ -29,6 +29,20 @@ use tracer::trace::session::Session;
 /// A safety net against hangs, not a timing assertion.
 pub const WATCHDOG: Duration = Duration::from_secs(90);
 
+/// Every file under `dir`, however deep.
+pub fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
 /// Waits (up to the harness watchdog) until `condition` holds.
 pub fn eventually(what: &str, mut condition: impl FnMut() -> bool) {
     let deadline = Instant::now() + WATCHDOG;
