@@ -31,8 +31,10 @@ pub(super) fn read_ava(
         })
         .collect();
     let start = at + 1 + lines[at + 1..].iter().position(|(_, l)| l.trim() == name)?;
+    let report = lines[start].0;
     let block: Vec<&str> = lines[start + 1..]
         .iter()
+        .filter(|(e, _)| e.stream == report.stream && e.worker == report.worker)
         .map(|(_, l)| l.as_str())
         .take_while(|l| !names.iter().any(|n| l.trim() == n) && !l.trim().starts_with('─'))
         .take(BLOCK_LINES)

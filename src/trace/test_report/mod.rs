@@ -260,8 +260,11 @@ pub fn all_failed(
             }
             continue;
         }
+        // The heading's own stream of its own process: vitest prints its failures on stderr and
+        // its summary on stdout, and the two interleave as they arrive.
         let block: Vec<&str> = lines[at + 1..]
             .iter()
+            .filter(|(e, _)| e.stream == event.stream && e.worker == event.worker)
             .map(|(_, t)| t.as_str())
             .take_while(|t| Heading::read(t).is_none())
             .take(BLOCK_LINES)

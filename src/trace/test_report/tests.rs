@@ -368,6 +368,38 @@ fn jest_s_report() {
     assert_eq!(test.frame.unwrap().column, 23);
 }
 
+/// Vitest prints its failures on stderr and its summary on stdout; when the summary's lines arrive
+/// between a failure's heading and its message, the message is still the failure's own (it was
+/// once `Test Files  2 failed (2)`).
+#[test]
+fn a_failure_s_block_is_read_from_its_own_stream_when_another_interleaves() {
+    let dir = workspace();
+    let lines = [
+        (
+            Stream::Stderr,
+            " FAIL  test/add.test.js > add > adds two and two",
+        ),
+        (Stream::Stdout, " Test Files  1 failed (1)"),
+        (Stream::Stdout, "      Tests  1 failed (1)"),
+        (
+            Stream::Stderr,
+            "AssertionError: expected 4 to be 5 // Object.is equality",
+        ),
+        (Stream::Stderr, " ❯ test/add.test.js:4:21"),
+    ];
+    let mut events = output(&lines.map(|(_, l)| l));
+    for (event, (stream, _)) in events.iter_mut().zip(lines) {
+        event.stream = Some(stream);
+    }
+    let own = |f: &str| !f.contains("node_modules");
+    let test = first_failed(&events, u64::MAX, dir.path(), &own).expect("a failing test");
+    assert_eq!(
+        test.message,
+        "AssertionError: expected 4 to be 5 // Object.is equality"
+    );
+    assert_site(&test, "test/add.test.js", 4, 21);
+}
+
 /// Vitest 2's default reporter, as `npx vitest run` printed it (stdout and stderr in order):
 /// the listing (`×` and `→`) is passed over for the report with the frames.
 #[test]
