@@ -1025,6 +1025,13 @@ fn every_runner_names_both_failed_tests_each_with_its_own_chain() {
             "{script}: {:#?}",
             second.chain
         );
+        // Each test is placed on the process that ran its file, and the line its code printed on
+        // that process's track (jest's and vitest's workers are told by the files they parsed).
+        for test in [first, second] {
+            assert!(test.process.is_some(), "{script}: no process: {test:?}");
+        }
+        let printed = second.chain.iter().find(|s| s.value.is_some()).unwrap();
+        assert_eq!(printed.worker, second.process, "{script}: {printed:?}");
         assert!(
             own(first).iter().all(|v| !v.contains("stock after")),
             "{script}: the other file's line in the first test's chain: {:#?}",

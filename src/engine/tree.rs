@@ -382,11 +382,13 @@ fn dispatch(
                     );
                     event.worker = Some(label.clone());
                     let _ = config.events.send(Box::new(event));
+                    let runner_worker = runner_worker(&argv);
                     let thread = trace_child(
                         url,
                         report.version,
                         report.announces,
                         label,
+                        runner_worker,
                         config,
                         Arc::clone(&shared),
                     );
@@ -457,6 +459,25 @@ fn list_ancestors(
     }
 }
 
+/// The entry scripts of the test runners' worker processes, whose arguments do not name the test
+/// files they run: jest's (`jest-worker`), vitest's (`tinypool`'s forks) and mocha's `--parallel`
+/// (`workerpool`'s). Such a worker's own scripts are `script` events, so a failed test and what it
+/// printed are placed on the track of the process that ran its file.
+const RUNNER_WORKERS: [&str; 4] = [
+    "jest-worker/build/workers/processChild.js",
+    "tinypool/dist/entry/process.js",
+    "workerpool/src/worker.js",
+    "mocha/lib/nodejs/worker.js",
+];
+
+/// Whether `argv` runs a test runner's worker ([`RUNNER_WORKERS`]).
+fn runner_worker(argv: &[String]) -> bool {
+    argv.iter()
+        .skip(1)
+        .take(2)
+        .any(|arg| RUNNER_WORKERS.iter().any(|entry| arg.ends_with(entry)))
+}
+
 /// The parent pid and the arguments (at most 16, each at most 200 characters) of `pid`.
 fn proc_process(pid: u32) -> Option<(u32, Vec<String>)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -487,13 +508,16 @@ fn trace_child(
     version: Option<String>,
     announces: bool,
     label: String,
+    runner_worker: bool,
     config: &TreeConfig,
     shared: Arc<Shared>,
 ) -> Watched {
     let events = config.events.clone();
     let workspace = config.workspace.clone();
     let clock = config.clock;
-    let debugger = config.debugger;
+    // A runner's worker is told by the test files it parses (`runner_worker`): its Debugger
+    // domain is what reports them.
+    let debugger = config.debugger || runner_worker;
     let console_batches = config.console_batches;
     Watched::spawn(move || {
         let mut cdp = match Cdp::connect(&url) {
@@ -515,7 +539,8 @@ fn trace_child(
             }
         };
         let mut capture = Capture::new(Mapper::new(workspace), events, clock, Some(label))
-            .with_script_events(false);
+            .with_script_events(false)
+            .with_own_script_events(runner_worker);
         let never = Limits {
             deadline: None,
             stop: None,

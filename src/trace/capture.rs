@@ -45,6 +45,9 @@ pub struct Capture {
     worker_errors: Vec<String>,
     /// Whether `script` events are recorded (`--scripts`).
     script_events: bool,
+    /// Whether the user's own scripts (the workspace's, outside `node_modules`) are, when
+    /// `script_events` is off: in a test runner's worker, they tell which test file it ran.
+    own_script_events: bool,
 }
 
 impl Capture {
@@ -61,12 +64,19 @@ impl Capture {
             process_label,
             worker_errors: Vec::new(),
             script_events: true,
+            own_script_events: false,
         }
     }
 
     /// Records `script` events or not (they are recorded by default).
     pub fn with_script_events(mut self, on: bool) -> Self {
         self.script_events = on;
+        self
+    }
+
+    /// Records the `script` events of the user's own files even when the others are not.
+    pub fn with_own_script_events(mut self, on: bool) -> Self {
+        self.own_script_events = on;
         self
     }
 
@@ -123,7 +133,8 @@ impl Capture {
         }
         // Workers always report their scripts (their Debugger domain catches uncaught errors);
         // script events are recorded only when asked for.
-        if !self.script_events {
+        let own = || self.own_script_events && self.mapper.is_own_code(&path.to_string_lossy());
+        if !self.script_events && !own() {
             return;
         }
         let mut event = Event::new(Kind::Script, self.clock.ms(), "script parsed");

@@ -668,13 +668,21 @@ fn test_window<'a>(events: &'a [Event], report: &'a Event, name: &str) -> (u64, 
     if leaf.is_empty() {
         return (0, report);
     }
-    // The runner prints its listing through its console (mocha) or on its stdout, and the two
-    // reach tracer on different channels: the later of the two is the bound.
+    // The runner prints its listing through its console (mocha) or on its stdout. A listing of
+    // console calls is the bound where there is one: the tests' console calls (the chain's steps)
+    // come on the same channel, in the order they were made, where the program's output comes on
+    // another, in an order of its own. Else the later of the two is the bound.
     let mut window: Option<(u64, &Event)> = None;
     for kind in [Kind::Console, Kind::Output] {
+        if kind == Kind::Output && window.is_some() {
+            break;
+        }
+        // The console's listing is taken in the order of its calls, whenever its batches arrived
+        // (after the report's line of output, at times): its first line naming the test is the
+        // listing's, made as the test ended, before the report (printed through the console too).
         let listed = |e: &Event| {
             e.kind == kind
-                && e.id < report.id
+                && (kind == Kind::Console || e.id < report.id)
                 && e.value
                     .as_deref()
                     .is_some_and(|v| LISTING.is_match(&strip_ansi(v)))
@@ -955,6 +963,58 @@ mod tests {
         assert!(
             note.contains("2 earlier steps of a runner or a library left out"),
             "{note}"
+        );
+    }
+
+    /// mocha prints its listing through its console: the test's console calls and the listing come
+    /// on one channel, the program's output on another. Whichever arrives first, the window is the
+    /// console's (it once ended at the output's listing line, and the test's console calls were
+    /// before it or after the report).
+    #[test]
+    fn a_test_s_window_is_its_console_listing_s_when_the_output_comes_later() {
+        let event = |id: u64, kind: Kind, value: &str| {
+            let mut e = Event::new(kind, id as f64, "x");
+            e.id = id;
+            e.value = Some(value.to_owned());
+            e
+        };
+        let console = |id, value| event(id, Kind::Console, value);
+        let output = |id, value| event(id, Kind::Output, value);
+        let events = [
+            console(1, "  1) takes ten percent off with TEN"),
+            console(2, "  stock"),
+            console(3, "stock after the order {\"apples\":1}"),
+            console(4, "    2) an urgent order takes its items once"),
+            output(5, "  1) takes ten percent off with TEN"),
+            output(6, "  stock"),
+            output(7, "stock after the order {\"apples\":1}"),
+            output(8, "    2) an urgent order takes its items once"),
+            output(9, "  2) stock"),
+        ];
+        let name = "stock › an urgent order takes its items once";
+        let (after, before) = test_window(&events, &events[8], name);
+        assert_eq!((after, before.id), (1, 4));
+        // The console's batch after the report's line, the report printed through the console
+        // as well (its ts is no guide: a batch's calls are timed by their age in it).
+        let printed_report = console(
+            10,
+            "  2) stock\n       an urgent order takes its items once:",
+        );
+        let late: Vec<Event> = events[4..]
+            .iter()
+            .chain(&events[..4])
+            .chain([&printed_report])
+            .enumerate()
+            .map(|(i, e)| Event {
+                id: i as u64 + 1,
+                ..e.clone()
+            })
+            .collect();
+        let report = late.iter().find(|e| e.ts == 9.0).unwrap();
+        let (after, before) = test_window(&late, report, name);
+        assert_eq!(
+            (after, before.value.as_deref()),
+            (6, Some("    2) an urgent order takes its items once"))
         );
     }
 

@@ -194,23 +194,52 @@ pub struct Process {
     pub note: Option<String>,
 }
 
-/// The traced process whose arguments name `file` (a test file `node --test` or a runner ran in a
-/// process of its own), as its events' `worker` names it (`program` for the program itself).
-pub fn process_running(processes: &[Process], cwd: &Path, file: &str) -> Option<String> {
-    let names_file = |arg: &String| {
+/// The traced process that ran `file` (a test file), as its events' `worker` names it (`program`
+/// for the program itself): the one whose arguments name it (`node --test` runs each file in a
+/// process of its own), else the first whose `script` events parsed it (a runner's worker,
+/// `RUNNER_WORKERS` in the engine), else the only Node process of the run when there is one (a
+/// runner that runs its files in its own process: mocha, jest in band). None when it cannot be
+/// told.
+pub fn process_running(
+    processes: &[Process],
+    events: &[Event],
+    cwd: &Path,
+    file: &str,
+) -> Option<String> {
+    let absolute = |arg: &str| {
         let arg = Path::new(arg);
-        let absolute = if arg.is_absolute() {
+        if arg.is_absolute() {
             arg.to_owned()
         } else {
             cwd.join(arg)
-        };
-        absolute == Path::new(file)
+        }
     };
-    processes
+    let file = absolute(file);
+    let label = |p: &Process| p.label.clone().unwrap_or_else(|| "program".to_owned());
+    let node = || {
+        processes
+            .iter()
+            .filter(|p| p.role == "program" || p.role == "child")
+    };
+    if let Some(named) = node().find(|p| p.argv.iter().skip(1).any(|a| absolute(a) == file)) {
+        return Some(label(named));
+    }
+    if let Some(parsed) = events
         .iter()
-        .filter(|p| p.role == "program" || p.role == "child")
-        .find(|p| p.argv.iter().skip(1).any(names_file))
-        .map(|p| p.label.clone().unwrap_or_else(|| "program".to_owned()))
+        .find(|e| e.kind == Kind::Script && e.file.as_deref().is_some_and(|f| absolute(f) == file))
+    {
+        return Some(
+            parsed
+                .worker
+                .clone()
+                .unwrap_or_else(|| "program".to_owned()),
+        );
+    }
+    let untraced = processes.iter().any(|p| p.role == "untraced");
+    match (node().count(), untraced) {
+        (1, false) => node().next().map(label),
+        _ => None,
+    }
 }
 
 /// The options of a run that a re-run must repeat to be the same run.

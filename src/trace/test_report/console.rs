@@ -41,6 +41,7 @@ pub fn runner_console(events: &[Event], cwd: &Path, processes: &[Process]) -> Ve
         .filter_map(|e| Some((e, strip_ansi(e.value.as_deref()?).into_owned())))
         .collect();
     let mut mapper = Mapper::new(cwd.to_owned());
+    let running = |file: &str| process_running(processes, events, cwd, file);
     let mut found = Vec::new();
     let mut jest_file: Option<String> = None;
     let mut at = 0;
@@ -80,7 +81,7 @@ pub fn runner_console(events: &[Event], cwd: &Path, processes: &[Process]) -> Ve
                 "jest",
                 file,
                 cwd,
-                processes,
+                &running,
             );
             if let Some(site) = site {
                 let (site, note) = mapper.printed(&site);
@@ -112,7 +113,7 @@ pub fn runner_console(events: &[Event], cwd: &Path, processes: &[Process]) -> Ve
                 "vitest",
                 &heading[2],
                 cwd,
-                processes,
+                &running,
             );
             if let (Some(test), Some(note)) = (heading.get(3), call.note.as_mut()) {
                 note.push_str(&format!("; printed in the test `{}`", test.as_str()));
@@ -133,13 +134,12 @@ fn call_event(
     runner: &str,
     file: &str,
     cwd: &Path,
-    processes: &[Process],
+    running: &dyn Fn(&str) -> Option<String>,
 ) -> Event {
     let mut event = Event::new(Kind::Console, printed.ts, format!("console.{method}"));
     event.level = Some(method.to_owned());
     event.value = Some(text);
-    event.worker = process_running(processes, cwd, &cwd.join(file).to_string_lossy())
-        .or_else(|| process_running(processes, cwd, file))
+    event.worker = running(file)
         .filter(|p| p != "program")
         .or_else(|| printed.worker.clone());
     event.test_file = Some(cwd.join(file).to_string_lossy().into_owned());

@@ -185,9 +185,9 @@ pub fn reported(
                 }
                 None => (None, None),
             };
-            let process = site
-                .as_ref()
-                .and_then(|f| crate::trace::session::process_running(processes, cwd, &f.file));
+            let process = site.as_ref().and_then(|f| {
+                crate::trace::session::process_running(processes, events, cwd, &f.file)
+            });
             Reported {
                 test,
                 site,
