@@ -190,3 +190,43 @@ fn the_usage_line_shows_the_id_as_optional() {
         help.stdout()
     );
 }
+
+/// A tree of processes writes to the same pipes: its output lines are on a track of their own,
+/// named so, never on the program's main track as though the program wrote them all.
+#[test]
+fn a_tree_s_output_is_on_a_shared_track_of_its_own() {
+    let run = Tracer::new()
+        .fixture("fork.js")
+        .args(["run", "fork.js"])
+        .run();
+    run.assert_code(0);
+    let export = run
+        .tracer()
+        .args(["export", "--format", "chrome-trace"])
+        .run();
+    export.assert_code(0);
+    let trace: Value = serde_json::from_str(&export.stdout()).unwrap();
+    let events = trace_events(&trace);
+    let line = events
+        .iter()
+        .find(|e| e["cat"] == "output" && e["args"]["value"] == "hello from the child")
+        .unwrap_or_else(|| panic!("no output line of the child: {events:#?}"));
+    assert_ne!(line["tid"], 1, "{line}");
+    let track = events
+        .iter()
+        .find(|e| e["name"] == "thread_name" && e["pid"] == line["pid"] && e["tid"] == line["tid"])
+        .expect("the track is named");
+    assert!(
+        track["args"]["name"]
+            .as_str()
+            .unwrap()
+            .starts_with("output (the tree's shared"),
+        "{track}"
+    );
+    // The child's console call is on the child's own process track.
+    let call = events
+        .iter()
+        .find(|e| e["cat"] == "console" && e["args"]["value"] == "hello from the child")
+        .expect("the child's console call");
+    assert_ne!(call["pid"], line["pid"], "{call}");
+}

@@ -12,6 +12,9 @@
 //! - one complete event (`ph: "X"`, `cat: "run"`) for the run, from 0 to its last event;
 //! - one instant event (`ph: "i"`, `s: "t"`) per captured `console`, `exception` and `output` event,
 //!   `cat` the event kind, `args` its id, value, message and source position;
+//! - when the tree has traced processes besides the program, its `output` events on a track of
+//!   their own in the program's process, `output (the tree's shared stdout and stderr)`: every
+//!   process of the tree writes to the same pipes, and which one wrote a line is not known;
 //! - `ts` and `dur` in microseconds since the run started.
 //!
 
@@ -24,6 +27,9 @@ use crate::trace::session::Session;
 
 /// The main thread's track.
 const MAIN_TID: u64 = 1;
+
+/// The track of the output of a tree of processes (see the module documentation).
+const SHARED_OUTPUT: &str = "output (the tree's shared stdout and stderr)";
 
 /// The session as a Chrome Trace Event Format object (see the module documentation).
 pub fn chrome_trace(session: &Session) -> Value {
@@ -93,13 +99,18 @@ pub fn chrome_trace(session: &Session) -> Value {
         }
     }
     let mut tids: BTreeMap<(u64, &str), u64> = BTreeMap::new();
+    let shared_output = (!labelled.is_empty()).then_some(SHARED_OUTPUT);
     for event in &session.events {
         if !matches!(event.kind, Kind::Console | Kind::Exception | Kind::Output) {
             continue;
         }
+        let worker = match (event.kind, event.worker.as_deref()) {
+            (Kind::Output, None) => shared_output,
+            (_, worker) => worker,
+        };
         // `child 1` is that process's main thread; `child 1 worker 1` a worker of it; any other
         // label a worker of the program.
-        let (event_pid, thread) = match event.worker.as_deref() {
+        let (event_pid, thread) = match worker {
             None => (pid, None),
             Some(worker) => match labelled.iter().find(|(label, _)| {
                 worker == *label
