@@ -339,11 +339,12 @@ fn a_bootloader_folder_left_by_a_tracer_killed_with_its_watchdog_is_removed_by_t
         let entries = std::fs::read_dir(tmpdir.path()).unwrap();
         entries.map(|e| e.unwrap().file_name()).collect()
     };
-    assert_eq!(left().len(), 1, "the killed tracer's folder is there");
+    let killed = left();
+    assert_eq!(killed.len(), 1, "the killed tracer's folder is there");
     // A folder like it that holds something tracer did not write is never touched.
     let foreign = tmpdir.path().join("tracer-boot-foreign");
     std::fs::create_dir(&foreign).unwrap();
-    let stamp = std::fs::read_dir(tmpdir.path().join(&left()[0]))
+    let stamp = std::fs::read_dir(tmpdir.path().join(&killed[0]))
         .unwrap()
         .map(|e| e.unwrap().path())
         .find(|p| p.ends_with("owner"))
