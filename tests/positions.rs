@@ -302,6 +302,8 @@ fn a_clis_non_zero_exit_reads_its_printed_error_position() {
         failure.source_line.as_deref(),
         Some("const n: number = \"seven\";")
     );
+    // One error printed: it is the failure, and no list repeats it.
+    assert!(failure.printed_errors.is_empty(), "{failure:?}");
     assert!(
         failure
             .note
@@ -314,6 +316,60 @@ fn a_clis_non_zero_exit_reads_its_printed_error_position() {
         evidence.confidence_basis.contains("printed"),
         "{}",
         evidence.confidence_basis
+    );
+}
+
+/// A compiler that prints several errors (tsc's three, as tsc 5 printed them): each is listed
+/// with its mapped site, in the order printed, the first one the failure's (only the first was
+/// once said). A single error lists none: it is the failure.
+#[test]
+fn every_error_a_compiler_printed_is_listed_with_its_site() {
+    let errors = [
+        "src/index.ts(1,7): error TS2322: Type 'string' is not assignable to type 'number'.",
+        "src/index.ts(2,7): error TS2322: Type 'number' is not assignable to type 'string'.",
+        "src/index.ts(4,3): error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'.",
+    ];
+    let program = format!(
+        "{}process.exitCode = 2;\n",
+        errors
+            .iter()
+            .map(|e| format!("console.log({e:?});\n"))
+            .collect::<String>()
+    );
+    let out = Tracer::new()
+        .file("tsc_like.js", program.into_bytes())
+        .file(
+            "src/index.ts",
+            b"const a: number = 'x';\nconst b: string = 1;\nfunction f(x: number) { return x; }\nf('y');\n".to_vec(),
+        )
+        .args(["run", "tsc_like.js"])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().expect("exit 2 is a failure");
+    let listed: Vec<(&str, Option<u32>, Option<u32>)> = evidence
+        .failure
+        .printed_errors
+        .iter()
+        .map(|e| (e.message.as_str(), e.line, e.column))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            (errors[0], Some(1), Some(7)),
+            (errors[1], Some(2), Some(7)),
+            (errors[2], Some(4), Some(3)),
+        ]
+    );
+    assert!(
+        evidence.failure.printed_errors[2]
+            .file
+            .ends_with("src/index.ts")
+    );
+    assert_eq!(evidence.failure.line, Some(1));
+    assert!(
+        out.stderr().contains("errors printed: 3"),
+        "{}",
+        out.stderr()
     );
 }
 

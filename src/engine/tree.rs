@@ -460,14 +460,18 @@ fn list_ancestors(
 }
 
 /// The entry scripts of the test runners' worker processes, whose arguments do not name the test
-/// files they run: jest's (`jest-worker`), vitest's (`tinypool`'s forks) and mocha's `--parallel`
-/// (`workerpool`'s). Such a worker's own scripts are `script` events, so a failed test and what it
-/// printed are placed on the track of the process that ran its file.
-const RUNNER_WORKERS: [&str; 4] = [
+/// files they run: jest's (`jest-worker`, 29 and 30), vitest's forks (`tinypool`'s up to vitest 3,
+/// its own from 4) and mocha's `--parallel` workers (10 and 12). Such a worker's own scripts are
+/// `script` events, so a failed test and what it printed are placed on the track of the process
+/// that ran its file.
+const RUNNER_WORKERS: &[&str] = &[
     "jest-worker/build/workers/processChild.js",
+    "jest-worker/build/processChild.js",
     "tinypool/dist/entry/process.js",
-    "workerpool/src/worker.js",
+    "vitest/dist/workers/forks.js",
+    "vitest/dist/workers/vmForks.js",
     "mocha/lib/nodejs/worker.js",
+    "mocha/lib/nodejs/worker.cjs",
 ];
 
 /// Whether `argv` runs a test runner's worker ([`RUNNER_WORKERS`]).

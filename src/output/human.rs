@@ -114,6 +114,34 @@ fn write_summary(
             )?;
         }
     }
+    // Every error the program printed with a position (a compiler's), one line each.
+    if !failure.printed_errors.is_empty() {
+        let dropped = match failure.printed_errors_dropped {
+            0 => String::new(),
+            n => format!(" ({n} more not listed)"),
+        };
+        writeln!(
+            out,
+            "  {} {}{dropped}",
+            s.dim.style("errors printed:"),
+            failure.printed_errors.len() + failure.printed_errors_dropped
+        )?;
+        for error in &failure.printed_errors {
+            let site = match (error.line, error.column) {
+                (Some(line), Some(column)) => {
+                    format!("{}:{line}:{column}", display_path(&error.file))
+                }
+                _ => display_path(&error.file),
+            };
+            writeln!(
+                out,
+                "    {} {}  {}",
+                s.error.style("✗"),
+                error.message,
+                s.location.style(site)
+            )?;
+        }
+    }
     if let Some(tail) = failure
         .stderr_tail
         .as_deref()

@@ -123,6 +123,36 @@ pub struct Failure {
     /// `exitingWith`). Launchers (npm, `sh -c`) are left out: they pass their child's code on.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed_processes: Vec<String>,
+    /// Every error line with a position the program printed, when it printed more than one and
+    /// no test runner's report was read (a compiler's, a linter's, a bundler's: `main.ts(2,7):
+    /// error TS2322: …`), in the order printed, the first one the failure's; at most
+    /// `PRINTED_ERRORS` (additive).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub printed_errors: Vec<PrintedError>,
+    /// How many printed error lines past `PRINTED_ERRORS` were left out (additive).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub printed_errors_dropped: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// The most printed errors the evidence lists (`Failure::printed_errors`).
+pub const PRINTED_ERRORS: usize = 50;
+
+/// An error line the program printed, with the position it names, mapped.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PrintedError {
+    /// The line as printed (colours removed, capped).
+    pub message: String,
+    pub file: String,
+    /// Absent when the position could not be mapped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
 }
 
 /// A failing test as its runner reported it.
@@ -243,6 +273,8 @@ pub fn build(
         note: failure_event.note.clone(),
         test: None,
         tests: Vec::new(),
+        printed_errors: Vec::new(),
+        printed_errors_dropped: 0,
         failed_processes: failed_processes(session),
     };
     if failure.file.is_none() && failure_event.kind == Kind::Exception {
@@ -305,6 +337,10 @@ pub fn build(
         });
         if test.is_some() {
             failure.test = failure.tests.first().cloned();
+        }
+        if from_test.is_none() {
+            (failure.printed_errors, failure.printed_errors_dropped) =
+                printed_errors(events, failure_event.id, &session.cwd);
         }
         if let Some(found) = from_test
             .or_else(|| printed_failure(events, failure_event.id, &session.cwd, is_own_code))
@@ -498,6 +534,68 @@ struct Printed {
 /// Words that make a printed position an error rather than a mention.
 const ERROR_WORDS: [&str; 5] = ["error", "fail", "assert", "exception", "✗"];
 
+/// Whether a printed line says it is an error (`ERROR_WORDS`).
+fn is_error(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    ERROR_WORDS.iter().any(|w| lower.contains(w))
+}
+
+/// The output lines before event `before` that name a position: `file:line:col`-style lines,
+/// and eslint's "stylish" report (a line that is a file's path, then `  1:7  error  …` lines
+/// under it).
+fn printed_positions<'a>(
+    events: &'a [Event],
+    before: u64,
+    cwd: &Path,
+) -> Vec<(&'a Event, &'a str, Frame)> {
+    let mut heading: Option<String> = None;
+    events
+        .iter()
+        .filter(|e| e.kind == Kind::Output && e.id < before)
+        .filter_map(|e| Some((e, e.value.as_deref()?)))
+        .filter_map(|(e, text)| {
+            if let Some(frame) = mapper::printed_position(text, cwd) {
+                return Some((e, text, frame));
+            }
+            if let Some(file) = mapper::printed_file_heading(text, cwd) {
+                heading = Some(file);
+                return None;
+            }
+            let frame = mapper::printed_line_column(text, heading.as_deref()?)?;
+            Some((e, text, frame))
+        })
+        .collect()
+}
+
+/// Every printed error line with a position before event `before`, mapped, when there are two or
+/// more (one is the failure itself); at most `PRINTED_ERRORS`, with the count of the rest.
+fn printed_errors(events: &[Event], before: u64, cwd: &str) -> (Vec<PrintedError>, usize) {
+    let cwd = Path::new(cwd);
+    let errors: Vec<(&Event, &str, Frame)> = printed_positions(events, before, cwd)
+        .into_iter()
+        .filter(|(_, text, _)| is_error(text))
+        .collect();
+    if errors.len() < 2 {
+        return (Vec::new(), 0);
+    }
+    let mut mapper = mapper::Mapper::new(cwd.to_owned());
+    let dropped = errors.len().saturating_sub(PRINTED_ERRORS);
+    let listed = errors
+        .into_iter()
+        .take(PRINTED_ERRORS)
+        .map(|(_, text, frame)| {
+            let (frame, _) = mapper.printed(&frame);
+            PrintedError {
+                message: cap(strip_ansi(text).trim().to_owned(), SOURCE_LINE_LIMIT).0,
+                file: frame.file.clone(),
+                line: (!frame.unmapped).then_some(frame.line),
+                column: (!frame.unmapped).then_some(frame.column),
+            }
+        })
+        .collect();
+    (listed, dropped)
+}
+
 /// The program's first printed error with a position (`file(line,col)`, `file:line:col`), else its
 /// first printed position, else the first of the user's own frames in printed stack text; mapped
 /// like any other position (source maps, the file on disk).
@@ -514,26 +612,7 @@ fn printed_failure(
             .filter(move |e| e.kind == Kind::Output && e.id < before)
             .filter_map(|e| Some((e, e.value.as_deref()?)))
     };
-    let is_error = |text: &str| {
-        let lower = text.to_lowercase();
-        ERROR_WORDS.iter().any(|w| lower.contains(w))
-    };
-    // `file:line:col`-style lines, and eslint's "stylish" report: a line that is a file's path,
-    // then `  1:7  error  …` lines under it.
-    let mut heading: Option<String> = None;
-    let positioned: Vec<(&Event, &str, Frame)> = output()
-        .filter_map(|(e, text)| {
-            if let Some(frame) = mapper::printed_position(text, cwd) {
-                return Some((e, text, frame));
-            }
-            if let Some(file) = mapper::printed_file_heading(text, cwd) {
-                heading = Some(file);
-                return None;
-            }
-            let frame = mapper::printed_line_column(text, heading.as_deref()?)?;
-            Some((e, text, frame))
-        })
-        .collect();
+    let positioned = printed_positions(events, before, cwd);
     let (event, text, frame) = positioned
         .iter()
         .find(|(_, text, _)| is_error(text))

@@ -60,8 +60,9 @@ enum Heading {
     Ava(String),
     /// A line that never belongs to a failure's text and names none: a passing test (`✓ adds`,
     /// `✔ adds`), a skipped one (`↓ adds`), a file's line in vitest's listing (`❯ test/a.test.js
-    /// (2 tests | 1 failed)`), vitest's rules (`⎯⎯⎯ Failed Tests 1 ⎯⎯⎯`) and the headings of what a
-    /// test printed (`stderr | test/a.test.js > adds`, jest's `● Console`).
+    /// (2 tests | 1 failed)`) and a failed test's (`× adds 6ms`), vitest's rules (`⎯⎯⎯ Failed
+    /// Tests 1 ⎯⎯⎯`) and summary (`Test Files  1 failed (1)`), and the headings of what a test
+    /// printed (`stderr | test/a.test.js > adds`, jest's `● Console`).
     Listing,
 }
 
@@ -89,8 +90,12 @@ impl Heading {
                 .expect("valid regex")
         });
         static LISTING: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(r"^\s*(?:[✓✔↓] |❯ \S+ \(\d+ tests?\b|⎯)|^(?:stdout|stderr) \| \S")
-                .expect("valid regex")
+            Regex::new(concat!(
+                r"^\s*(?:[✓✔↓] |❯ \S+ \(\d+ tests?\b|⎯)|^(?:stdout|stderr) \| \S",
+                // vitest's summary (`Test Files  2 failed (2)`).
+                r"|^\s*(?:Test Files|Tests|Start at|Duration)  ",
+            ))
+            .expect("valid regex")
         });
         if let Some(caps) = TAP.captures(line) {
             if caps.name("directive").is_some() {
@@ -99,6 +104,13 @@ impl Heading {
             return Some(Heading::Tap(
                 caps.name("name").map_or("", |m| m.as_str()).to_owned(),
             ));
+        }
+        // vitest's listing of a failed test with its time (`× adds 6ms`; vitest 4 prints no `→`
+        // message under it): its report comes later, under `FAIL`.
+        static VITEST_LISTED: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(r"^\s*× .+ \d+m?s$").expect("valid regex"));
+        if VITEST_LISTED.is_match(line) {
+            return Some(Heading::Listing);
         }
         if let Some(caps) = CROSS.captures(line) {
             let name = caps["name"].to_owned();

@@ -400,6 +400,54 @@ fn a_failure_s_block_is_read_from_its_own_stream_when_another_interleaves() {
     assert_site(&test, "test/add.test.js", 4, 21);
 }
 
+/// Vitest 4's default reporter (4.1.12): its listing's `×` lines have no `→` message under them,
+/// and its summary follows on stdout while its failures are on stderr. Only the two `FAIL`
+/// reports are failures (a listing line was once one, with the summary as its message).
+#[test]
+fn vitest_4_s_report_names_each_failure_once() {
+    let dir = workspace();
+    let stdout = [
+        " RUN  v4.1.12 /tmp/rt",
+        "",
+        " ❯ test/add.test.js (2 tests | 1 failed) 8ms",
+        "     ✓ adds one and one 1ms",
+        "     × adds two and two 7ms",
+        "",
+        " Test Files  1 failed (1)",
+        "      Tests  1 failed | 1 passed (2)",
+        "   Start at  11:37:53",
+        "   Duration  495ms (transform 29ms, setup 0ms, import 51ms, tests 18ms, environment 0ms)",
+    ];
+    let stderr = [
+        "",
+        "⎯⎯⎯⎯⎯⎯⎯ Failed Tests 1 ⎯⎯⎯⎯⎯⎯⎯",
+        "",
+        " FAIL  test/add.test.js > add > adds two and two",
+        "AssertionError: expected 4 to be 5 // Object.is equality",
+        "",
+        " ❯ test/add.test.js:4:21",
+        "⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯[1/1]⎯",
+    ];
+    let lines: Vec<(Stream, &str)> = stdout
+        .iter()
+        .map(|l| (Stream::Stdout, *l))
+        .chain(stderr.iter().map(|l| (Stream::Stderr, *l)))
+        .collect();
+    let mut events = output(&lines.iter().map(|(_, l)| *l).collect::<Vec<_>>());
+    for (event, (stream, _)) in events.iter_mut().zip(&lines) {
+        event.stream = Some(*stream);
+    }
+    let own = |f: &str| !f.contains("node_modules");
+    let failed = all_failed(&events, u64::MAX, dir.path(), &own);
+    assert_eq!(failed.len(), 1, "{failed:#?}");
+    assert_eq!(failed[0].name, "add > adds two and two");
+    assert_eq!(
+        failed[0].message,
+        "AssertionError: expected 4 to be 5 // Object.is equality"
+    );
+    assert_site(&failed[0], "test/add.test.js", 4, 21);
+}
+
 /// Vitest 2's default reporter, as `npx vitest run` printed it (stdout and stderr in order):
 /// the listing (`×` and `→`) is passed over for the report with the frames.
 #[test]
