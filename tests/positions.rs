@@ -337,10 +337,10 @@ fn every_error_a_compiler_printed_is_listed_with_its_site() {
             .collect::<String>()
     );
     let out = Tracer::new()
-        .file("tsc_like.js", program.into_bytes())
+        .file("tsc_like.js", program)
         .file(
             "src/index.ts",
-            b"const a: number = 'x';\nconst b: string = 1;\nfunction f(x: number) { return x; }\nf('y');\n".to_vec(),
+            b"const a: number = 'x';\nconst b: string = 1;\nfunction f(x: number) { return x; }\nf('y');\n",
         )
         .args(["run", "tsc_like.js"])
         .run();
