@@ -1037,6 +1037,14 @@ fn every_runner_names_both_failed_tests_each_with_its_own_chain() {
             "{script}: the other file's line in the first test's chain: {:#?}",
             first.chain
         );
+        // The replay lists both, one line each, before the timeline.
+        let replay = out.tracer().args(["replay", "latest"]).run().stdout();
+        let timeline = replay.find("\n#1 ").unwrap_or(replay.len());
+        assert!(
+            replay[..timeline].contains("failed tests: 2")
+                && replay[..timeline].contains(&second.name),
+            "{script}: {replay}"
+        );
         let events = out.events();
         let failed: Vec<&str> = of_kind(&events, Kind::Test)
             .iter()

@@ -94,24 +94,7 @@ fn write_summary(
             failure.tests.len()
         )?;
         for test in &failure.tests {
-            let site = match (&test.file, test.line) {
-                (Some(file), Some(line)) => format!("  {}:{line}", display_path(file)),
-                (Some(file), None) => format!("  {}", display_path(file)),
-                _ => String::new(),
-            };
-            let process = test
-                .process
-                .as_deref()
-                .map(|p| format!(" ({p})"))
-                .unwrap_or_default();
-            writeln!(
-                out,
-                "    {} {}: {}{}{process}",
-                s.error.style("✗"),
-                test.name,
-                test.message,
-                s.location.style(site)
-            )?;
+            writeln!(out, "    {}", failed_test_line(s, test))?;
         }
     }
     // Every error the program printed with a position (a compiler's), one line each.
@@ -249,4 +232,25 @@ fn code_frame(
         Some(source) => code_frame::lines(out, s, line, &[source], (line, column), false),
         None => Ok(()),
     }
+}
+
+/// A failed test on one line: `✗ name: message  file:line (child 1)`.
+pub fn failed_test_line(s: &Styles, test: &crate::trace::evidence::FailedTest) -> String {
+    let site = match (&test.file, test.line) {
+        (Some(file), Some(line)) => format!("  {}:{line}", display_path(file)),
+        (Some(file), None) => format!("  {}", display_path(file)),
+        _ => String::new(),
+    };
+    let process = test
+        .process
+        .as_deref()
+        .map(|p| format!(" ({p})"))
+        .unwrap_or_default();
+    format!(
+        "{} {}: {}{}{process}",
+        s.error.style("✗"),
+        test.name,
+        test.message,
+        s.location.style(site)
+    )
 }

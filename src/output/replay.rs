@@ -16,7 +16,7 @@ use std::path::Path;
 use regex::Regex;
 
 use crate::output::code_frame;
-use crate::output::human::{Styles, display_path};
+use crate::output::human::{Styles, display_path, failed_test_line};
 use crate::trace::event::{Event, Kind, Position};
 use crate::trace::evidence::Evidence;
 use crate::trace::session::Session;
@@ -107,6 +107,14 @@ impl<'a> Replay<'a> {
             )?;
             for line in tree {
                 writeln!(out, "    {line}")?;
+            }
+        }
+        // Every failed test, one line each, before the timeline (each is a `test` event in it).
+        let tests = self.evidence.map_or(&[][..], |e| &e.failure.tests[..]);
+        if !tests.is_empty() {
+            writeln!(out, "  failed tests: {}", tests.len())?;
+            for test in tests {
+                writeln!(out, "    {}", failed_test_line(s, test))?;
             }
         }
         writeln!(
