@@ -1082,3 +1082,67 @@ fn the_widened_probe_is_invisible_to_the_page() {
     let page = Path::new(FIXTURES).join("invisible/page.html");
     assert_eq!(seen, seen_without_tracer(&browser, &page));
 }
+
+/// A loop's reads from one call site: the first `SITE_STACKS` carry the full stack, the later
+/// ones the site's frame alone, marked `stackTop: 1` (the frames below it not sampled); another
+/// call site has full stacks of its own; the contract's stack sample is a full one.
+#[test]
+fn a_call_site_s_later_accesses_carry_its_frame_alone_and_say_so() {
+    let Some(browser) = chromium_or_skip("a_call_site_s_later_accesses_carry_its_frame_alone")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(
+        root.join("page.html"),
+        "<!doctype html><html><body><script>\nfunction inner() { return navigator.userAgent; }\nfunction outer() { return inner(); }\nfor (let i = 0; i < 10; i++) outer();\nnavigator.userAgent;\nperformance.mark(\"tracer:done\");\n</script></body></html>\n",
+    )
+    .unwrap();
+    let output = record_with(
+        root,
+        &browser.to_string_lossy(),
+        &["--timeout", "60", "page.html"],
+    );
+    check(&output, "tracer record");
+    let all = lines(&root.join("case/ruyi-trace/logs/current.ndjson"));
+    let reads: Vec<&Value> = all[1..]
+        .iter()
+        .filter(|a| a["api"] == "navigator.userAgent")
+        .collect();
+    assert_eq!(reads.len(), 11, "{reads:#?}");
+    let site = |a: &Value| {
+        (
+            a["stack"][0]["line"].as_u64(),
+            a["stack"][0]["column"].as_u64(),
+        )
+    };
+    let full = tracer::probe::SITE_STACKS;
+    for (i, read) in reads[..10].iter().enumerate() {
+        let frames = read["stack"].as_array().unwrap();
+        assert_eq!(site(read), (Some(2), Some(37)), "{read}");
+        if i < full {
+            // inner, outer and the loop's frame at least.
+            assert!(frames.len() >= 3, "{read}");
+            assert!(read.get("stackTop").is_none(), "{read}");
+        } else {
+            assert_eq!(frames.len(), 1, "{read}");
+            assert_eq!(read["stackTop"], 1, "{read}");
+        }
+    }
+    assert_eq!(site(reads[10]), (Some(5), Some(11)));
+    assert!(reads[10].get("stackTop").is_none(), "{}", reads[10]);
+    let built = tracer_in(root, &["-q", "contract", "build", "--case-dir", "case"]);
+    check(&built, "tracer contract build");
+    let contract: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("case/notes/trace-runtime-contract.json")).unwrap(),
+    )
+    .unwrap();
+    let item = contract["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["api"] == "navigator.userAgent")
+        .expect("an item");
+    assert!(item["stackSample"].as_array().unwrap().len() >= 3, "{item}");
+}
