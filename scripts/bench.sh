@@ -42,6 +42,12 @@
 #      page (target <= 1.3x), the accesses recorded, the time per access beyond the unprobed page,
 #      and the members watched and the install time of the main realm (start-up per realm).
 #      BENCH_WIDE_ONLY=1 runs this part alone. Needs npm (or CLIENTJS) and jq.
+#   8. optional (BENCH_TELLS=1): the two timing tells a detection script uses, measured by a page
+#      on itself, without tracer and under `tracer record`, TELLS_RUNS times each (default 5),
+#      interleaved: the time of 20 000 `navigator.userAgent` reads (the median of three loops in
+#      the page; target <= 2x the unprobed page) and the recursion depth the page reaches through
+#      `Date.now` and through `navigator.userAgent` against a function that calls nothing (target
+#      >= 95 % of the unprobed page's). BENCH_TELLS_ONLY=1 runs this part alone. Needs jq.
 # Needs hyperfine (apt-get install hyperfine) and a release build. Prints medians and ratios.
 # Part 3 needs jq, python3 and GNU time (apt-get install jq time), and TRACE_MB of space in TMPDIR.
 set -euo pipefail
@@ -59,6 +65,7 @@ done
 # BENCH_AUDIT_ONLY=1: part 5 alone (parts 1 to 3 skipped); BENCH_WIDE_ONLY=1: part 7 alone.
 if [ "${BENCH_AUDIT_ONLY:-0}" = 1 ]; then BENCH_AUDIT=1; contract=0; contract_only=1; fi
 if [ "${BENCH_TREE_ONLY:-0}" = 1 ]; then BENCH_TREE=1; contract=0; contract_only=1; fi
+if [ "${BENCH_TELLS_ONLY:-0}" = 1 ]; then BENCH_TELLS=1; BENCH_AUDIT=0; BENCH_RECORD=0; BENCH_TREE=0; BENCH_WIDE=0; contract=0; contract_only=1; fi
 if [ "${BENCH_WIDE_ONLY:-0}" = 1 ]; then BENCH_WIDE=1; BENCH_AUDIT=0; BENCH_RECORD=0; BENCH_TREE=0; contract=0; contract_only=1; fi
 if [ "$contract_only" != 1 ]; then
   command -v hyperfine >/dev/null || { echo "bench.sh needs hyperfine: apt-get install -y hyperfine" >&2; exit 2; }
@@ -391,5 +398,57 @@ EOF
     printf "  record (default walk)   %7.1f ms  %.2fx (target <= 1.3x)  %d accesses, %.1f us each beyond the unprobed page\n", d, d / p, n, (d - p) / n * 1000
     printf "  record --no-walk        %7.1f ms  %.2fx                   %d accesses, %.1f us each beyond the unprobed page\n", l, l / p, nl, (l - p) / nl * 1000
     printf "  start-up, main realm: the walk, %d members installed in %d ms; --no-walk, %d members in %d ms\n", m, mi, ml, mli
+  }'
+fi
+
+if [ "${BENCH_TELLS:-0}" = 1 ]; then
+  browser=${TRACER_CHROMIUM:-$(command -v chromium || command -v google-chrome || true)}
+  [ -n "$browser" ] || { echo "BENCH_TELLS needs Chromium: apt-get install -y chromium" >&2; exit 2; }
+  command -v jq >/dev/null || { echo "BENCH_TELLS needs jq: apt-get install -y jq" >&2; exit 2; }
+  tells=$out/tells
+  mkdir -p "$tells"
+  # The page times its own reads and measures its own recursion depth, as a detection script
+  # would; the result goes into <pre id="out"> (read from --dump-dom) and into sessionStorage
+  # (read from the trace).
+  cat > "$tells/page.html" <<'EOF'
+<!doctype html><html><head><meta charset="utf-8"><title>tells</title></head>
+<body><pre id="out"></pre><script>
+function reads(n) { const t0 = performance.now(); let s = 0; for (let i = 0; i < n; i++) s += navigator.userAgent.length; return performance.now() - t0; }
+function depthVia(f) { let d = 0; function r() { d++; f(); r(); } try { r(); } catch (e) {} return d; }
+const times = [reads(20000), reads(20000), reads(20000)].sort((a, b) => a - b);
+const text = JSON.stringify({
+  reads: +times[1].toFixed(2),
+  depthPlain: Math.max(depthVia(function () {}), depthVia(function () {})),
+  depthDate: Math.max(depthVia(function () { Date.now(); }), depthVia(function () { Date.now(); })),
+  depthUA: Math.max(depthVia(function () { navigator.userAgent; }), depthVia(function () { navigator.userAgent; })),
+});
+document.getElementById("out").textContent = text;
+sessionStorage.setItem("tells", text);
+performance.mark("tracer:done");
+</script></body></html>
+EOF
+  flags="--headless=new --no-sandbox --disable-gpu --disable-quic --disable-background-networking --disable-component-update --disable-sync --no-first-run"
+  : > "$tells/without"; : > "$tells/record"
+  for i in $(seq "${TELLS_RUNS:-5}"); do
+    # shellcheck disable=SC2086
+    "$browser" $flags --user-data-dir="$tells/profile-$i" --dump-dom "file://$tells/page.html" 2>/dev/null \
+      | sed -n 's/.*<pre id="out">\(.*\)<\/pre>.*/\1/p' >> "$tells/without"
+    rm -rf "$tells/case"
+    "$tracer" -q record --case-dir "$tells/case" --baseline-id bench --browser "$browser" --timeout 600 \
+      "$tells/page.html" 2>/dev/null || true
+    jq -r 'select(.api == "sessionStorage.setItem" and .args[0] == "tells") | .args[1]' \
+      "$tells/case/ruyi-trace/logs/current.ndjson" >> "$tells/record"
+  done
+  med() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+  field() { jq -r ".$2" "$tells/$1" | med; }
+  awk -v pr="$(field without reads)" -v rr="$(field record reads)" \
+      -v pp="$(field without depthPlain)" -v pd="$(field without depthDate)" -v pu="$(field without depthUA)" \
+      -v rp="$(field record depthPlain)" -v rd="$(field record depthDate)" -v ru="$(field record depthUA)" \
+      -v runs="${TELLS_RUNS:-5}" 'BEGIN {
+    printf "record, what a page measures of the probe (median of %d runs each, interleaved):\n", runs
+    printf "  20 000 navigator.userAgent reads  %8.1f ms plain  %8.1f ms recorded  %.1fx (target <= 2x)\n", pr, rr, rr / pr
+    printf "  recursion depth, calling nothing  %8d plain  %8d recorded  %5.1f %%\n", pp, rp, rp / pp * 100
+    printf "  recursion depth, through Date.now %8d plain  %8d recorded  %5.1f %% (target >= 95 %%)\n", pd, rd, rd / pd * 100
+    printf "  recursion depth, through a getter %8d plain  %8d recorded  %5.1f %% (target >= 95 %%)\n", pu, ru, ru / pu * 100
   }'
 fi
