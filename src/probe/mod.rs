@@ -34,10 +34,6 @@ pub const BINDING: &str = "__tracerRecord";
 pub const OWN_URL: &str = "tracer://probe.js";
 /// Top stack frames kept per access.
 pub const STACK_FRAMES: usize = 8;
-/// `tracer record`: how many accesses of an api from one call site carry the full stack
-/// (`STACK_FRAMES`); the later ones carry their top frame alone, marked `stackTop: 1` (see
-/// `siteStack` in js/report.js).
-pub const SITE_STACKS: usize = 4;
 
 /// The curated list: interfaces (prototype members, statics, the constructor), namespaces (their
 /// functions), and single members (`X.prototype.m`, `X.m`, `window.m`). `tracer record` installs
@@ -229,7 +225,7 @@ pub fn record_source(watch: &Watch, batch: bool) -> String {
         &[],
         None,
         json!({"walk": watch.walk, "exclude": watch.exclude, "asked": watch.asked,
-               "realmToken": realm_token(), "siteStacks": SITE_STACKS}),
+               "realmToken": realm_token()}),
     ))
 }
 

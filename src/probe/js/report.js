@@ -36,10 +36,6 @@ const ownKeysOf = R.ownKeys;
 const stringify = JSON.stringify;
 const ProxyC = Proxy;
 const WeakMapC = WeakMap;
-const MapC = Map;
-const mapGet = Map.prototype.get;
-const mapSet = Map.prototype.set;
-const mapSize = gopd(Map.prototype, "size").get;
 const wmGet = WeakMap.prototype.get;
 const wmSet = WeakMap.prototype.set;
 const wmHas = WeakMap.prototype.has;
@@ -362,51 +358,16 @@ function begin(prop, accessType) {
     accessType: accessType,
     // Set only while its text is made (see `textOf`); present here so that records keep one shape.
     stackSame: undefined,
-    // Set when only the stack's top frame was sampled (see `siteStack`).
-    stackTop: undefined,
   };
   // Made while another recorded call is still running (an environment's implementation using
   // its own APIs, or a page callback the call invoked): the audit's filter needs to know.
   if (MARK_NESTED && inside > 0) record.nested = 1;
   busy++;
   try {
-    if (SITE_STACKS > 0) siteStack(record, prop.api);
-    else record.stack = M.stack(config.stackLimit, begin);
+    record.stack = M.stack(config.stackLimit, begin);
   } finally {
     busy--;
   }
   return record;
-}
-
-// `tracer record` (`config.siteStacks`): the full stack (`config.stackLimit` frames) is taken for
-// the first SITE_STACKS accesses of an api from each call site (its nearest frame of the page);
-// later ones from that site carry that frame alone, with `stackTop: 1` saying that the frames
-// below it were not sampled. Walking and reading eight frames is most of what an access costs,
-// and a loop reads from one place again and again. At most SITES call sites are counted; past
-// them every access has its full stack.
-const SITE_STACKS = typeof config.siteStacks === "number" ? config.siteStacks : 0;
-const SITES = 10000;
-const siteCounts = new MapC();
-function siteStack(record, api) {
-  const top = M.stack(1, begin);
-  let full = true;
-  if (top.length > 0) {
-    const frame = top[0];
-    const key = api + "\n" + frame.url + ":" + frame.line + ":" + frame.column;
-    const seen = apply(mapGet, siteCounts, [key]);
-    if (seen === undefined) {
-      if (apply(mapSize, siteCounts, []) < SITES) apply(mapSet, siteCounts, [key, 1]);
-    } else if (seen < SITE_STACKS) {
-      apply(mapSet, siteCounts, [key, seen + 1]);
-    } else {
-      full = false;
-    }
-  }
-  if (full) {
-    record.stack = M.stack(config.stackLimit, begin);
-  } else {
-    record.stack = top;
-    record.stackTop = 1;
-  }
 }
 
