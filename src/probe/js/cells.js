@@ -149,6 +149,8 @@ function generation(cell, d) {
     sampled: 0,
     lastProto: undefined,
     tags: null,
+    pathTags: null,
+    pathTagsOf: null,
     hook: isNative ? HOOKS[cell.api] || null : null,
     after: isNative ? AFTER[cell.api] || null : null,
   };
@@ -205,7 +207,16 @@ function complete(record, prop, receiver, args, result, threw, error, measureRes
       }
     }
     if (prop.tags === null) prop.tags = tagsFor(prop.iface, prop.api);
-    const tags = prop.tags.length ? prop.tags : tagsFor(prop.iface, record.api);
+    let tags = prop.tags;
+    if (tags.length === 0) {
+      // The tags of the path the access took, kept for the next access by the same path (a
+      // loop's): `tagsFor` builds four names and looks each up.
+      if (prop.pathTagsOf !== record.api) {
+        prop.pathTags = tagsFor(prop.iface, record.api);
+        prop.pathTagsOf = record.api;
+      }
+      tags = prop.pathTags;
+    }
     if (tags.length) record.tags = tags;
     if (prop.hook) prop.hook(record, receiver, args, result, threw);
   } catch (e) {
