@@ -89,6 +89,16 @@ fi
 runs=${RUNS:-30}
 
 median() { jq -r ".results[$1].median" "$2"; }
+# The median of the numbers on stdin, one per line.
+med() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# Sets `browser` for a part that drives Chromium ($1: the part's variable), with jq when $2 is `jq`.
+need_browser() {
+  browser=${TRACER_CHROMIUM:-$(command -v chromium || command -v google-chrome || true)}
+  [ -n "$browser" ] || { echo "$1 needs Chromium: apt-get install -y chromium" >&2; exit 2; }
+  if [ "${2:-}" = jq ]; then
+    command -v jq >/dev/null || { echo "$1 needs jq: apt-get install -y jq" >&2; exit 2; }
+  fi
+}
 
 if [ "$contract_only" != 1 ]; then
 # Start-up in ROUNDS rounds (default 5) of runs/ROUNDS pairs each (at least 5): the VM drifts
@@ -245,8 +255,7 @@ if [ "$contract" = 1 ]; then
 fi
 
 if [ "${BENCH_RECORD:-0}" = 1 ]; then
-  browser=${TRACER_CHROMIUM:-$(command -v chromium || command -v google-chrome || true)}
-  [ -n "$browser" ] || { echo "BENCH_RECORD needs Chromium: apt-get install -y chromium" >&2; exit 2; }
+  need_browser BENCH_RECORD
   accesses=${ACCESSES:-100000}
   mkdir -p "$out/record"
   page() { # $1: file, $2: how many accesses
@@ -340,9 +349,7 @@ if [ "${BENCH_TREE:-0}" = 1 ]; then
 fi
 
 if [ "${BENCH_WIDE:-0}" = 1 ]; then
-  browser=${TRACER_CHROMIUM:-$(command -v chromium || command -v google-chrome || true)}
-  [ -n "$browser" ] || { echo "BENCH_WIDE needs Chromium: apt-get install -y chromium" >&2; exit 2; }
-  command -v jq >/dev/null || { echo "BENCH_WIDE needs jq: apt-get install -y jq" >&2; exit 2; }
+  need_browser BENCH_WIDE jq
   wide=$out/wide
   mkdir -p "$wide"
   if [ -n "${CLIENTJS:-}" ]; then
@@ -373,7 +380,6 @@ performance.mark("tracer:done");
 </script></body></html>
 EOF
   flags="--headless=new --no-sandbox --disable-gpu --disable-quic --disable-background-networking --disable-component-update --disable-sync --no-first-run"
-  med() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
   : > "$wide/without"; : > "$wide/default"; : > "$wide/nowalk"; : > "$wide/default.install"; : > "$wide/nowalk.install"
   for i in $(seq "${WIDE_RUNS:-5}"); do
     # shellcheck disable=SC2086
@@ -407,9 +413,7 @@ EOF
 fi
 
 if [ "${BENCH_TELLS:-0}" = 1 ]; then
-  browser=${TRACER_CHROMIUM:-$(command -v chromium || command -v google-chrome || true)}
-  [ -n "$browser" ] || { echo "BENCH_TELLS needs Chromium: apt-get install -y chromium" >&2; exit 2; }
-  command -v jq >/dev/null || { echo "BENCH_TELLS needs jq: apt-get install -y jq" >&2; exit 2; }
+  need_browser BENCH_TELLS jq
   tells=$out/tells
   mkdir -p "$tells"
   # The page times its own reads and measures its own recursion depth, as a detection script
@@ -444,7 +448,6 @@ EOF
     jq -r 'select(.api == "sessionStorage.setItem" and .args[0] == "tells") | .args[1]' \
       "$tells/case/ruyi-trace/logs/current.ndjson" >> "$tells/record"
   done
-  med() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
   field() { jq -r ".$2" "$tells/$1" | med; }
   awk -v pr="$(field without reads)" -v rr="$(field record reads)" \
       -v pp="$(field without depthPlain)" -v pd="$(field without depthDate)" -v pu="$(field without depthUA)" \

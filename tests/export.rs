@@ -7,6 +7,18 @@ use tracer::trace::session::Session;
 
 use crate::support::{Tracer, parse_ndjson};
 
+/// Runs the fixture `fixture` and exports its session as a Chrome trace (parsed).
+fn run_and_export(fixture: &str) -> (crate::support::Output, Value) {
+    let run = Tracer::new().fixture(fixture).args(["run", fixture]).run();
+    let export = run
+        .tracer()
+        .args(["export", "--format", "chrome-trace"])
+        .run();
+    export.assert_code(0);
+    let trace = serde_json::from_str(&export.stdout()).expect("chrome-trace is JSON");
+    (run, trace)
+}
+
 fn trace_events(trace: &Value) -> &Vec<Value> {
     trace["traceEvents"]
         .as_array()
@@ -78,16 +90,7 @@ fn chrome_trace_has_the_run_span_and_an_instant_per_console_exception_and_output
 
 #[test]
 fn each_worker_gets_its_own_track() {
-    let run = Tracer::new()
-        .fixture("worker.js")
-        .args(["run", "worker.js"])
-        .run();
-    let export = run
-        .tracer()
-        .args(["export", "--format", "chrome-trace"])
-        .run();
-    export.assert_code(0);
-    let trace: Value = serde_json::from_str(&export.stdout()).unwrap();
+    let (run, trace) = run_and_export("worker.js");
     let events = trace_events(&trace);
     let hello = events
         .iter()
@@ -195,17 +198,8 @@ fn the_usage_line_shows_the_id_as_optional() {
 /// named so, never on the program's main track as though the program wrote them all.
 #[test]
 fn a_tree_s_output_is_on_a_shared_track_of_its_own() {
-    let run = Tracer::new()
-        .fixture("fork.js")
-        .args(["run", "fork.js"])
-        .run();
+    let (run, trace) = run_and_export("fork.js");
     run.assert_code(0);
-    let export = run
-        .tracer()
-        .args(["export", "--format", "chrome-trace"])
-        .run();
-    export.assert_code(0);
-    let trace: Value = serde_json::from_str(&export.stdout()).unwrap();
     let events = trace_events(&trace);
     let line = events
         .iter()
