@@ -91,6 +91,8 @@ runs=${RUNS:-30}
 median() { jq -r ".results[$1].median" "$2"; }
 # The median of the numbers on stdin, one per line.
 med() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# Chromium's flags for a page loaded without tracer (tracer record's own, less remote debugging).
+flags="--headless=new --no-sandbox --disable-gpu --disable-quic --disable-background-networking --disable-component-update --disable-sync --no-first-run"
 # Sets `browser` for a part that drives Chromium ($1: the part's variable), with jq when $2 is `jq`.
 need_browser() {
   browser=${TRACER_CHROMIUM:-$(command -v chromium || command -v google-chrome || true)}
@@ -263,7 +265,6 @@ if [ "${BENCH_RECORD:-0}" = 1 ]; then
   }
   page "$out/record/many.html" "$accesses"
   page "$out/record/one.html" 1
-  flags="--headless=new --no-sandbox --disable-gpu --disable-quic --disable-background-networking --disable-component-update --disable-sync --no-first-run"
   hyperfine -N --warmup 1 --runs 3 --export-json "$out/record.json" \
     "$browser $flags --user-data-dir=$out/record/profile --dump-dom file://$out/record/many.html" \
     "$tracer -q record --case-dir $out/record/one --baseline-id bench --browser $browser --timeout 600 $out/record/one.html" \
@@ -379,7 +380,6 @@ sessionStorage.setItem("ms", ms);
 performance.mark("tracer:done");
 </script></body></html>
 EOF
-  flags="--headless=new --no-sandbox --disable-gpu --disable-quic --disable-background-networking --disable-component-update --disable-sync --no-first-run"
   : > "$wide/without"; : > "$wide/default"; : > "$wide/nowalk"; : > "$wide/default.install"; : > "$wide/nowalk.install"
   for i in $(seq "${WIDE_RUNS:-5}"); do
     # shellcheck disable=SC2086
@@ -436,7 +436,6 @@ sessionStorage.setItem("tells", text);
 performance.mark("tracer:done");
 </script></body></html>
 EOF
-  flags="--headless=new --no-sandbox --disable-gpu --disable-quic --disable-background-networking --disable-component-update --disable-sync --no-first-run"
   : > "$tells/without"; : > "$tells/record"
   for i in $(seq "${TELLS_RUNS:-5}"); do
     # shellcheck disable=SC2086

@@ -16,6 +16,15 @@ fn output(lines: &[&str]) -> Vec<Event> {
         .collect()
 }
 
+/// Output events of lines each printed on its own stream, in this order.
+fn output_on(lines: &[(Stream, &str)]) -> Vec<Event> {
+    let mut events = output(&lines.iter().map(|(_, l)| *l).collect::<Vec<_>>());
+    for (event, (stream, _)) in events.iter_mut().zip(lines) {
+        event.stream = Some(*stream);
+    }
+    events
+}
+
 fn workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("test")).unwrap();
@@ -387,10 +396,7 @@ fn a_failure_s_block_is_read_from_its_own_stream_when_another_interleaves() {
         ),
         (Stream::Stderr, " ❯ test/add.test.js:4:21"),
     ];
-    let mut events = output(&lines.map(|(_, l)| l));
-    for (event, (stream, _)) in events.iter_mut().zip(lines) {
-        event.stream = Some(stream);
-    }
+    let events = output_on(&lines);
     let own = |f: &str| !f.contains("node_modules");
     let test = first_failed(&events, u64::MAX, dir.path(), &own).expect("a failing test");
     assert_eq!(
@@ -401,8 +407,8 @@ fn a_failure_s_block_is_read_from_its_own_stream_when_another_interleaves() {
 }
 
 /// Vitest 4's default reporter (4.1.12): its listing's `×` lines have no `→` message under them,
-/// and its summary follows on stdout while its failures are on stderr. Only the two `FAIL`
-/// reports are failures (a listing line was once one, with the summary as its message).
+/// and its summary follows on stdout while its failures are on stderr. Only the `FAIL` report
+/// is a failure (a listing line was once one too, with the summary as its message).
 #[test]
 fn vitest_4_s_report_names_each_failure_once() {
     let dir = workspace();
@@ -433,10 +439,7 @@ fn vitest_4_s_report_names_each_failure_once() {
         .map(|l| (Stream::Stdout, *l))
         .chain(stderr.iter().map(|l| (Stream::Stderr, *l)))
         .collect();
-    let mut events = output(&lines.iter().map(|(_, l)| *l).collect::<Vec<_>>());
-    for (event, (stream, _)) in events.iter_mut().zip(&lines) {
-        event.stream = Some(*stream);
-    }
+    let events = output_on(&lines);
     let own = |f: &str| !f.contains("node_modules");
     let failed = all_failed(&events, u64::MAX, dir.path(), &own);
     assert_eq!(failed.len(), 1, "{failed:#?}");
