@@ -4,6 +4,7 @@
 //! the file and the test). The console calls themselves never reach tracer there: these are
 //! claims read from text, and each event's note says so.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::LazyLock;
 
@@ -41,7 +42,14 @@ pub fn runner_console(events: &[Event], cwd: &Path, processes: &[Process]) -> Ve
         .filter_map(|e| Some((e, strip_ansi(e.value.as_deref()?).into_owned())))
         .collect();
     let mut mapper = Mapper::new(cwd.to_owned());
-    let running = |file: &str| process_running(processes, events, cwd, file);
+    // Which process ran each file, found once per file (it reads the whole event log).
+    let mut placed: HashMap<String, Option<String>> = HashMap::new();
+    let mut running = |file: &str| {
+        placed
+            .entry(file.to_owned())
+            .or_insert_with(|| process_running(processes, events, cwd, file))
+            .clone()
+    };
     let mut found = Vec::new();
     let mut jest_file: Option<String> = None;
     let mut at = 0;
@@ -81,7 +89,7 @@ pub fn runner_console(events: &[Event], cwd: &Path, processes: &[Process]) -> Ve
                 "jest",
                 file,
                 cwd,
-                &running,
+                &mut running,
             );
             if let Some(site) = site {
                 let (site, note) = mapper.printed(&site);
@@ -113,7 +121,7 @@ pub fn runner_console(events: &[Event], cwd: &Path, processes: &[Process]) -> Ve
                 "vitest",
                 &heading[2],
                 cwd,
-                &running,
+                &mut running,
             );
             if let (Some(test), Some(note)) = (heading.get(3), call.note.as_mut()) {
                 note.push_str(&format!("; printed in the test `{}`", test.as_str()));
@@ -134,7 +142,7 @@ fn call_event(
     runner: &str,
     file: &str,
     cwd: &Path,
-    running: &dyn Fn(&str) -> Option<String>,
+    running: &mut dyn FnMut(&str) -> Option<String>,
 ) -> Event {
     let mut event = Event::new(Kind::Console, printed.ts, format!("console.{method}"));
     event.level = Some(method.to_owned());
