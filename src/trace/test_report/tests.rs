@@ -33,8 +33,16 @@ fn workspace() -> tempfile::TempDir {
 }
 
 fn read(dir: &Path, lines: &[&str]) -> RunnerFailure {
-    let own = |f: &str| !f.contains("node_modules") && !f.starts_with("node:");
-    first_failed(&output(lines), u64::MAX, dir, &own).expect("a failing test")
+    read_events(dir, &output(lines))
+}
+
+/// The first failing test of `events`, the user's own code being outside `node_modules`.
+fn read_events(dir: &Path, events: &[Event]) -> RunnerFailure {
+    first_failed(events, u64::MAX, dir, &own_code).expect("a failing test")
+}
+
+fn own_code(f: &str) -> bool {
+    !f.contains("node_modules") && !f.starts_with("node:")
 }
 
 /// The test's site is in `file`, at `line` and `column` (1-based, as printed).
@@ -396,9 +404,7 @@ fn a_failure_s_block_is_read_from_its_own_stream_when_another_interleaves() {
         ),
         (Stream::Stderr, " ❯ test/add.test.js:4:21"),
     ];
-    let events = output_on(&lines);
-    let own = |f: &str| !f.contains("node_modules");
-    let test = first_failed(&events, u64::MAX, dir.path(), &own).expect("a failing test");
+    let test = read_events(dir.path(), &output_on(&lines));
     assert_eq!(
         test.message,
         "AssertionError: expected 4 to be 5 // Object.is equality"
@@ -439,9 +445,7 @@ fn vitest_4_s_report_names_each_failure_once() {
         .map(|l| (Stream::Stdout, *l))
         .chain(stderr.iter().map(|l| (Stream::Stderr, *l)))
         .collect();
-    let events = output_on(&lines);
-    let own = |f: &str| !f.contains("node_modules");
-    let failed = all_failed(&events, u64::MAX, dir.path(), &own);
+    let failed = all_failed(&output_on(&lines), u64::MAX, dir.path(), &own_code);
     assert_eq!(failed.len(), 1, "{failed:#?}");
     assert_eq!(failed[0].name, "add > adds two and two");
     assert_eq!(
