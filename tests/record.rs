@@ -874,6 +874,77 @@ fn an_access_in_a_task_still_running_when_the_recording_settles_is_kept() {
     assert_eq!(reads, 4, "{accesses:#?}");
 }
 
+/// A loop's stack is captured now and then once it is stable (the page could time a capture per
+/// read): every read is still a line of its own, in order; the first reads carry their stack, each
+/// loop's place is captured; a read between two captures has no `stack` at all (not sampled),
+/// never another read's; and the contract builds from such a trace, with its stack sample.
+#[test]
+fn a_stack_sampled_in_a_loop_is_absent_between_captures_never_another_read_s() {
+    let Some(browser) = chromium_or_skip(
+        "a_stack_sampled_in_a_loop_is_absent_between_captures_never_another_read_s",
+    ) else {
+        return;
+    };
+    let (dir, accesses) = record_fixture(&browser, "hot-loop/page.html");
+    let reads: Vec<&Value> = accesses
+        .iter()
+        .filter(|a| a["api"] == "navigator.userAgent" && a["accessType"] == "get")
+        .collect();
+    assert_eq!(reads.len(), 601, "every read is a line");
+    let seqs: Vec<u64> = reads.iter().map(|a| a["seq"].as_u64().unwrap()).collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+    let line_of = |read: &Value| {
+        read["stack"]
+            .as_array()
+            .map(|frames| frames[0]["line"].as_u64().unwrap())
+    };
+    let mut absent = 0;
+    for (i, read) in reads.iter().enumerate() {
+        let own = if i < 300 {
+            9
+        } else if i < 600 {
+            10
+        } else {
+            11
+        };
+        match line_of(read) {
+            Some(line) => assert_eq!(line, own, "read {i} names another read's line: {read}"),
+            None => {
+                assert!(read.get("stack").is_none(), "{read}");
+                absent += 1;
+            }
+        }
+    }
+    assert!(
+        reads[..8].iter().all(|r| line_of(r).is_some()),
+        "the first reads keep their stack"
+    );
+    // Reads from another place while a loop's stack is sampled have none until the next capture
+    // (at most 64 reads later), which names their place: the second loop is found.
+    assert!(
+        reads[300..600].iter().any(|r| line_of(r) == Some(10)),
+        "the second loop's place is captured"
+    );
+    assert!(
+        absent > 400,
+        "a stable loop is sampled: {absent} reads without a stack"
+    );
+    let built = tracer_in(dir.path(), &["contract", "build", "--case-dir", "case"]);
+    check(&built, "tracer contract build");
+    let contract: Value = serde_json::from_slice(
+        &std::fs::read(dir.path().join("case/notes/trace-runtime-contract.json")).unwrap(),
+    )
+    .unwrap();
+    let item = contract["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|item| item["api"] == "navigator.userAgent" && item["accessType"] == "get")
+        .expect("the item");
+    assert_eq!(item["count"], 601, "{item:#}");
+    assert_eq!(item["stackSample"][0]["line"], 9, "{item:#}");
+}
+
 /// `--max-accesses` caps the trace: exactly that many access lines, in `seq` order from 1, and
 /// the exit code says the recording was cut short.
 #[test]

@@ -224,8 +224,10 @@ pub fn record_source(watch: &Watch, batch: bool) -> String {
         false,
         &[],
         None,
+        // A stack captured now and then for an api read from one place over and over (see
+        // `sampled` in js/report.js): the reference trace's hot loops, not the audit's.
         json!({"walk": watch.walk, "exclude": watch.exclude, "asked": watch.asked,
-               "realmToken": realm_token()}),
+               "realmToken": realm_token(), "sampleStacks": true}),
     ))
 }
 

@@ -151,6 +151,7 @@ function generation(cell, d) {
     tags: null,
     pathTags: null,
     pathTagsOf: null,
+    lastApi: null,
     hook: isNative ? HOOKS[cell.api] || null : null,
     after: isNative ? AFTER[cell.api] || null : null,
   };
@@ -188,6 +189,9 @@ function complete(record, prop, receiver, args, result, threw, error, measureRes
     record.fx = propFacts(prop);
     if (prop.volatile === true) record.fxWhole = true;
     record.api = apiFor(prop, receiver);
+    // The path its next access will most likely take: whose slot says whether to capture the
+    // stack (`begin`, before the path is known).
+    prop.lastApi = record.api;
     record.receiver = M.receiverName(receiver);
     if (args !== null) {
       const encoded = [];

@@ -139,8 +139,19 @@ let batchScheduled = false;
 // binding, the browser and the recorder would each carry and convert.
 // A record whose content equals the slot's last one (`sameJson`) is known to repeat it without
 // being stringified; any other is stringified and compared as text.
-const slots = O.create(null); // api -> { n, body, last }
+const slots = O.create(null); // api -> { n, body, last, stack, same, skip, gap }
 let nextSlot = 1;
+
+// A sampled stack (`config.sampleStacks`, the recorder's): an api read from one place over and over
+// (a loop, a timing loop of a detection script) has its stack captured only now and then once its
+// last STABLE_STACKS captures were the same, the gap between captures doubling to MAX_STACK_GAP;
+// a record between two captures has no `stack` at all (not sampled: never a stand-in). Capturing
+// the stack is most of a record's cost in the page, and a page can time it; a stack that changes
+// at a capture takes the slot back to capturing every access. Off in an audit, whose filter
+// reads every record's nearest frame.
+const SAMPLE_STACKS = config.sampleStacks === true;
+const STABLE_STACKS = 8;
+const MAX_STACK_GAP = 64;
 const objectProto = O.prototype;
 const arrayProto = Array.prototype;
 const isArrayValue = Array.isArray;
@@ -244,12 +255,13 @@ function textOf(message) {
   message.e = undefined;
   let slot = slots[message.api];
   if (slot === undefined) {
-    slot = { n: nextSlot++, body: null, last: null, stack: null };
+    slot = { n: nextSlot++, body: null, last: null, stack: null, same: 0, skip: 0, gap: 0 };
     slots[message.api] = slot;
   }
   const head = '"slot":' + slot.n + ',"ls":' + ls + ',"e":' + e;
   const plain = jsonPlain();
   if (slot.last !== null && plain && sameJson(message, slot.last, 0)) {
+    if (SAMPLE_STACKS && message.stack !== undefined) sampled(slot, true);
     return '{"k":"same",' + head + "}";
   }
   // A stack equal to the slot's last one travels as `stackSame: 1` (a loop reads from one place:
@@ -266,12 +278,30 @@ function textOf(message) {
     message.stack = stack;
     message.stackSame = undefined;
   }
-  if (stack !== undefined) slot.stack = stack;
+  if (stack !== undefined) {
+    if (SAMPLE_STACKS) sampled(slot, stackSame);
+    slot.stack = stack;
+  }
   // `last` is a record whose text is `body`, but for a stack sent as `stackSame`.
   slot.last = message;
   if (slot.body === body) return '{"k":"same",' + head + "}";
   slot.body = body;
   return "{" + head + "," + apply(strSlice, body, [1]);
+}
+
+// A captured stack was its slot's last (`same`) or not: when the next captures may be skipped.
+function sampled(slot, same) {
+  if (!same) {
+    slot.same = 0;
+    slot.gap = 0;
+    slot.skip = 0;
+    return;
+  }
+  slot.same++;
+  if (slot.same >= STABLE_STACKS) {
+    slot.gap = slot.gap === 0 ? 1 : slot.gap * 2 > MAX_STACK_GAP ? MAX_STACK_GAP : slot.gap * 2;
+    slot.skip = slot.gap;
+  }
 }
 
 function post(message) {
@@ -362,6 +392,13 @@ function begin(prop, accessType) {
   // Made while another recorded call is still running (an environment's implementation using
   // its own APIs, or a page callback the call invoked): the audit's filter needs to know.
   if (MARK_NESTED && inside > 0) record.nested = 1;
+  if (SAMPLE_STACKS) {
+    const slot = prop.lastApi === null ? undefined : slots[prop.lastApi];
+    if (slot !== undefined && slot.skip > 0) {
+      slot.skip--;
+      return record;
+    }
+  }
   busy++;
   try {
     record.stack = M.stack(config.stackLimit, begin);
