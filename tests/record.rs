@@ -945,6 +945,37 @@ fn a_stack_sampled_in_a_loop_is_absent_between_captures_never_another_read_s() {
     assert_eq!(item["stackSample"][0]["line"], 9, "{item:#}");
 }
 
+/// A loop's reads travel as repeats of the last record only while nothing a record holds has
+/// changed: a new value, or a new name for the receiver, is in the line of the first read that saw
+/// it and of every read after.
+#[test]
+fn a_loop_s_repeats_follow_every_change_of_value_and_receiver() {
+    let Some(browser) =
+        chromium_or_skip("a_loop_s_repeats_follow_every_change_of_value_and_receiver")
+    else {
+        return;
+    };
+    let (_dir, accesses) = record_fixture(&browser, "hot-change/page.html");
+    let reads = |api: &str| -> Vec<&Value> {
+        accesses
+            .iter()
+            .filter(|a| a["api"] == api && a["accessType"] == "get")
+            .collect()
+    };
+    let titles = reads("document.title");
+    assert_eq!(titles.len(), 300);
+    for (i, read) in titles.iter().enumerate() {
+        let seen = if i < 150 { "a" } else { "b" };
+        assert_eq!(read["returnValue"], seen, "read {i}: {read}");
+    }
+    let agents = reads("navigator.userAgent");
+    assert_eq!(agents.len(), 300);
+    for (i, read) in agents.iter().enumerate() {
+        let receiver = if i < 200 { "Navigator" } else { "Fake" };
+        assert_eq!(read["receiver"], receiver, "read {i}: {read}");
+    }
+}
+
 /// `--max-accesses` caps the trace: exactly that many access lines, in `seq` order from 1, and
 /// the exit code says the recording was cut short.
 #[test]

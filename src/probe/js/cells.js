@@ -228,7 +228,15 @@ function complete(record, prop, receiver, args, result, threw, error, measureRes
   } finally {
     busy--;
   }
+  completed = record;
+  completedProp = prop;
+  completedReceiver = receiver;
+  completedValue = result;
   finish(record);
+  completed = null;
+  completedProp = null;
+  completedReceiver = null;
+  completedValue = null;
 }
 
 // Whether this access measures the structure of its value (brand, constructor name, instanceof,
@@ -362,6 +370,8 @@ function callTrap(accessType, measureResult, field) {
   const trap = function (target, thisArg, args) {
     const prop = this[field];
     if (busy) return apply(target, thisArg, args);
+    const slot = accessType === "get" && SAMPLE_STACKS ? repeatable(prop, thisArg) : null;
+    if (slot !== null) return repeatGet(trap, target, thisArg, args, prop, slot);
     const record = begin(prop, accessType);
     let result;
     let threw = false;
@@ -392,6 +402,68 @@ function callTrap(accessType, measureResult, field) {
     return result;
   };
   return trap;
+}
+
+// A getter read that may repeat its slot's last record (see `repeatable`): the getter runs as in
+// the trap; a value that is the last one's is sent as a repeat, anything else (another value, an
+// error, a record that another record made during the call now precedes) is recorded in full,
+// with the `ls` and `e` it took before the call and no stack, as the slot's sampling had it.
+function repeatGet(trap, target, thisArg, args, prop, slot) {
+  const e = epoch();
+  const ls = nextLocal++;
+  let result;
+  let threw = false;
+  let error;
+  inside++;
+  try {
+    result = apply(target, thisArg, args);
+  } catch (err) {
+    threw = true;
+    error = err;
+    if (!restack(err, trap)) cleanStack(err);
+  } finally {
+    inside--;
+  }
+  try {
+    if (!threw && flushNext === ls && repeats(slot.inputs, prop, thisArg, result)) {
+      postRepeat(slot, ls, e);
+      flushReady();
+    } else {
+      complete(beginAt(prop, "get", ls, e, repeatGet), prop, thisArg, null, result, threw, error, true);
+    }
+  } catch (_) {
+    // No stack left to record the access (a page recursing through the getter): what is known of
+    // it waits for the next record to carry it out, without a call, and the read ends as the
+    // getter's did.
+    if (flushNext <= ls && ready[ls] === undefined) {
+      ready[ls] = { k: "access", ls: ls, e: e, realm: realm, phase: phase, api: prop.api,
+        accessType: "get", probeError: "no stack left to record the access" };
+    }
+  }
+  if (threw) throw error;
+  return result;
+}
+
+// Whether a getter's record would be `inputs`' record again (see `repeatable`): the path and the
+// receiver's name as `complete` computes them, the value, and `sampleValue` leaving its
+// structure unmeasured.
+function repeats(inputs, prop, receiver, value) {
+  if (inputs === null || !objectIs(value, inputs.value) || prop.sampled < VALUE_SAMPLES) {
+    return false;
+  }
+  busy++;
+  try {
+    if (apiFor(prop, receiver) !== inputs.api || M.receiverName(receiver) !== inputs.receiverName) {
+      return false;
+    }
+    if (inputs.valueName === null) return typeof value === prop.lastProto;
+    return getProto(value) === prop.lastProto &&
+      (M.constructorNameOf(value) || "") === inputs.valueName;
+  } catch (_) {
+    return false;
+  } finally {
+    busy--;
+  }
 }
 
 // The audit (`config.enterRealms`): a frame's window that no script ever runs in (a page that

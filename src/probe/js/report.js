@@ -255,7 +255,7 @@ function textOf(message) {
   message.e = undefined;
   let slot = slots[message.api];
   if (slot === undefined) {
-    slot = { n: nextSlot++, body: null, last: null, stack: null, same: 0, skip: 0, gap: 0 };
+    slot = { n: nextSlot++, body: null, last: null, stack: null, same: 0, skip: 0, gap: 0, inputs: null };
     slots[message.api] = slot;
   }
   const head = '"slot":' + slot.n + ',"ls":' + ls + ',"e":' + e;
@@ -284,6 +284,7 @@ function textOf(message) {
   }
   // `last` is a record whose text is `body`, but for a stack sent as `stackSame`.
   slot.last = message;
+  slot.inputs = SAMPLE_STACKS ? inputsOf(message) : null;
   if (slot.body === body) return '{"k":"same",' + head + "}";
   slot.body = body;
   return "{" + head + "," + apply(strSlice, body, [1]);
@@ -302,6 +303,58 @@ function sampled(slot, same) {
     slot.gap = slot.gap === 0 ? 1 : slot.gap * 2 > MAX_STACK_GAP ? MAX_STACK_GAP : slot.gap * 2;
     slot.skip = slot.gap;
   }
+}
+
+// What a getter's record was made of (see `repeatGet` in cells.js), when its record is the one
+// `complete` just made (not one that waited for an earlier record) and holds nothing another
+// access with the same inputs could differ in: no stack, no error, no hook, no nesting.
+let completed = null;
+let completedProp = null;
+let completedReceiver = null;
+let completedValue = null;
+function inputsOf(message) {
+  if (message !== completed || message.accessType !== "get" || message.stack !== undefined ||
+      message.exception !== null || message.nested !== undefined ||
+      message.probeError !== undefined || completedProp.hook !== null || completedProp.after !== null ||
+      completedProp.volatile === true) {
+    return null;
+  }
+  const v = completedValue;
+  if (typeof v === "function") return null;
+  let valueName = null;
+  if (v !== null && typeof v === "object") {
+    // An object is written by its constructor's name and id, unless it is an array or a plain
+    // object (whose items and values are written too).
+    const written = message.returnValue;
+    if (written === null || typeof written !== "object" || typeof written.$object !== "string" ||
+        written.$object === "Object") {
+      return null;
+    }
+    valueName = written.$object;
+  }
+  return { prop: completedProp, receiver: completedReceiver, receiverName: message.receiver,
+    api: message.api, value: v, valueName: valueName, phase: message.phase,
+    facts: completedProp.facts };
+}
+
+// The record a getter access would make is its slot's last one, but for `ls` and `e`, when the
+// slot's stack is not being captured now and the access has the same inputs: the same property
+// (its facts unchanged), the same receiver under the same name and path, the same value (a
+// primitive by Object.is, an object by identity and its constructor's name), the same phase, and
+// no value structure left to sample. Then only the repeat is sent, and none of the record is
+// built: what the page pays for a loop's read is the call and these comparisons. Checked before
+// the call (`repeatable`: what the call cannot change) and after it (`repeats`, as `complete`
+// would compute each).
+function repeatable(prop, receiver) {
+  if (busy || flushNext !== nextLocal || prop.lastApi === null) return null;
+  const slot = slots[prop.lastApi];
+  if (slot === undefined || slot.skip === 0) return null;
+  const inputs = slot.inputs;
+  if (inputs === null || inputs.prop !== prop || inputs.receiver !== receiver ||
+      inputs.phase !== phase || inputs.facts !== prop.facts) {
+    return null;
+  }
+  return slot;
 }
 
 function post(message) {
@@ -337,6 +390,11 @@ function finish(record) {
   } else {
     ready[record.ls] = record;
   }
+  flushReady();
+}
+
+// Sends the records that waited for the ones just sent.
+function flushReady() {
   while (ready[flushNext] !== undefined) {
     const next = ready[flushNext];
     delete ready[flushNext];
@@ -378,10 +436,32 @@ function withFacts(record) {
 }
 
 function begin(prop, accessType) {
+  return beginAt(prop, accessType, nextLocal++, epoch(), begin);
+}
+
+// A repeat of `slot`'s last record, `ls` and `e` its own, sent in order (nothing earlier waits:
+// see `repeatable`).
+function postRepeat(slot, ls, e) {
+  slot.skip--;
+  flushNext++;
+  batch[batch.length] = '{"k":"same","slot":' + slot.n + ',"ls":' + ls + ',"e":' + e + "}";
+  if (batch.length === 1) batchStarted = dateNow();
+  if (batch.length >= BATCH_RECORDS || dateNow() - batchStarted >= BATCH_MS ||
+      queueMicrotaskOriginal === null) {
+    sendBatch();
+  } else if (!batchScheduled) {
+    batchScheduled = true;
+    apply(queueMicrotaskOriginal, g, [sendBatch]);
+  }
+}
+
+// A record begun: `above` is the probe's function the page's call went through (its frame and
+// those above it are not captured).
+function beginAt(prop, accessType, ls, e, above) {
   const record = {
     k: "access",
-    ls: nextLocal++,
-    e: epoch(),
+    ls: ls,
+    e: e,
     realm: realm,
     phase: phase,
     api: prop.api,
@@ -401,7 +481,7 @@ function begin(prop, accessType) {
   }
   busy++;
   try {
-    record.stack = M.stack(config.stackLimit, begin);
+    record.stack = M.stack(config.stackLimit, above);
   } finally {
     busy--;
   }
