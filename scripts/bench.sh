@@ -48,6 +48,13 @@
 #      the page; target <= 2x the unprobed page) and the recursion depth the page reaches through
 #      `Date.now` and through `navigator.userAgent` against a function that calls nothing (target
 #      >= 95 % of the unprobed page's). BENCH_TELLS_ONLY=1 runs this part alone. Needs jq.
+#   9. optional (BENCH_AUDIT_REAL=1): `tracer audit` of a real library in both environments, against
+#      the same entry run by plain `node`: ClientJS 0.2.1 computing its fingerprint and components
+#      (examples/patched-jsdom's page, its reference recorded in Chromium, committed) in jsdom 29
+#      (examples/patched-jsdom's entry, `npm ci` there first) and in happy-dom (examples/jsdom's
+#      node_modules, `npm ci` there first; the page's two scripts run as inline scripts of a happy-dom
+#      Window): the median wall times and their ratio (target <= 1.5x each), AUDIT_REAL_RUNS runs
+#      each (default 5). BENCH_AUDIT_REAL_ONLY=1 runs this part alone.
 # Needs hyperfine (apt-get install hyperfine) and a release build. Prints medians and ratios.
 # Part 3 needs jq, python3 and GNU time (apt-get install jq time), and TRACE_MB of space in TMPDIR.
 set -euo pipefail
@@ -68,6 +75,7 @@ if [ "${BENCH_TREE_ONLY:-0}" = 1 ]; then BENCH_TREE=1; contract=0; contract_only
 if [ "${BENCH_RECORD_ONLY:-0}" = 1 ]; then BENCH_RECORD=1; BENCH_AUDIT=0; BENCH_TREE=0; BENCH_WIDE=0; contract=0; contract_only=1; fi
 if [ "${BENCH_TELLS_ONLY:-0}" = 1 ]; then BENCH_TELLS=1; BENCH_AUDIT=0; BENCH_RECORD=0; BENCH_TREE=0; BENCH_WIDE=0; contract=0; contract_only=1; fi
 if [ "${BENCH_WIDE_ONLY:-0}" = 1 ]; then BENCH_WIDE=1; BENCH_AUDIT=0; BENCH_RECORD=0; BENCH_TREE=0; contract=0; contract_only=1; fi
+if [ "${BENCH_AUDIT_REAL_ONLY:-0}" = 1 ]; then BENCH_AUDIT_REAL=1; BENCH_AUDIT=0; BENCH_RECORD=0; BENCH_TREE=0; BENCH_WIDE=0; BENCH_TELLS=0; contract=0; contract_only=1; fi
 if [ "$contract_only" != 1 ]; then
   command -v hyperfine >/dev/null || { echo "bench.sh needs hyperfine: apt-get install -y hyperfine" >&2; exit 2; }
 fi
@@ -458,4 +466,58 @@ EOF
     printf "  recursion depth, through Date.now %8d plain  %8d recorded  %5.1f %% (target >= 95 %%)\n", pd, rd, rd / pd * 100
     printf "  recursion depth, through a getter %8d plain  %8d recorded  %5.1f %% (target >= 95 %%)\n", pu, ru, ru / pu * 100
   }'
+fi
+if [ "${BENCH_AUDIT_REAL:-0}" = 1 ]; then
+  command -v hyperfine >/dev/null || { echo "bench.sh needs hyperfine: apt-get install -y hyperfine" >&2; exit 2; }
+  example=$PWD/examples/patched-jsdom
+  [ -d "$example/node_modules/jsdom" ] || { echo "BENCH_AUDIT_REAL needs jsdom: (cd examples/patched-jsdom && npm ci)" >&2; exit 2; }
+  [ -d "$PWD/examples/jsdom/node_modules/happy-dom" ] || { echo "BENCH_AUDIT_REAL needs happy-dom: (cd examples/jsdom && npm ci)" >&2; exit 2; }
+  real=$out/audit-real
+  for env in jsdom happy-dom; do
+    mkdir -p "$real/$env/case/result" "$real/$env/case/ruyi-trace/logs"
+    cp "$example/case/ruyi-trace/logs/current.ndjson" "$real/$env/case/ruyi-trace/logs/"
+    cp "$example/page.html" "$example/app.js" "$real/$env/"
+  done
+  ln -s "$example/node_modules" "$real/jsdom/node_modules"
+  cp -r "$example/case/result/." "$real/jsdom/case/result/"
+  ln -s "$PWD/examples/jsdom/node_modules" "$real/happy-dom/node_modules"
+  cp "$example/node_modules/clientjs/dist/client.min.js" "$real/happy-dom/client.min.js"
+  # happy-dom runs the page's two scripts inline (it would fetch a script's src: a request).
+  cat > "$real/happy-dom/case/result/final.js" <<'EOF'
+// The environment under audit: page.html's scripts (ClientJS, then app.js) run in a happy-dom Window.
+const fs = require("node:fs");
+const path = require("node:path");
+const { Window } = require("happy-dom");
+const here = path.join(__dirname, "..", "..");
+const window = new Window({ url: "http://127.0.0.1:8765/page.html",
+  settings: { enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true } });
+window.document.body.innerHTML = '<pre id="seen"></pre>';
+for (const file of ["client.min.js", "app.js"]) {
+  const script = window.document.createElement("script");
+  // A newline after the text: happy-dom wraps it in a try block, which a last-line comment would
+  // swallow; and ClientJS's UMD header puts ClientJS on `this`, which happy-dom's wrapper does not
+  // make the window.
+  const text = fs.readFileSync(path.join(here, file), "utf8");
+  script.textContent = file === "app.js" ? text + "\n" : "(function () {" + text + "\n}).call(window);\n";
+  window.document.body.appendChild(script);
+}
+console.log(window.document.getElementById("seen").textContent.length > 0 ? "computed" : "nothing computed");
+window.happyDOM.close();
+EOF
+  for env in jsdom happy-dom; do
+    (
+      cd "$real/$env"
+      "$tracer" -q contract build --case-dir case
+      # One audit first: it must have recorded the page's accesses (a broken audit is no figure).
+      "$tracer" -q audit --case-dir case --entry case/result/final.js > /dev/null || true
+      recorded=$(( $(wc -l < case/tmp/node-trace.ndjson) - 1 ))
+      [ "$recorded" -gt 100 ] || { echo "audit of ClientJS in $env recorded $recorded accesses" >&2; exit 1; }
+      hyperfine -N -i --warmup 1 --runs "${AUDIT_REAL_RUNS:-5}" --export-json "$real/$env.json" \
+        "node case/result/final.js" \
+        "$tracer -q audit --case-dir case --entry case/result/final.js" >&2
+      awk -v env="$env" -v n="$recorded" -v p="$(median 0 "$real/$env.json")" -v a="$(median 1 "$real/$env.json")" 'BEGIN {
+        printf "audit of ClientJS in %s, %d accesses recorded: node %.3f s, tracer audit %.3f s (%.2fx; target <= 1.5x)\n", env, n, p, a, a / p
+      }'
+    )
+  done
 fi
