@@ -326,6 +326,43 @@ fn an_iframe_window_is_its_own_realm_and_recorded_too() {
     }
 }
 
+/// jsdom runs some 60 scripts in a window before its document exists: they are not each paused
+/// before (the pause before every script gives way, after the window's first, to a breakpoint
+/// whose condition V8 evaluates): the audit pauses a handful of times, and the page's first
+/// script still has the probe before it.
+#[test]
+fn a_window_s_own_scripts_before_its_document_cost_no_pause_each() {
+    let Some(tracer) = jsdom_case(
+        "// jsdom running one page script.\n\
+             const { JSDOM } = require('jsdom');\n\
+             const dom = new JSDOM(`<body><script>var a = navigator.userAgent;</script></body>`, { url: 'https://example.test/', runScripts: 'dangerously' });\n\
+             dom.window.close();\n",
+    ) else {
+        return;
+    };
+    let out = build_and_audit(tracer);
+    let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
+    let recording = &audit["recording"];
+    let window = recording["realms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["isDefault"] == false)
+        .unwrap_or_else(|| panic!("{recording:#}"));
+    assert_eq!(
+        window["probedBefore"], "https://example.test/",
+        "{recording:#}"
+    );
+    assert!(
+        window["scriptsBefore"].as_u64().unwrap() >= 1,
+        "{recording:#}"
+    );
+    let pauses = recording["pauses"].as_u64().unwrap();
+    assert!(pauses <= 5, "{pauses} pauses: {recording:#}");
+    let trace = read(&out, "tmp/node-trace.ndjson");
+    assert!(trace.contains(r#""api":"navigator.userAgent""#), "{trace}");
+}
+
 #[test]
 fn jsdom_s_interface_functions_read_as_their_own_source_under_the_probe() {
     // jsdom's interfaces are made by its own modules, in Node's realm: their toString is that

@@ -60,3 +60,28 @@ pub(super) fn call(
         backlog.push_back(message)
     })
 }
+
+/// Removes a breakpoint; one that is gone already (its realm ended) is no error.
+pub(super) fn remove_breakpoint(
+    cdp: &mut Cdp,
+    backlog: &mut VecDeque<Incoming>,
+    id: &str,
+) -> Result<()> {
+    call(
+        cdp,
+        backlog,
+        "Debugger.removeBreakpoint",
+        json!({"breakpointId": id}),
+    )?
+    .ok();
+    Ok(())
+}
+
+/// Whether a `Debugger.paused` was at breakpoint `id`.
+pub(super) fn hit(params: &Value, id: Option<&str>) -> bool {
+    id.is_some_and(|id| {
+        params["hitBreakpoints"]
+            .as_array()
+            .is_some_and(|hit| hit.iter().any(|h| h.as_str() == Some(id)))
+    })
+}

@@ -9,8 +9,15 @@
 //! - A pause on a call of `vm.createContext` given a sandbox (`Debugger.setBreakpointOnFunctionCall`
 //!   with a constant condition) turns on
 //!   `Debugger.setInstrumentationBreakpoint` (`beforeScriptExecution`), a pause before every script,
-//!   until each realm made since has its probe. A breakpoint on the first line of each script the
-//!   contract names covers Node's own context (a CommonJS module runs without such a pause).
+//!   until each realm made since has run its first script. There, where the realm holds no host
+//!   environment yet (jsdom runs some 60 scripts in a window before its document exists), the pause
+//!   before every script gives way to pauses only where one may be needed: a breakpoint on the first
+//!   line of every script with a URL whose condition, evaluated by V8 without a round trip, is the
+//!   constant [`READY`] check; and a pause on a call of that realm's own `eval` and `Function`
+//!   (code run from outside, which has no URL), which turns the pause before every script on for the
+//!   script it runs. Once every realm made has its probe, all of them are removed. A breakpoint on
+//!   the first line of each script the contract names covers Node's own context (a CommonJS module
+//!   runs without such a pause).
 //!   At the pause before the first script of the *target* in a realm (see [`Rules`]), the binding
 //!   is added to that context only (`Runtime.addBinding` with its `executionContextId`, so no other
 //!   realm ever sees it) and the probe is evaluated on the paused frame
@@ -66,6 +73,9 @@ const CREATE_CONTEXT_CONDITION: &str = include_str!("../js/node-create-context-c
 /// `document` at all and its `navigator` is an object (a shim without a document). A constant
 /// text; the getters it may run are the environment's own, before any of the target's code.
 const READY: &str = include_str!("../js/node-ready.js");
+/// A realm's own functions that run code given as text from outside it (their call pauses while
+/// the realm waits for its probe): constant expressions, evaluated on a paused frame of the realm.
+const GATES: [&str; 2] = ["globalThis.eval", "globalThis.Function"];
 /// Requests described at most; the rest are counted.
 const MAX_REQUESTS: usize = 1000;
 /// How long one synchronous request may take.
@@ -145,6 +155,13 @@ pub struct NodeProbe {
     create_context: Option<String>,
     /// The pause before every script, while it is on.
     instrumentation: Option<String>,
+    /// The conditional breakpoint on every script's first line ([`READY`]), while a realm waits.
+    ready_breakpoint: Option<String>,
+    /// Realms waiting for their probe whose first script has run: the breakpoints on their own
+    /// `eval` and `Function`.
+    gates: HashMap<i64, Vec<String>>,
+    /// A gate was passed: the pause before every script is on for the script it runs.
+    gate_passed: bool,
     /// A `vm.createContext` call paused: the next realms made wait for their probe.
     expecting_context: bool,
     /// Realms made since, still without their probe.
@@ -190,6 +207,9 @@ impl NodeProbe {
             breakpoints: Vec::new(),
             create_context: None,
             instrumentation: None,
+            ready_breakpoint: None,
+            gates: HashMap::new(),
+            gate_passed: false,
             expecting_context: false,
             awaiting: HashSet::new(),
             realms: Vec::new(),
@@ -288,10 +308,112 @@ impl NodeProbe {
         context: i64,
     ) -> Result<()> {
         self.awaiting.remove(&context);
+        for id in self.gates.remove(&context).unwrap_or_default() {
+            remove_breakpoint(cdp, backlog, &id)?;
+        }
         if self.awaiting.is_empty() && self.create_context.is_some() {
             self.instrument(cdp, backlog, false)?;
+            if let Some(id) = self.ready_breakpoint.take() {
+                remove_breakpoint(cdp, backlog, &id)?;
+            }
         }
         Ok(())
+    }
+
+    /// The first script of a realm that waits for its probe ran before it held a host
+    /// environment: from now on it is paused only where it may be ready (see the module comment).
+    /// False when a gate could not be set: the pause before every script stays on.
+    fn gate(
+        &mut self,
+        cdp: &mut Cdp,
+        backlog: &mut VecDeque<Incoming>,
+        context: i64,
+        frame: &str,
+    ) -> Result<bool> {
+        if self.ready_breakpoint.is_none() {
+            let answer = call(
+                cdp,
+                backlog,
+                "Debugger.setBreakpointByUrl",
+                json!({"urlRegex": self.request.rules.maybe_target_url_regex(),
+                    "lineNumber": 0, "columnNumber": 0, "condition": READY}),
+            )?;
+            self.ready_breakpoint = answer
+                .ok()
+                .and_then(|r| r["breakpointId"].as_str().map(str::to_owned));
+            if self.ready_breakpoint.is_none() {
+                return Ok(false);
+            }
+        }
+        let mut ids = Vec::new();
+        for expression in GATES {
+            let answer = call(
+                cdp,
+                backlog,
+                "Debugger.evaluateOnCallFrame",
+                json!({"callFrameId": frame, "expression": expression, "silent": true,
+                    "objectGroup": "tracer-gate"}),
+            )?;
+            let function = answer.ok().and_then(|r| {
+                r.pointer("/result/objectId")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            });
+            let id = match function {
+                Some(function) => call(
+                    cdp,
+                    backlog,
+                    "Debugger.setBreakpointOnFunctionCall",
+                    json!({"objectId": function}),
+                )?
+                .ok()
+                .and_then(|r| r["breakpointId"].as_str().map(str::to_owned)),
+                None => None,
+            };
+            match id {
+                Some(id) => ids.push(id),
+                None => break,
+            }
+        }
+        // No objectId is kept past this pause.
+        call(
+            cdp,
+            backlog,
+            "Runtime.releaseObjectGroup",
+            json!({"objectGroup": "tracer-gate"}),
+        )?
+        .ok();
+        let complete = ids.len() == GATES.len();
+        if complete {
+            self.gates.insert(context, ids);
+        } else {
+            for id in ids {
+                remove_breakpoint(cdp, backlog, &id)?;
+            }
+        }
+        Ok(complete)
+    }
+
+    /// The pause before every script is on while a realm waits whose first script has not run
+    /// yet, or for the script a gate let through; off otherwise.
+    fn refresh_instrumentation(
+        &mut self,
+        cdp: &mut Cdp,
+        backlog: &mut VecDeque<Incoming>,
+    ) -> Result<()> {
+        if self.create_context.is_none() {
+            return Ok(());
+        }
+        let ungated = self.awaiting.iter().any(|c| !self.gates.contains_key(c));
+        self.instrument(cdp, backlog, ungated || self.gate_passed)
+    }
+
+    /// Whether the pause is at a call of a waiting realm's `eval` or `Function`.
+    fn at_gate(&self, params: &Value) -> bool {
+        self.gates
+            .values()
+            .flatten()
+            .any(|id| hit(params, Some(id.as_str())))
     }
 
     /// Whether the pause is at one of the breakpoints on the target's named scripts.
@@ -560,6 +682,7 @@ impl PauseHandler for NodeProbe {
                 ) {
                     ingest.forget_context("", id);
                     self.awaiting.remove(&id);
+                    self.gates.remove(&id);
                 }
             }
             "Debugger.scriptParsed" => {
@@ -627,30 +750,61 @@ impl PauseHandler for NodeProbe {
             self.expecting_context = true;
             return self.instrument(cdp, backlog, true);
         }
-        let (url, context) = match params["reason"].as_str() {
-            Some("instrumentation") => {
-                self.pauses += 1;
-                let Some(script) = params.pointer("/data/scriptId").and_then(Value::as_str) else {
-                    return Ok(());
-                };
-                let Some(found) = self.scripts.remove(script) else {
-                    return Ok(());
-                };
-                found
-            }
+        if self.at_gate(params) {
+            // Code from outside a waiting realm is about to run in it: pause before its script.
+            self.gate_passed = true;
+            return self.instrument(cdp, backlog, true);
+        }
+        let instrumented = params["reason"].as_str() == Some("instrumentation");
+        self.at_script(cdp, backlog, params, instrumented)?;
+        if instrumented {
+            // The script a gate let through (if any) has had its pause.
+            self.gate_passed = false;
+            self.refresh_instrumentation(cdp, backlog)?;
+        }
+        Ok(())
+    }
+}
+
+impl NodeProbe {
+    /// A pause before a script (an instrumentation pause, the first line of a script where its
+    /// realm is ready, or of one the contract names): the probe goes in when it is the first of
+    /// the target's in its realm; a waiting realm's first script that is not gets its gates.
+    fn at_script(
+        &mut self,
+        cdp: &mut Cdp,
+        backlog: &mut VecDeque<Incoming>,
+        params: &Value,
+        instrumented: bool,
+    ) -> Result<()> {
+        let at_named = self.at_named_breakpoint(params);
+        let at_ready = !at_named && hit(params, self.ready_breakpoint.as_deref());
+        let top_script = || {
+            params
+                .pointer("/callFrames/0/location/scriptId")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+        };
+        let found = if instrumented {
+            self.pauses += 1;
+            params
+                .pointer("/data/scriptId")
+                .and_then(Value::as_str)
+                .and_then(|script| self.scripts.remove(script))
+        } else if at_ready {
+            // The first line of a script run where its realm holds a host environment ([`READY`],
+            // evaluated by V8): as the pause before it.
+            self.pauses += 1;
+            self.scripts.get(top_script()).cloned()
+        } else if at_named {
             // A breakpoint on the first line of one of the target's named scripts: a CommonJS
             // module runs as a compiled function, which no instrumentation pause precedes.
-            _ if self.at_named_breakpoint(params) => {
-                let script = params
-                    .pointer("/callFrames/0/location/scriptId")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                let Some(found) = self.named_scripts.get(script).cloned() else {
-                    return Ok(());
-                };
-                found
-            }
-            _ => return Ok(()),
+            self.named_scripts.get(top_script()).cloned()
+        } else {
+            None
+        };
+        let Some((url, context)) = found else {
+            return Ok(());
         };
         let Some(realm) = self.realms.iter().position(|r| r.context_id == context) else {
             return Ok(());
@@ -669,10 +823,18 @@ impl PauseHandler for NodeProbe {
         let go = match self.request.rules.origin(&url) {
             Origin::Environment => false,
             Origin::Named => true,
-            Origin::Other | Origin::Anonymous => !is_default && self.ready(cdp, backlog, &frame)?,
+            Origin::Other | Origin::Anonymous => {
+                !is_default && (at_ready || self.ready(cdp, backlog, &frame)?)
+            }
         };
         if !go {
             self.realms[realm].scripts_before += 1;
+            if instrumented
+                && self.awaiting.contains(&context)
+                && !self.gates.contains_key(&context)
+            {
+                self.gate(cdp, backlog, context, &frame)?;
+            }
             return Ok(());
         }
         self.install(cdp, backlog, context, &frame)?;

@@ -67,6 +67,22 @@ impl Rules {
         Origin::Other
     }
 
+    /// A URL pattern (a JavaScript regular expression, for `Debugger.setBreakpointByUrl`) of the
+    /// scripts that may be the target's: any with a URL but Node's own, those under a
+    /// `node_modules` folder (unless fetched over HTTP) and those under the environment's folders
+    /// ([`Rules::origin`]'s `Environment`, less its named scripts, which have breakpoints of their
+    /// own). A breakpoint by URL is resolved in every script it matches, the hundreds of modules
+    /// already loaded included: those are left out.
+    pub fn maybe_target_url_regex(&self) -> String {
+        let mut pattern = String::from(r"^(?!node:)(?!(?!https?:).*[/\\]node_modules[/\\])");
+        for dir in &self.environment_dirs {
+            let dir = regex::escape(&dir.to_string_lossy());
+            pattern.push_str(&format!(r"(?!(file://)?{dir}([/\\]|$))"));
+        }
+        pattern.push('.');
+        pattern
+    }
+
     /// Whether code at `url` is the target's (in the main context only its named scripts are).
     fn is_target(&self, url: &str, main_context: bool) -> bool {
         match self.origin(url) {
