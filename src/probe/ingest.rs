@@ -10,6 +10,8 @@
 //! an access record equal to its api's previous one but for `ls` and `e` arrives as
 //! `{"k":"same","slot":n,..}` and is written in full from the slot's last whole record, and a
 //! whole record whose stack is its slot's last one carries `stackSame: 1` instead of the stack.
+//! A repeat after the first record of a batch may carry its time as `d`, whole microseconds after
+//! that first record's `e` (a loop's reads need no decimal time each).
 //!
 //! A `keep` filter (the audit's rule "only the target's accesses count") may leave records out;
 //! the repeats of a record left out are left out too, and what was left out is counted.
@@ -96,6 +98,8 @@ pub struct Ingest<W: BorrowMut<TraceWriter>> {
     /// Stop writing once this many accesses are written.
     pub max_accesses: u64,
     keep: Option<Keep>,
+    /// The `e` of the first record of the batch being read (the base of a repeat's `d`).
+    batch_base: Option<f64>,
     pub report: IngestSummary,
 }
 
@@ -109,6 +113,7 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
             nav: 0,
             max_accesses: u64::MAX,
             keep: None,
+            batch_base: None,
             report: IngestSummary::default(),
         }
     }
@@ -168,8 +173,11 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
             records: records.len(),
             done: false,
         };
-        for raw in records {
+        for (i, raw) in records.into_iter().enumerate() {
             if let Ok(RawRecord(fields)) = serde_json::from_str(raw.get()) {
+                if i == 0 {
+                    self.batch_base = fields.get("e").and_then(|e| e.parse::<f64>().ok());
+                }
                 delivered.done |= self.one(session, context, fields)?;
             }
         }
@@ -227,7 +235,14 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
     /// probe.js): its line is that record's line with the next `seq` and its own `t`.
     fn repeat(&mut self, session: &str, context: i64, record: &Fields<'_>) -> Result<()> {
         let slot = record.get("slot").and_then(|n| n.parse::<u64>().ok());
-        let t = record.get("e").and_then(|e| t_of(self.started, e));
+        let t = match record.get("e") {
+            Some(e) => t_of(self.started, e),
+            None => record
+                .get("d")
+                .and_then(|d| d.parse::<f64>().ok())
+                .zip(self.batch_base)
+                .map(|(d, base)| t_of_epoch(self.started, base + d / 1000.0)),
+        };
         let (Some(slot), Some(t)) = (slot, t) else {
             return Ok(());
         };
@@ -364,9 +379,13 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
 /// `t` (milliseconds since the recording `started`, as JSON) from the probe's `e` (its epoch
 /// milliseconds).
 fn t_of(started: f64, e: &str) -> Option<String> {
-    let epoch = e.parse::<f64>().ok()?;
+    Some(t_of_epoch(started, e.parse::<f64>().ok()?))
+}
+
+/// `t` (milliseconds since the capture started, to the microsecond) of an epoch time.
+fn t_of_epoch(started: f64, epoch: f64) -> String {
     let t = ((epoch - started) * 1000.0).round() / 1000.0;
-    Some(json!(t.max(0.0)).to_string())
+    json!(t.max(0.0)).to_string()
 }
 
 /// One realm instance (a CDP session's execution context) the probe reported from.
@@ -458,5 +477,43 @@ mod tests {
         }
         assert_eq!(lines[1]["returnValue"], 2);
         assert_eq!(lines[2]["returnValue"], 2);
+    }
+
+    /// A repeat whose time is `d`, microseconds after the batch's first record, is written with
+    /// that time; a batch's first record sets the base, not an earlier batch's.
+    #[test]
+    fn a_repeat_timed_after_the_batch_s_first_record_has_that_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trace.ndjson");
+        let writer = TraceWriter::create(
+            &path,
+            &HeaderInfo {
+                baseline_id: "b1",
+                runtime: "chromium",
+                runtime_version: "1",
+                started_at: "2026-12-01T00:00:00Z",
+                page: "file:///page.html",
+            },
+        )
+        .unwrap();
+        let mut ingest = Ingest::new(writer, 1000.0);
+        let first = r#"[{"slot":1,"ls":1,"e":1010.25,"k":"access","realm":"main","phase":"init","api":"Math.tan","accessType":"call","returnValue":1},
+               {"k":"same","slot":1,"ls":2,"d":1500}]"#;
+        let second =
+            r#"[{"k":"same","slot":1,"ls":3,"e":1020},{"k":"same","slot":1,"ls":4,"d":7}]"#;
+        ingest.binding("s", 1, first).unwrap();
+        ingest.binding("s", 1, second).unwrap();
+        drop(ingest);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let times: Vec<f64> = text
+            .lines()
+            .skip(1)
+            .map(|line| {
+                serde_json::from_str::<serde_json::Value>(line).unwrap()["t"]
+                    .as_f64()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(times, [10.25, 11.75, 20.0, 20.007], "{text}");
     }
 }
