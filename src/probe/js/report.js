@@ -363,8 +363,8 @@ function repeatable(prop, receiver) {
 function post(message) {
   if (batch.length === 0) batchBase = typeof message.e === "number" ? message.e : null;
   batch[batch.length] = textOf(message);
-  if (batch.length === 1) batchStarted = dateNow();
-  if (batch.length >= BATCH_RECORDS || dateNow() - batchStarted >= BATCH_MS ||
+  if (batch.length === 1) batchStarted = epoch();
+  if (batch.length >= BATCH_RECORDS || epoch() - batchStarted >= BATCH_MS ||
       queueMicrotaskOriginal === null) {
     sendBatch();
   } else if (!batchScheduled) {
@@ -457,8 +457,9 @@ function postRepeat(slot, ls, e) {
     batch[batch.length] = '{"k":"same","slot":' + slot.n + ',"ls":' + ls + ',"d":' +
       mathRound((e - batchBase) * 1000) + "}";
   }
-  if (batch.length === 1) batchStarted = dateNow();
-  if (batch.length >= BATCH_RECORDS || dateNow() - batchStarted >= BATCH_MS ||
+  // The batch's age by the read's own time (`e`, the clock `post` uses): one clock call per read.
+  if (batch.length === 1) batchStarted = e;
+  if (batch.length >= BATCH_RECORDS || e - batchStarted >= BATCH_MS ||
       queueMicrotaskOriginal === null) {
     sendBatch();
   } else if (!batchScheduled) {
