@@ -436,14 +436,10 @@ mod tests {
     use super::*;
     use crate::probe::writer::HeaderInfo;
 
-    /// A whole record whose stack is its slot's last one arrives as `stackSame: 1` and is written
-    /// with that stack; a repeat after it is written whole too.
-    #[test]
-    fn a_stack_sent_as_the_slots_last_one_is_written_in_full() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("trace.ndjson");
-        let writer = TraceWriter::create(
-            &path,
+    /// A trace writer for a Chromium page at `path`.
+    fn writer_at(path: &std::path::Path) -> TraceWriter {
+        TraceWriter::create(
+            path,
             &HeaderInfo {
                 baseline_id: "b1",
                 runtime: "chromium",
@@ -452,7 +448,16 @@ mod tests {
                 page: "file:///page.html",
             },
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    /// A whole record whose stack is its slot's last one arrives as `stackSame: 1` and is written
+    /// with that stack; a repeat after it is written whole too.
+    #[test]
+    fn a_stack_sent_as_the_slots_last_one_is_written_in_full() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trace.ndjson");
+        let writer = writer_at(&path);
         let mut ingest = Ingest::new(writer, 0.0);
         let stack = r#"[{"url":"file:///a.js","line":2,"column":5,"functionName":"f"}]"#;
         let payload = format!(
@@ -485,17 +490,7 @@ mod tests {
     fn a_repeat_timed_after_the_batch_s_first_record_has_that_time() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("trace.ndjson");
-        let writer = TraceWriter::create(
-            &path,
-            &HeaderInfo {
-                baseline_id: "b1",
-                runtime: "chromium",
-                runtime_version: "1",
-                started_at: "2026-12-01T00:00:00Z",
-                page: "file:///page.html",
-            },
-        )
-        .unwrap();
+        let writer = writer_at(&path);
         let mut ingest = Ingest::new(writer, 1000.0);
         let first = r#"[{"slot":1,"ls":1,"e":1010.25,"k":"access","realm":"main","phase":"init","api":"Math.tan","accessType":"call","returnValue":1},
                {"k":"same","slot":1,"ls":2,"d":1500}]"#;

@@ -364,6 +364,27 @@ const functionProto = Function.prototype;
 // Other realms' Function.prototype among the wrapped functions' prototypes (see `disguise`).
 const foreignFunctionProtos = [];
 
+// Calls the watched function for `trap`'s access, as the page called it: what it returned, and
+// whether it threw (`calledThrew`, `calledError`, read at once by the caller: no object is made per
+// call). An error it threw has the probe's frames taken out of its stack.
+let calledThrew = false;
+let calledError;
+function callWatched(trap, target, thisArg, args) {
+  calledThrew = false;
+  calledError = undefined;
+  inside++;
+  try {
+    return apply(target, thisArg, args);
+  } catch (e) {
+    calledThrew = true;
+    calledError = e;
+    if (!restack(e, trap)) cleanStack(e);
+    return undefined;
+  } finally {
+    inside--;
+  }
+}
+
 // A Proxy trap that records one access of the generation its handler holds (`this[field]`: the
 // handler is the trap's `this`).
 function callTrap(accessType, measureResult, field) {
@@ -373,19 +394,9 @@ function callTrap(accessType, measureResult, field) {
     const slot = accessType === "get" && SAMPLE_STACKS ? repeatable(prop, thisArg) : null;
     if (slot !== null) return repeatGet(trap, target, thisArg, args, prop, slot);
     const record = begin(prop, accessType);
-    let result;
-    let threw = false;
-    let error;
-    inside++;
-    try {
-      result = apply(target, thisArg, args);
-    } catch (e) {
-      threw = true;
-      error = e;
-      if (!restack(e, trap)) cleanStack(e);
-    } finally {
-      inside--;
-    }
+    let result = callWatched(trap, target, thisArg, args);
+    const threw = calledThrew;
+    const error = calledError;
     if (prop.after && !threw) {
       try {
         result = prop.after(record, thisArg, args, result);
@@ -411,19 +422,9 @@ function callTrap(accessType, measureResult, field) {
 function repeatGet(trap, target, thisArg, args, prop, slot) {
   const e = epoch();
   const ls = nextLocal++;
-  let result;
-  let threw = false;
-  let error;
-  inside++;
-  try {
-    result = apply(target, thisArg, args);
-  } catch (err) {
-    threw = true;
-    error = err;
-    if (!restack(err, trap)) cleanStack(err);
-  } finally {
-    inside--;
-  }
+  const result = callWatched(trap, target, thisArg, args);
+  const threw = calledThrew;
+  const error = calledError;
   try {
     if (!threw && flushNext === ls && repeats(slot.inputs, prop, thisArg, result)) {
       postRepeat(slot, ls, e);

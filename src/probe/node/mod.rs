@@ -285,13 +285,7 @@ impl NodeProbe {
             }
             (Some(id), false) => {
                 let id = id.clone();
-                call(
-                    cdp,
-                    backlog,
-                    "Debugger.removeBreakpoint",
-                    json!({"breakpointId": id}),
-                )?
-                .ok();
+                remove_breakpoint(cdp, backlog, &id)?;
                 self.instrumentation = None;
             }
             _ => {}
