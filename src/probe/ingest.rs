@@ -241,7 +241,7 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
                 .get("d")
                 .and_then(|d| d.parse::<f64>().ok())
                 .zip(self.batch_base)
-                .map(|(d, base)| t_of_epoch(self.started, base + d / 1000.0)),
+                .map(|(d, base)| t_of_us(self.started, epoch_us(base) + d)),
         };
         let (Some(slot), Some(t)) = (slot, t) else {
             return Ok(());
@@ -379,13 +379,20 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
 /// `t` (milliseconds since the recording `started`, as JSON) from the probe's `e` (its epoch
 /// milliseconds).
 fn t_of(started: f64, e: &str) -> Option<String> {
-    Some(t_of_epoch(started, e.parse::<f64>().ok()?))
+    Some(t_of_us(started, epoch_us(e.parse::<f64>().ok()?)))
 }
 
-/// `t` (milliseconds since the capture started, to the microsecond) of an epoch time.
-fn t_of_epoch(started: f64, epoch: f64) -> String {
-    let t = ((epoch - started) * 1000.0).round() / 1000.0;
-    json!(t.max(0.0)).to_string()
+/// An epoch time in milliseconds as whole microseconds. Times are subtracted as whole
+/// microseconds, the same way the probe computes a repeat's `d`, so that a repeat's `t` is the one
+/// its own `e` would give and `t` never goes back between two records.
+fn epoch_us(epoch_ms: f64) -> f64 {
+    (epoch_ms * 1000.0).round()
+}
+
+/// `t` (milliseconds since the capture started, to the microsecond) of a time in whole
+/// microseconds since the epoch.
+fn t_of_us(started: f64, us: f64) -> String {
+    json!(((us - epoch_us(started)) / 1000.0).max(0.0)).to_string()
 }
 
 /// One realm instance (a CDP session's execution context) the probe reported from.

@@ -363,8 +363,14 @@ function repeatable(prop, receiver) {
 function post(message) {
   if (batch.length === 0) batchBase = typeof message.e === "number" ? message.e : null;
   batch[batch.length] = textOf(message);
-  if (batch.length === 1) batchStarted = epoch();
-  if (batch.length >= BATCH_RECORDS || epoch() - batchStarted >= BATCH_MS ||
+  pushed(epoch());
+}
+
+// A record was added to the batch at `now` (epoch milliseconds): the batch leaves now, or at the
+// end of the task.
+function pushed(now) {
+  if (batch.length === 1) batchStarted = now;
+  if (batch.length >= BATCH_RECORDS || now - batchStarted >= BATCH_MS ||
       queueMicrotaskOriginal === null) {
     sendBatch();
   } else if (!batchScheduled) {
@@ -454,18 +460,12 @@ function postRepeat(slot, ls, e) {
     if (batch.length === 0) batchBase = e;
     batch[batch.length] = '{"k":"same","slot":' + slot.n + ',"ls":' + ls + ',"e":' + e + "}";
   } else {
+    // Whole microseconds on both sides, as the recorder subtracts them (its `epoch_us`).
     batch[batch.length] = '{"k":"same","slot":' + slot.n + ',"ls":' + ls + ',"d":' +
-      mathRound((e - batchBase) * 1000) + "}";
+      (mathRound(e * 1000) - mathRound(batchBase * 1000)) + "}";
   }
   // The batch's age by the read's own time (`e`, the clock `post` uses): one clock call per read.
-  if (batch.length === 1) batchStarted = e;
-  if (batch.length >= BATCH_RECORDS || e - batchStarted >= BATCH_MS ||
-      queueMicrotaskOriginal === null) {
-    sendBatch();
-  } else if (!batchScheduled) {
-    batchScheduled = true;
-    apply(queueMicrotaskOriginal, g, [sendBatch]);
-  }
+  pushed(e);
 }
 
 // A record begun: `above` is the probe's function the page's call went through (its frame and

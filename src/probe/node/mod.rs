@@ -307,23 +307,33 @@ impl NodeProbe {
         }
         if self.awaiting.is_empty() && self.create_context.is_some() {
             self.instrument(cdp, backlog, false)?;
-            if let Some(id) = self.ready_breakpoint.take() {
-                remove_breakpoint(cdp, backlog, &id)?;
-            }
+            self.ungate_all(cdp, backlog)?;
+        }
+        Ok(())
+    }
+
+    /// No realm waits: the conditional breakpoint and every gate go, a gone realm's included
+    /// (its end arrives as an event, where nothing can be asked of the inspector).
+    fn ungate_all(&mut self, cdp: &mut Cdp, backlog: &mut VecDeque<Incoming>) -> Result<()> {
+        if let Some(id) = self.ready_breakpoint.take() {
+            remove_breakpoint(cdp, backlog, &id)?;
+        }
+        for id in std::mem::take(&mut self.gates).into_values().flatten() {
+            remove_breakpoint(cdp, backlog, &id)?;
         }
         Ok(())
     }
 
     /// The first script of a realm that waits for its probe ran before it held a host
     /// environment: from now on it is paused only where it may be ready (see the module comment).
-    /// False when a gate could not be set: the pause before every script stays on.
+    /// Where a gate cannot be set, the pause before every script stays on for it.
     fn gate(
         &mut self,
         cdp: &mut Cdp,
         backlog: &mut VecDeque<Incoming>,
         context: i64,
         frame: &str,
-    ) -> Result<bool> {
+    ) -> Result<()> {
         if self.ready_breakpoint.is_none() {
             let answer = call(
                 cdp,
@@ -336,7 +346,7 @@ impl NodeProbe {
                 .ok()
                 .and_then(|r| r["breakpointId"].as_str().map(str::to_owned));
             if self.ready_breakpoint.is_none() {
-                return Ok(false);
+                return Ok(());
             }
         }
         let mut ids = Vec::new();
@@ -377,15 +387,14 @@ impl NodeProbe {
             json!({"objectGroup": "tracer-gate"}),
         )?
         .ok();
-        let complete = ids.len() == GATES.len();
-        if complete {
+        if ids.len() == GATES.len() {
             self.gates.insert(context, ids);
         } else {
             for id in ids {
                 remove_breakpoint(cdp, backlog, &id)?;
             }
         }
-        Ok(complete)
+        Ok(())
     }
 
     /// The pause before every script is on while a realm waits whose first script has not run
@@ -675,8 +684,8 @@ impl PauseHandler for NodeProbe {
                     params.get("executionContextId").and_then(Value::as_i64),
                 ) {
                     ingest.forget_context("", id);
+                    // Its gates stay listed until no realm waits (see `ungate_all`).
                     self.awaiting.remove(&id);
-                    self.gates.remove(&id);
                 }
             }
             "Debugger.scriptParsed" => {
@@ -743,6 +752,10 @@ impl PauseHandler for NodeProbe {
             // realm has its probe.
             self.expecting_context = true;
             return self.instrument(cdp, backlog, true);
+        }
+        if self.awaiting.is_empty() && (self.ready_breakpoint.is_some() || !self.gates.is_empty()) {
+            // The last waiting realm went away without its probe.
+            self.ungate_all(cdp, backlog)?;
         }
         if self.at_gate(params) {
             // Code from outside a waiting realm is about to run in it: pause before its script.
