@@ -353,8 +353,9 @@ fn a_window_s_own_scripts_before_its_document_cost_no_pause_each() {
         window["probedBefore"], "https://example.test/",
         "{recording:#}"
     );
+    // Those scripts are still counted as having run before the probe, though none was paused.
     assert!(
-        window["scriptsBefore"].as_u64().unwrap() >= 1,
+        window["scriptsBefore"].as_u64().unwrap() >= 20,
         "{recording:#}"
     );
     let pauses = recording["pauses"].as_u64().unwrap();

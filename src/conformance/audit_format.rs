@@ -129,7 +129,7 @@ pub struct RecordedRealm {
     /// Members the probe wrapped there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wrapped: Option<u64>,
-    /// The environment's scripts that ran in it before the probe went in.
+    /// The scripts V8 compiled in it before the probe went in (the environment's own setup).
     pub scripts_before: u64,
     /// The realm's kind as the probe found it (`main`, `iframe`, `worker`): the contract's
     /// `realm` (additive; absent for a realm never probed).

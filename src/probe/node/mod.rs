@@ -114,7 +114,8 @@ pub struct RealmInfo {
     pub is_default: bool,
     /// When the probe went in, the URL of the script it went in before; `None`: never probed.
     pub probed_before: Option<String>,
-    /// Scripts that ran in it before the probe went in (their accesses were not recorded).
+    /// Scripts compiled in it before the probe went in (their accesses were not recorded): counted
+    /// as V8 reports them parsed there, since most run without a pause.
     pub scripts_before: u64,
 }
 
@@ -694,6 +695,11 @@ impl PauseHandler for NodeProbe {
                     params.get("executionContextId").and_then(Value::as_i64),
                 ) {
                     let url = params["url"].as_str().unwrap_or("").to_owned();
+                    if let Some(realm) = self.realms.iter_mut().find(|r| {
+                        r.context_id == context && !r.is_default && r.probed_before.is_none()
+                    }) {
+                        realm.scripts_before += 1;
+                    }
                     if self.request.rules.origin(&url) == Origin::Named
                         && self.named_scripts.len() < MAX_PENDING_SCRIPTS
                     {
@@ -835,7 +841,6 @@ impl NodeProbe {
             }
         };
         if !go {
-            self.realms[realm].scripts_before += 1;
             if instrumented
                 && self.awaiting.contains(&context)
                 && !self.gates.contains_key(&context)
@@ -846,6 +851,8 @@ impl NodeProbe {
         }
         self.install(cdp, backlog, context, &frame)?;
         self.realms[realm].probed_before = Some(url);
+        // The script paused at was parsed there too, and has not run yet.
+        self.realms[realm].scripts_before = self.realms[realm].scripts_before.saturating_sub(1);
         self.settled(cdp, backlog, context)
     }
 }
