@@ -449,7 +449,9 @@ function repeatGet(trap, target, thisArg, args, prop, slot) {
 // receiver's name as `complete` computes them, the value, and `sampleValue` leaving its
 // structure unmeasured.
 function repeats(inputs, prop, receiver, value) {
-  if (inputs === null || !objectIs(value, inputs.value) || prop.sampled < VALUE_SAMPLES) {
+  if (inputs === null || prop.sampled < VALUE_SAMPLES ||
+      (inputs.valueRef === null ? !objectIs(value, inputs.value)
+        : apply(weakDeref, inputs.valueRef, []) !== value)) {
     return false;
   }
   busy++;

@@ -44,6 +44,10 @@ const strIndexOf = String.prototype.indexOf;
 const strSplit = String.prototype.split;
 const StringOf = String;
 const mathRound = Math.round;
+// A loop's repeat compares the receiver and the value with the last record's without keeping
+// them alive (a page can tell, with a WeakRef of its own, whether an object was collected).
+const WeakRefC = typeof WeakRef === "function" ? WeakRef : null;
+const weakDeref = WeakRefC !== null ? WeakRefC.prototype.deref : null;
 const promiseThen = Promise.prototype.then;
 const addListener = typeof EventTarget === "function" ? EventTarget.prototype.addEventListener : null;
 const dateNow = Date.now;
@@ -323,8 +327,13 @@ function inputsOf(message) {
     return null;
   }
   const v = completedValue;
-  if (typeof v === "function") return null;
+  const r = completedReceiver;
+  if (WeakRefC === null || typeof v === "function" || r === null ||
+      (typeof r !== "object" && typeof r !== "function")) {
+    return null;
+  }
   let valueName = null;
+  let valueRef = null;
   if (v !== null && typeof v === "object") {
     // An object is written by its constructor's name and id, unless it is an array or a plain
     // object (whose items and values are written too).
@@ -334,10 +343,11 @@ function inputsOf(message) {
       return null;
     }
     valueName = written.$object;
+    valueRef = new WeakRefC(v);
   }
-  return { prop: completedProp, receiver: completedReceiver, receiverName: message.receiver,
-    api: message.api, value: v, valueName: valueName, phase: message.phase,
-    facts: completedProp.facts };
+  return { prop: completedProp, receiverRef: new WeakRefC(r), receiverName: message.receiver,
+    api: message.api, value: valueRef === null ? v : undefined, valueRef: valueRef,
+    valueName: valueName, phase: message.phase, facts: completedProp.facts };
 }
 
 // The record a getter access would make is its slot's last one, but for `ls` and `e`, when the
@@ -353,7 +363,7 @@ function repeatable(prop, receiver) {
   const slot = slots[prop.lastApi];
   if (slot === undefined || slot.skip === 0) return null;
   const inputs = slot.inputs;
-  if (inputs === null || inputs.prop !== prop || inputs.receiver !== receiver ||
+  if (inputs === null || inputs.prop !== prop || apply(weakDeref, inputs.receiverRef, []) !== receiver ||
       inputs.phase !== phase || inputs.facts !== prop.facts) {
     return null;
   }
