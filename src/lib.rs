@@ -97,6 +97,10 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Capabilities(args) => commands::capabilities::capabilities(args),
         Command::Record(args) => commands::record::record(args, &cli.global, &styles),
     };
+    // A Ctrl-C whose command finished before the signal's thread could end it is still a Ctrl-C.
+    if let Some(code) = output::store::interrupted() {
+        return ExitCode::from(code);
+    }
     match result {
         Ok(code) => ExitCode::from(code),
         Err(err) => {

@@ -19,6 +19,8 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -309,12 +311,28 @@ fn lock_in_flight() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
     IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The signal `exit_on_interrupt` noted, if one came.
+static INTERRUPTED: std::sync::OnceLock<Arc<AtomicUsize>> = std::sync::OnceLock::new();
+
+/// The exit code of the Ctrl-C or SIGTERM a command that only reads and writes files received,
+/// if it did: its work may have ended before `exit_on_interrupt`'s thread ran.
+pub fn interrupted() -> Option<u8> {
+    let signal = INTERRUPTED.get()?.load(Ordering::SeqCst);
+    (signal != 0).then(|| crate::exit::for_signal(i32::try_from(signal).unwrap_or(127)))
+}
+
 /// For a command that only reads and writes files (it has no program to stop and no session to
 /// finish): Ctrl-C or SIGTERM removes the temporary file being written, if any, and ends tracer
 /// with 130 / 143, the shell's code for the signal. So an interrupted command leaves neither a
 /// half-written output (outputs are renamed into place whole) nor a temporary file beside it.
 pub fn exit_on_interrupt() {
     use signal_hook::consts::{SIGINT, SIGTERM};
+    // Noted in the handler itself, so that a command whose work ends before the thread below has
+    // run still ends with the signal's code (`interrupted`).
+    let noted = INTERRUPTED.get_or_init(|| Arc::new(AtomicUsize::new(0)));
+    for signal in [SIGINT, SIGTERM] {
+        let _ = signal_hook::flag::register_usize(signal, Arc::clone(noted), signal as usize);
+    }
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
         return;
     };
