@@ -19,7 +19,8 @@ const MAIN_CONTEXT: u64 = 1;
 /// little: enough for an exception's `callStack` below Node's own frames, whatever its stack text
 /// says (a program's own `Error.prepareStackTrace`).
 pub const DEEP_FRAMES: u32 = 32;
-/// The same under a console flood: the call site only. Serialising stacks on Node's main thread is
+/// The same under a flood of console calls or of the audit's probe records (each a stack capture in
+/// the program, for which V8 takes an error's frames too): the call site only. Serialising stacks on Node's main thread is
 /// what makes a traced flood slow (one frame: about 3x plain node; eight frames: about 15x); an
 /// error made then gets its deeper frames from its stack text.
 pub const STACK_FRAMES: u32 = 1;
@@ -467,6 +468,12 @@ impl<P: PauseHandler> Driver<P> {
         if let Some(probe) = self.pause_handler.as_mut()
             && probe.on_event(method, params)?
         {
+            // A probe's record is a stack capture in the program (`Error.captureStackTrace`), for
+            // which V8 also takes the 32 frames an error would carry: a page's stream of records
+            // is a flood like a console's, and as slow with deep capture.
+            if method == "Runtime.bindingCalled" {
+                self.count_for_flood(cdp, 1)?;
+            }
             return Ok(());
         }
         match method {
@@ -786,6 +793,72 @@ mod tests {
             "the lost release was not said again"
         );
         assert_eq!(said, Some(2));
+    }
+
+    /// A pause handler that takes every binding call as its own (the audit's probe's records).
+    struct Records;
+    impl PauseHandler for Records {
+        fn arm(&mut self, _: &mut Cdp, _: &mut VecDeque<Incoming>, _: Option<&str>) -> Result<()> {
+            Ok(())
+        }
+        fn on_event(&mut self, method: &str, _: &Value) -> Result<bool> {
+            Ok(method == "Runtime.bindingCalled")
+        }
+        fn on_pause(&mut self, _: &mut Cdp, _: &mut VecDeque<Incoming>, _: &Value) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_stream_of_probe_records_takes_the_errors_capture_down_to_the_call_site() {
+        // Each record is a stack capture in the program, for which V8 also takes an error's
+        // frames: a page's stream of records is a flood, and capture goes shallow as for the
+        // console's.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("ws://{}/fake", listener.local_addr().unwrap());
+        let server = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            let mut socket = tungstenite::accept(stream).unwrap();
+            let mut sizes = Vec::new();
+            while let Ok(message) = socket.read() {
+                let Ok(request) = serde_json::from_str::<Value>(message.to_text().unwrap_or(""))
+                else {
+                    continue;
+                };
+                answer(&mut socket, &request["id"]);
+                if request["method"] == "Runtime.setMaxCallStackSizeToCapture" {
+                    sizes.push(request["params"]["size"].as_u64().unwrap_or(0));
+                }
+                if request["method"] == "Runtime.runIfWaitingForDebugger" && sizes.len() == 1 {
+                    for ls in 0..FLOOD_CALLS + 10 {
+                        let event = json!({"method": "Runtime.bindingCalled",
+                            "params": {"name": "__tracerRecord", "payload": format!("[{{\"ls\":{ls}}}]")}});
+                        socket.send(event.to_string().into()).unwrap();
+                    }
+                }
+                if sizes.len() == 2 {
+                    let event = json!({"method": "NodeRuntime.waitingForDisconnect", "params": {}});
+                    socket.send(event.to_string().into()).unwrap();
+                }
+            }
+            sizes
+        });
+        let mut cdp = Cdp::connect(&url).unwrap();
+        let mut driver =
+            Driver::<Records>::start(&mut cdp, false, true, Some("v20.20.2".into()), false)
+                .unwrap();
+        driver.set_pause_handler(Records);
+        let limits = Limits {
+            deadline: Some(Instant::now() + Duration::from_secs(10)),
+            stop: None,
+        };
+        let ending = driver.read_until(&mut cdp, &mut Nothing, &limits).unwrap();
+        cdp.close();
+        assert_eq!(ending, Ending::Finished);
+        assert_eq!(
+            server.join().unwrap(),
+            [u64::from(DEEP_FRAMES), u64::from(STACK_FRAMES)]
+        );
     }
 
     #[test]
