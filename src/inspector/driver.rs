@@ -469,10 +469,11 @@ impl<P: PauseHandler> Driver<P> {
             && probe.on_event(method, params)?
         {
             // A probe's record is a stack capture in the program (`Error.captureStackTrace`), for
-            // which V8 also takes the 32 frames an error would carry: a page's stream of records
-            // is a flood like a console's, and as slow with deep capture.
+            // which V8 also takes the 32 frames an error would carry: a page's records are a flood
+            // like a console's, and as slow with deep capture. The first one says the target runs
+            // (a page's first accesses come slower than a flood's rate but cost the same each).
             if method == "Runtime.bindingCalled" {
-                self.count_for_flood(cdp, 1)?;
+                self.count_for_flood(cdp, FLOOD_CALLS)?;
             }
             return Ok(());
         }
@@ -810,10 +811,10 @@ mod tests {
     }
 
     #[test]
-    fn a_stream_of_probe_records_takes_the_errors_capture_down_to_the_call_site() {
+    fn the_probe_s_first_records_take_the_errors_capture_down_to_the_call_site() {
         // Each record is a stack capture in the program, for which V8 also takes an error's
-        // frames: a page's stream of records is a flood, and capture goes shallow as for the
-        // console's.
+        // frames: a page's records are a flood from the first, and capture goes shallow as for
+        // the console's.
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("ws://{}/fake", listener.local_addr().unwrap());
         let server = std::thread::spawn(move || {
@@ -830,7 +831,7 @@ mod tests {
                     sizes.push(request["params"]["size"].as_u64().unwrap_or(0));
                 }
                 if request["method"] == "Runtime.runIfWaitingForDebugger" && sizes.len() == 1 {
-                    for ls in 0..FLOOD_CALLS + 10 {
+                    for ls in 0..3 {
                         let event = json!({"method": "Runtime.bindingCalled",
                             "params": {"name": "__tracerRecord", "payload": format!("[{{\"ls\":{ls}}}]")}});
                         socket.send(event.to_string().into()).unwrap();
