@@ -34,6 +34,11 @@ pub const BINDING: &str = "__tracerRecord";
 pub const OWN_URL: &str = "tracer://probe.js";
 /// Top stack frames kept per access.
 pub const STACK_FRAMES: usize = 8;
+/// The same in an environment under audit: the nearest frame and the one after it, all that the
+/// audit reads of a record's stack (its filter of the environment's own accesses, `Rules::keeps`,
+/// and the check's script positions). Every record's stack is captured there (the filter needs
+/// each one), so each frame more is paid on every access.
+pub const AUDIT_STACK_FRAMES: usize = 2;
 
 /// The curated list: interfaces (prototype members, statics, the constructor), namespaces (their
 /// functions), and single members (`X.prototype.m`, `X.m`, `window.m`). `tracer record` installs
@@ -256,7 +261,8 @@ pub fn source_with(
         known_members,
         // An environment under audit (the only caller with `known_members`) has its frames'
         // windows entered when the page first reaches them (`enterRealm` in js/cells.js).
-        json!({"walk": walk, "checkPaths": check_paths, "enterRealms": known_members.is_some()}),
+        json!({"walk": walk, "checkPaths": check_paths, "enterRealms": known_members.is_some(),
+               "stackLimit": if known_members.is_some() { AUDIT_STACK_FRAMES } else { STACK_FRAMES }}),
     ))
 }
 

@@ -439,6 +439,7 @@ function repeatGet(trap, target, thisArg, args, prop, slot) {
     if (flushNext <= ls && ready[ls] === undefined) {
       ready[ls] = { k: "access", ls: ls, e: e, realm: realm, phase: phase, api: prop.api,
         accessType: "get", probeError: "no stack left to record the access" };
+      waiting++;
     }
   }
   if (threw) throw error;

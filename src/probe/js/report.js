@@ -122,6 +122,9 @@ const MARK_NESTED = config.markNested === true;
 let nextLocal = 1;
 let flushNext = 1;
 const ready = O.create(null);
+// How many records wait in `ready`: most records leave at once, and looking a missing key up in
+// `ready` (a dictionary once keys were deleted) is most of what `flushReady` would cost them.
+let waiting = 0;
 
 // Records leave in batches: one binding call carries every record finished since the last one,
 // sent at the end of the current task (a microtask), as soon as `config.batchRecords` are
@@ -409,15 +412,17 @@ function finish(record) {
     post(withFacts(record));
   } else {
     ready[record.ls] = record;
+    waiting++;
   }
   flushReady();
 }
 
 // Sends the records that waited for the ones just sent.
 function flushReady() {
-  while (ready[flushNext] !== undefined) {
+  while (waiting > 0 && ready[flushNext] !== undefined) {
     const next = ready[flushNext];
     delete ready[flushNext];
+    waiting--;
     flushNext++;
     post(withFacts(next));
   }
