@@ -163,7 +163,9 @@ pub fn audit(request: &Request, styles: &Styles) -> Result<PathBuf> {
             sandbox_record.reason.as_deref().unwrap_or("unknown reason")
         );
     }
+    crate::timings::mark("audit prepared");
     let guard = guard::capability();
+    crate::timings::mark("guard probed");
     if !guard.available && !request.quiet {
         crate::output::say!(
             "warning: the no-send guard is not available here ({}); the entry runs unguarded and the audit records no network count",
@@ -200,6 +202,7 @@ pub fn audit(request: &Request, styles: &Styles) -> Result<PathBuf> {
         }
     };
 
+    crate::timings::mark("entry finished");
     let mut audit = Audit {
         probe_version: Some(audit_format::VERSION.to_owned()),
         baseline_id: contract
@@ -269,6 +272,7 @@ pub fn audit(request: &Request, styles: &Styles) -> Result<PathBuf> {
         audit.requests = report.requests.as_ref().map(requests::from_runtime);
     }
 
+    crate::timings::mark("observations derived");
     // The seal: the check blocks an audit that was edited after this point.
     let key = held_key.and_then(|held| held.still_held().map(<[u8]>::to_vec));
     match key {

@@ -19,11 +19,16 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
         workspace: args.workspace.clone(),
         quiet: global.quiet,
     };
-    let case_dir = audit::audit(&request, styles)?;
+    let case_dir = audit::audit(&request, styles);
+    crate::timings::mark("audit written");
+    let case_dir = case_dir.inspect_err(|_| crate::timings::print())?;
     let shown = if args.format == CheckFormat::Json {
         Shown::Json
     } else {
         Shown::Nothing
     };
-    verdict::conclude(&case_dir, &args.case_dir, shown, global.quiet, styles)
+    let code = verdict::conclude(&case_dir, &args.case_dir, shown, global.quiet, styles);
+    crate::timings::mark("checked");
+    crate::timings::print();
+    code
 }
