@@ -54,7 +54,10 @@
 #      (examples/patched-jsdom's entry, `npm ci` there first) and in happy-dom (examples/jsdom's
 #      node_modules, `npm ci` there first; the page's two scripts run as inline scripts of a happy-dom
 #      Window): the median wall times and their ratio (target <= 1.5x each), AUDIT_REAL_RUNS runs
-#      each (default 5). BENCH_AUDIT_REAL_ONLY=1 runs this part alone.
+#      each (default 5). Then the same for fingerprintjs2 2.1.4 and detectIncognito 1.9.0 (npm),
+#      each page recorded in Chromium by this run (scripts/bench-data/audit-libs) and audited in
+#      jsdom 28 and happy-dom (examples/jsdom's node_modules). BENCH_AUDIT_REAL_ONLY=1 runs this
+#      part alone. Needs npm and Chromium.
 # Needs hyperfine (apt-get install hyperfine) and a release build. Prints medians and ratios.
 # Part 3 needs jq, python3 and GNU time (apt-get install jq time), and TRACE_MB of space in TMPDIR.
 set -euo pipefail
@@ -519,5 +522,56 @@ EOF
         printf "audit of ClientJS in %s, %d accesses recorded: node %.3f s, tracer audit %.3f s (%.2fx; target <= 1.5x)\n", env, n, p, a, a / p
       }'
     )
+  done
+  # The issue's own libraries: fingerprintjs2 and detectIncognito from npm, each page recorded in
+  # Chromium by this run (served from loopback), then audited in jsdom and in happy-dom.
+  need_browser BENCH_AUDIT_REAL
+  command -v npm >/dev/null || { echo "BENCH_AUDIT_REAL needs npm" >&2; exit 2; }
+  libs=$real/libs
+  mkdir -p "$libs"
+  (cd "$libs" && npm init -y >/dev/null && npm install --silent --no-audit --no-fund fingerprintjs2@2.1.4 detectincognitojs@1.9.0 >/dev/null)
+  data=$PWD/scripts/bench-data/audit-libs
+  for lib in fingerprintjs2 detectincognito; do
+    page=$libs/$lib
+    mkdir -p "$page"
+    case $lib in
+      fingerprintjs2) cp "$libs/node_modules/fingerprintjs2/dist/fingerprint2.min.js" "$page/lib.js" ;;
+      detectincognito) cp "$libs/node_modules/detectincognitojs/dist/es5/detectIncognito.min.js" "$page/lib.js" ;;
+    esac
+    cp "$data/page.html" "$page/page.html"
+    cp "$data/$lib.js" "$page/app.js"
+    # A loopback port of the kernel's choosing, served until the recording ends.
+    python3 -c 'import http.server, socketserver, sys, functools
+h = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
+s = socketserver.TCPServer(("127.0.0.1", 0), h)
+print(s.server_address[1], flush=True)
+s.serve_forever()' "$page" > "$page/port" 2> /dev/null &
+    server=$!
+    while [ ! -s "$page/port" ]; do sleep 0.1; done
+    url="http://127.0.0.1:$(cat "$page/port")/page.html"
+    "$tracer" -q record --case-dir "$page/case" --baseline-id "$lib-chromium" --browser "$browser" --timeout 120 "$url" 2>/dev/null || true
+    kill "$server"
+    for env in jsdom happy-dom; do
+      (
+        dir=$real/$lib-$env
+        mkdir -p "$dir/case/result" "$dir/case/ruyi-trace/logs"
+        cp "$page/case/ruyi-trace/logs/current.ndjson" "$dir/case/ruyi-trace/logs/"
+        cp "$page/lib.js" "$page/app.js" "$dir/"
+        echo "$url" > "$dir/page-url.txt"
+        cp "$data/$env.js" "$dir/case/result/final.js"
+        ln -s "$PWD/examples/jsdom/node_modules" "$dir/node_modules"
+        cd "$dir"
+        "$tracer" -q contract build --case-dir case
+        "$tracer" -q audit --case-dir case --entry case/result/final.js > /dev/null 2>&1 || true
+        recorded=$(( $(wc -l < case/tmp/node-trace.ndjson) - 1 ))
+        [ "$recorded" -gt 0 ] || { echo "audit of $lib in $env recorded nothing" >&2; exit 1; }
+        hyperfine -N -i --warmup 1 --runs "${AUDIT_REAL_RUNS:-5}" --export-json "$dir.json" \
+          "node case/result/final.js" \
+          "$tracer -q audit --case-dir case --entry case/result/final.js" >&2
+        awk -v lib="$lib" -v env="$env" -v n="$recorded" -v p="$(median 0 "$dir.json")" -v a="$(median 1 "$dir.json")" 'BEGIN {
+          printf "audit of %s in %s, %d accesses recorded: node %.3f s, tracer audit %.3f s (%.2fx; target <= 1.5x)\n", lib, env, n, p, a, a / p
+        }'
+      )
+    done
   done
 fi
