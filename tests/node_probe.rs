@@ -240,7 +240,8 @@ fn a_shim_on_globalthis_is_recorded_in_node_s_own_context_and_a_node_global_is_a
                  globalThis.Navigator = Navigator;\n\
                  globalThis.navigator = new Navigator();\n\
                  require('../page/app.js');\n\
-                 navigator.userAgent; // the shim's own read, after the script: not the script's\n",
+                 // The shim's own reads, after the script: not the script's.\n\
+                 for (let i = 0; i < 5; i++) navigator.userAgent;\n",
             )
             .file(
                 "case/page/app.js",
@@ -258,7 +259,13 @@ fn a_shim_on_globalthis_is_recorded_in_node_s_own_context_and_a_node_global_is_a
         "{:#}",
         audit["recording"]
     );
-    assert_eq!(audit["recording"]["leftOut"], 1, "the shim's own read");
+    assert_eq!(audit["recording"]["leftOut"], 5, "the shim's own reads");
+    // Each counted under the script that made it, a loop's repeats too.
+    let by = audit["recording"]["leftOutBy"].as_object().unwrap();
+    assert_eq!(by.len(), 1, "{by:#?}");
+    let (script, count) = by.iter().next().unwrap();
+    assert!(script.ends_with("case/result/final.js"), "{script}");
+    assert_eq!(count, 5, "{by:#?}");
 }
 
 /// jsdom, when the example's `node_modules` are there (`.ci/run` installs them; skipped, saying

@@ -253,7 +253,29 @@ pub fn source_with(
     walk: bool,
     check_paths: &[[String; 2]],
 ) -> String {
-    script(config(
+    script(config_with(
+        apis,
+        batch,
+        mark_nested,
+        read_only,
+        known_members,
+        walk,
+        check_paths,
+    ))
+}
+
+/// [`source_with`]'s configuration object, for a caller that adds fields before each install
+/// ([`script_for`]).
+pub fn config_with(
+    apis: &[String],
+    batch: bool,
+    mark_nested: bool,
+    read_only: &[String],
+    known_members: Option<&[String]>,
+    walk: bool,
+    check_paths: &[[String; 2]],
+) -> serde_json::Value {
+    config(
         apis,
         batch,
         mark_nested,
@@ -263,7 +285,12 @@ pub fn source_with(
         // windows entered when the page first reaches them (`enterRealm` in js/cells.js).
         json!({"walk": walk, "checkPaths": check_paths, "enterRealms": known_members.is_some(),
                "stackLimit": if known_members.is_some() { AUDIT_STACK_FRAMES } else { STACK_FRAMES }}),
-    ))
+    )
+}
+
+/// The probe's script for a configuration made by [`config_with`].
+pub fn script_for(config: serde_json::Value) -> String {
+    script(config)
 }
 
 /// A token the probes of one recording share (see `foreignSource` in probe.js), unguessable by the

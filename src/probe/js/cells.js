@@ -183,7 +183,45 @@ function apiFor(prop, receiver) {
   return prop.api;
 }
 
+// In an environment under audit, the URLs of its own scripts (`config.environmentUrls`, from the
+// tool) and the names of a Proxy handler's traps: an access whose nearest frame is one of those
+// scripts, made inside a recorded call or from anything but a trap, is one the tool's filter
+// leaves out (its `Rules::keeps`; a trap's access may be made for the page, and the filter looks
+// at the frame after it). Such a record leaves brief (`brief: 1`, its stack and place in order):
+// the tool counts it without the page paying for a record it would not write.
+const ENVIRONMENT_URLS = setOf(config.environmentUrls);
+const PROXY_TRAPS = setOf(config.proxyTraps);
+function setOf(list) {
+  if (!isArrayValue(list) || list.length === 0) return null;
+  const set = O.create(null);
+  for (let i = 0; i < list.length; i++) set["$" + list[i]] = true;
+  return set;
+}
+function environmentsOwn(record) {
+  const stack = record.stack;
+  if (ENVIRONMENT_URLS === null || !isArrayValue(stack) || stack.length === 0) return false;
+  const nearest = stack[0];
+  if (ENVIRONMENT_URLS["$" + nearest.url] !== true) return false;
+  return record.nested === 1 || PROXY_TRAPS === null || PROXY_TRAPS["$" + nearest.functionName] !== true;
+}
+
 function complete(record, prop, receiver, args, result, threw, error, measureResult) {
+  if (environmentsOwn(record)) {
+    record.brief = 1;
+    // A hook follows an object's state (its number, its events) whatever code used it.
+    if (prop.hook) {
+      busy++;
+      try {
+        prop.hook(record, receiver, args, result, threw);
+      } catch (_) {
+        // nothing more to follow
+      } finally {
+        busy--;
+      }
+    }
+    finish(record);
+    return;
+  }
   busy++;
   try {
     record.fx = propFacts(prop);

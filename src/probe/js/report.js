@@ -270,7 +270,10 @@ function textOf(message) {
   }
   const head = '"slot":' + slot.n + ',"ls":' + ls + ',"e":' + e;
   const plain = jsonPlain();
-  if (slot.last !== null && plain && sameJson(message, slot.last, 0)) {
+  // A brief record (the environment's own, see `environmentsOwn`) is never sent as a repeat: the
+  // tool counts each by its nearest script, which a repeat does not carry.
+  const brief = message.brief === 1;
+  if (slot.last !== null && plain && !brief && sameJson(message, slot.last, 0)) {
     if (SAMPLE_STACKS && message.stack !== undefined) sampled(slot, true);
     return '{"k":"same",' + head + "}";
   }
@@ -295,7 +298,7 @@ function textOf(message) {
   // `last` is a record whose text is `body`, but for a stack sent as `stackSame`.
   slot.last = message;
   slot.inputs = SAMPLE_STACKS ? inputsOf(message) : null;
-  if (slot.body === body) return '{"k":"same",' + head + "}";
+  if (slot.body === body && !brief) return '{"k":"same",' + head + "}";
   slot.body = body;
   return "{" + head + "," + apply(strSlice, body, [1]);
 }

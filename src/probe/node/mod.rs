@@ -35,7 +35,7 @@
 //!   are never in a stack) is the environment's code is left out and counted (see [`Rules`]).
 
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::Duration;
@@ -82,6 +82,9 @@ const MAX_REQUESTS: usize = 1000;
 const CALL_LIMIT: Duration = Duration::from_secs(10);
 /// Scripts named in `leftOutBy`, at most (the others' records are still counted in `leftOut`).
 const MAX_LEFT_OUT_URLS: usize = 20;
+/// The environment's script URLs handed to the probe, at most (the rest are left out by the
+/// filter after they travel, as any record is).
+const MAX_ENVIRONMENT_URLS: usize = 20_000;
 /// Scripts remembered between their `scriptParsed` and their pause, at most.
 const MAX_PENDING_SCRIPTS: usize = 100_000;
 
@@ -143,7 +146,13 @@ pub struct NodeReport {
 /// The probe inside one inspector session (see the module comment).
 pub struct NodeProbe {
     request: NodeRequest,
-    source: String,
+    /// The probe's configuration; each install adds `environmentUrls`.
+    config: Value,
+    /// The URLs (and, for a `file:` URL, the path a JavaScript stack names it by) of the scripts
+    /// parsed so far that are the environment's ([`Origin::Environment`]): an access whose nearest
+    /// frame is one of these, made inside a recorded call or not by a `Proxy` trap, is one the
+    /// filter leaves out ([`Rules::keeps`]), and the probe sends it without building its record.
+    environment_urls: BTreeSet<String>,
     ingest: Option<Ingest<TraceWriter>>,
     started: f64,
     /// scriptId -> (url, execution context), from `scriptParsed` until the script's pause.
@@ -185,7 +194,7 @@ impl NodeProbe {
     pub fn new(request: NodeRequest) -> NodeProbe {
         // Unbatched: a program may end its process in the middle of a task (`process.exit`), and a
         // batch waiting for the end of that task would be lost.
-        let source = crate::probe::source_with(
+        let config = crate::probe::config_with(
             &request.apis,
             false,
             true,
@@ -200,7 +209,8 @@ impl NodeProbe {
             .map_or(0.0, |d| d.as_secs_f64() * 1000.0);
         NodeProbe {
             request,
-            source,
+            config,
+            environment_urls: BTreeSet::new(),
             ingest: None,
             started,
             scripts: HashMap::new(),
@@ -429,6 +439,17 @@ impl NodeProbe {
         })
     }
 
+    /// The probe's script for an install now: its configuration with the environment's script
+    /// URLs known so far.
+    fn source(&self) -> String {
+        let mut config = self.config.clone();
+        if let Some(fields) = config.as_object_mut() {
+            fields.insert("environmentUrls".into(), json!(self.environment_urls));
+            fields.insert("proxyTraps".into(), json!(PROXY_TRAPS));
+        }
+        crate::probe::script_for(config)
+    }
+
     /// Puts the probe into `context`: its binding there only, then the probe evaluated on the
     /// paused `frame`, which runs in that frame's context. (Never with `Runtime.evaluate` in
     /// another context than the paused one: Node crashes, SIGSEGV, when a `vm` context that was
@@ -456,7 +477,7 @@ impl NodeProbe {
             cdp,
             backlog,
             "Debugger.evaluateOnCallFrame",
-            json!({"callFrameId": frame, "expression": self.source, "silent": true}),
+            json!({"callFrameId": frame, "expression": self.source(), "silent": true}),
         )?;
         if let Some(problem) = failure(&answer) {
             self.problems
@@ -695,14 +716,22 @@ impl PauseHandler for NodeProbe {
                     params.get("executionContextId").and_then(Value::as_i64),
                 ) {
                     let url = params["url"].as_str().unwrap_or("").to_owned();
+                    let origin = self.request.rules.origin(&url);
+                    if origin == Origin::Environment
+                        && self.environment_urls.len() < MAX_ENVIRONMENT_URLS
+                    {
+                        // A CommonJS module's frames name it by its path, its script by its URL.
+                        if url.starts_with("file:") {
+                            self.environment_urls.insert(url_path(&url));
+                        }
+                        self.environment_urls.insert(url.clone());
+                    }
                     if let Some(realm) = self.realms.iter_mut().find(|r| {
                         r.context_id == context && !r.is_default && r.probed_before.is_none()
                     }) {
                         realm.scripts_before += 1;
                     }
-                    if self.request.rules.origin(&url) == Origin::Named
-                        && self.named_scripts.len() < MAX_PENDING_SCRIPTS
-                    {
+                    if origin == Origin::Named && self.named_scripts.len() < MAX_PENDING_SCRIPTS {
                         self.named_scripts
                             .insert(id.to_owned(), (url.clone(), context));
                     }
