@@ -227,7 +227,8 @@ function tracerReflect(g, options) {
       } catch (_) {
         ctor = undefined;
       }
-      if (typeof ctor === "function" && fnName(ctor)) return fnName(ctor);
+      const name = typeof ctor === "function" ? fnName(ctor) : "";
+      if (name) return name;
     }
     return constructorNameOf(value) || tagOf(value);
   }
