@@ -538,7 +538,7 @@ EOF
       fingerprintjs2) cp "$libs/node_modules/fingerprintjs2/dist/fingerprint2.min.js" "$page/lib.js" ;;
       detectincognito) cp "$libs/node_modules/detectincognitojs/dist/es5/detectIncognito.min.js" "$page/lib.js" ;;
     esac
-    cp "$data/page.html" "$page/page.html"
+    cp "$data/page.html" "$data/done.js" "$page/"
     cp "$data/$lib.js" "$page/app.js"
     # A loopback port of the kernel's choosing, served until the recording ends.
     python3 -c 'import http.server, socketserver, sys, functools
@@ -556,9 +556,10 @@ s.serve_forever()' "$page" > "$page/port" 2> /dev/null &
         dir=$real/$lib-$env
         mkdir -p "$dir/case/result" "$dir/case/ruyi-trace/logs"
         cp "$page/case/ruyi-trace/logs/current.ndjson" "$dir/case/ruyi-trace/logs/"
-        cp "$page/lib.js" "$page/app.js" "$dir/"
+        cp "$page/done.js" "$page/lib.js" "$page/app.js" "$dir/"
         echo "$url" > "$dir/page-url.txt"
         cp "$data/$env.js" "$dir/case/result/final.js"
+        cp "$data/wait.js" "$dir/case/result/"
         ln -s "$PWD/examples/jsdom/node_modules" "$dir/node_modules"
         cd "$dir"
         "$tracer" -q contract build --case-dir case

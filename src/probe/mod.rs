@@ -218,7 +218,7 @@ pub const BATCH_MS: u64 = 10;
 /// `ownUrl`, `stackLimit`, `batchRecords`, `batchMs`). Without `batch`, every record leaves on
 /// its own.
 pub fn source(apis: &[String], batch: bool) -> String {
-    source_with(apis, batch, false, &[], None, false, &[])
+    script(config_with(apis, batch, false, &[], None, false, &[]))
 }
 
 /// The probe as `tracer record` installs it: [`source`] for a [`Watch`].
@@ -236,36 +236,15 @@ pub fn record_source(watch: &Watch, batch: bool) -> String {
     ))
 }
 
-/// [`source`], with `mark_nested`: records made while another recorded call runs carry
-/// `nested: 1` (the audit's filter of the environment's own accesses reads it); and `read_only`:
-/// entries of `apis` watched only for being read (Node's own globals in a Node realm); and
-/// `known_members`: where an environment holds members a browser cannot show the probe (see
-/// `knownMember` in js/cells.js), only these names are watched; and `walk`: after the list, every
-/// interface and namespace the realm's global reaches (with `known_members`, only those names);
-/// and `check_paths`: `[realm kind, api]` pairs whose resolution the probe reports in its `ready`
-/// record (see js/checked-paths.js).
-pub fn source_with(
-    apis: &[String],
-    batch: bool,
-    mark_nested: bool,
-    read_only: &[String],
-    known_members: Option<&[String]>,
-    walk: bool,
-    check_paths: &[[String; 2]],
-) -> String {
-    script(config_with(
-        apis,
-        batch,
-        mark_nested,
-        read_only,
-        known_members,
-        walk,
-        check_paths,
-    ))
-}
-
-/// [`source_with`]'s configuration object, for a caller that adds fields before each install
-/// ([`script_for`]).
+/// The probe's configuration: [`source`]'s, with `mark_nested`: records made while another
+/// recorded call runs carry `nested: 1` (the audit's filter of the environment's own accesses reads
+/// it); and `read_only`: entries of `apis` watched only for being read (Node's own globals in a Node
+/// realm); and `known_members`: where an environment holds members a browser cannot show the probe
+/// (see `knownMember` in js/cells.js), only these names are watched; and `walk`: after the list,
+/// every interface and namespace the realm's global reaches (with `known_members`, only those
+/// names); and `check_paths`: `[realm kind, api]` pairs whose resolution the probe reports in its
+/// `ready` record (see js/checked-paths.js). The audit adds fields before each install and makes
+/// the script with [`script_for`].
 pub fn config_with(
     apis: &[String],
     batch: bool,

@@ -1,13 +1,5 @@
-// fingerprintjs2 2.1.4: its components and their hash, stored as the page computed them.
-function done(text) {
-  sessionStorage.setItem("result", text);
-  document.getElementById("seen").textContent = text;
-  try {
-    performance.mark("tracer:done");
-  } catch (e) {
-    // an environment without marks (jsdom)
-  }
-}
+// fingerprintjs2 2.1.4: its components and their hash, as the page computed them (`done` is
+// done.js's).
 try {
   Fingerprint2.get({}, function (components) {
     var values = components.map(function (c) { return c.value; });
