@@ -20,9 +20,9 @@ const MAIN_CONTEXT: u64 = 1;
 /// says (a program's own `Error.prepareStackTrace`).
 pub const DEEP_FRAMES: u32 = 32;
 /// The same under a flood of console calls or of the audit's probe records (each a stack capture in
-/// the program, for which V8 takes an error's frames too): the call site only. Serialising stacks on Node's main thread is
-/// what makes a traced flood slow (one frame: about 3x plain node; eight frames: about 15x); an
-/// error made then gets its deeper frames from its stack text.
+/// the program, for which V8 takes an error's frames too): the call site only. Serialising stacks
+/// on Node's main thread is what makes a traced flood slow (one frame: about 3x plain node; eight
+/// frames: about 15x); an error made then gets its deeper frames from its stack text.
 pub const STACK_FRAMES: u32 = 1;
 /// A flood: this many console calls arriving within `FLOOD_WINDOW`.
 const FLOOD_CALLS: u32 = 500;
