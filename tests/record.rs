@@ -893,7 +893,7 @@ fn a_stack_sampled_in_a_loop_is_absent_between_captures_never_another_read_s() {
     assert_eq!(reads.len(), 601, "every read is a line");
     let seqs: Vec<u64> = reads.iter().map(|a| a["seq"].as_u64().unwrap()).collect();
     assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
-    // Each read has its own time, in order (a repeat's is sent relative to its batch's first).
+    // Each read has its own time, in order (a run's repeats are sent relative to its first).
     let times: Vec<f64> = reads.iter().map(|a| a["t"].as_f64().unwrap()).collect();
     assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
     assert!(times[600] > times[0], "{times:?}");

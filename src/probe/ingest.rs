@@ -10,8 +10,10 @@
 //! an access record equal to its api's previous one but for `ls` and `e` arrives as
 //! `{"k":"same","slot":n,..}` and is written in full from the slot's last whole record, and a
 //! whole record whose stack is its slot's last one carries `stackSame: 1` instead of the stack.
-//! A repeat after the first record of a batch may carry its time as `d`, whole microseconds after
-//! that first record's `e` (a loop's reads need no decimal time each).
+//! A loop's repeats back to back arrive as one run: each one's slot in `slots`, the first one's
+//! time as `e`, each later one's in `ds`, whole microseconds after it (a loop's reads need no
+//! decimal time each); a run's repeat is its slot's last record without that record's `stack` (the
+//! probe captures a loop's stack only now and then: a read between two captures has none).
 //!
 //! A `keep` filter (the audit's rule "only the target's accesses count") may leave records out;
 //! the repeats of a record left out are left out too, and what was left out is counted.
@@ -98,8 +100,6 @@ pub struct Ingest<W: BorrowMut<TraceWriter>> {
     /// Stop writing once this many accesses are written.
     pub max_accesses: u64,
     keep: Option<Keep>,
-    /// The `e` of the first record of the batch being read (the base of a repeat's `d`).
-    batch_base: Option<f64>,
     pub report: IngestSummary,
 }
 
@@ -113,7 +113,6 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
             nav: 0,
             max_accesses: u64::MAX,
             keep: None,
-            batch_base: None,
             report: IngestSummary::default(),
         }
     }
@@ -173,11 +172,8 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
             records: records.len(),
             done: false,
         };
-        for (i, raw) in records.into_iter().enumerate() {
+        for raw in records {
             if let Ok(RawRecord(fields)) = serde_json::from_str(raw.get()) {
-                if i == 0 {
-                    self.batch_base = fields.get("e").and_then(|e| e.parse::<f64>().ok());
-                }
                 delivered.done |= self.one(session, context, fields)?;
             }
         }
@@ -232,36 +228,60 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
     }
 
     /// A record that repeats its slot's last whole record but for `ls` and `e` (see `textOf` in
-    /// probe.js): its line is that record's line with the next `seq` and its own `t`.
+    /// js/report.js): its line is that record's line with the next `seq` and its own `t`. Or a run
+    /// of a loop's repeats (`slots` and `ds`, see `closeRun`): each repeat's line is its slot's
+    /// last record's line without its `stack`, with the next `seq` and its own `t`.
     fn repeat(&mut self, session: &str, context: i64, record: &Fields<'_>) -> Result<()> {
-        let slot = record.get("slot").and_then(|n| n.parse::<u64>().ok());
-        let t = match record.get("e") {
-            Some(e) => t_of(self.started, e),
-            None => record
-                .get("d")
-                .and_then(|d| d.parse::<f64>().ok())
-                .zip(self.batch_base)
-                .map(|(d, base)| t_of_us(self.started, epoch_us(base) + d)),
-        };
-        let (Some(slot), Some(t)) = (slot, t) else {
+        let Some(first) = record.get("e").and_then(|e| e.parse::<f64>().ok()) else {
             return Ok(());
         };
-        let Some(tail) = self
+        // A run: each repeat's slot, and each later one's time after the first. A run that cannot
+        // be read is written as far as it can be, never with times made up.
+        let run = record.get("slots");
+        let (slots, later): (Vec<u64>, Vec<f64>) = match run {
+            Some(slots) => (
+                serde_json::from_str(slots).unwrap_or_default(),
+                record
+                    .get("ds")
+                    .and_then(|ds| serde_json::from_str(ds).ok())
+                    .unwrap_or_default(),
+            ),
+            None => (
+                record
+                    .get("slot")
+                    .and_then(|n| n.parse::<u64>().ok())
+                    .into_iter()
+                    .collect(),
+                Vec::new(),
+            ),
+        };
+        let Some(realm) = self
             .realms
-            .get(session)
-            .and_then(|realms| realms.get(&context))
-            .and_then(|realm| realm.slots.get(&slot))
+            .get_mut(session)
+            .and_then(|realms| realms.get_mut(&context))
         else {
             return Ok(());
         };
-        let Some(tail) = tail else {
-            // A repeat of a record the filter left out.
-            self.report.left_out += 1;
-            return Ok(());
-        };
-        let writer = self.writer.borrow_mut();
-        if writer.accesses() < self.max_accesses {
-            writer.repeat(&t, tail)?;
+        let base = epoch_us(first);
+        let times = std::iter::once(0.0).chain(later);
+        for (slot, us) in slots.iter().zip(times) {
+            let tail = match realm.slots.get(slot) {
+                // A repeat of a record the filter left out.
+                Some(None) => {
+                    self.report.left_out += 1;
+                    continue;
+                }
+                Some(Some(tail)) if run.is_some() => realm
+                    .bare
+                    .entry(*slot)
+                    .or_insert_with(|| without_stack(tail)),
+                Some(Some(tail)) => tail,
+                None => continue,
+            };
+            let writer = self.writer.borrow_mut();
+            if writer.accesses() < self.max_accesses {
+                writer.repeat(&t_of_us(self.started, base + us), tail)?;
+            }
         }
         Ok(())
     }
@@ -291,6 +311,7 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
                 facts: HashMap::new(),
                 slots: HashMap::new(),
                 stacks: HashMap::new(),
+                bare: HashMap::new(),
             };
             self.realms
                 .entry(session.to_owned())
@@ -347,6 +368,7 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
         {
             if let Some(slot) = slot {
                 realm.slots.insert(slot, None);
+                realm.bare.remove(&slot);
             }
             self.report.left_out += 1;
             return Ok(());
@@ -374,6 +396,7 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
             && let Some(tail) = writer::after_t(writer.last_line())
         {
             realm.slots.insert(slot, Some(tail.to_owned()));
+            realm.bare.remove(&slot);
         }
         Ok(())
     }
@@ -386,7 +409,7 @@ fn t_of(started: f64, e: &str) -> Option<String> {
 }
 
 /// An epoch time in milliseconds as whole microseconds. Times are subtracted as whole
-/// microseconds, the same way the probe computes a repeat's `d`, so that a repeat's `t` is the one
+/// microseconds, the same way the probe computes a run's `ds`, so that a repeat's `t` is the one
 /// its own `e` would give and `t` never goes back between two records.
 fn epoch_us(epoch_ms: f64) -> f64 {
     (epoch_ms * 1000.0).round()
@@ -413,6 +436,25 @@ struct Realm {
     slots: HashMap<u64, Option<String>>,
     /// slot -> the stack its last whole record carried, as JSON.
     stacks: HashMap<u64, String>,
+    /// slot -> its last whole record's line past `t` without its `stack` (a run's repeats), made
+    /// when a run first needs it.
+    bare: HashMap<u64, String>,
+}
+
+/// A line's part past `t` (see [`writer::after_t`]) without its own `stack` field, the rest as it
+/// was.
+fn without_stack(tail: &str) -> String {
+    if !tail.contains("\"stack\":") {
+        return tail.to_owned();
+    }
+    let object = format!("{{\"t\":0{tail}");
+    let Ok(RawRecord(mut fields)) = serde_json::from_str::<RawRecord<'_>>(&object) else {
+        return tail.to_owned();
+    };
+    if fields.remove("stack").is_none() {
+        return tail.to_owned();
+    }
+    writer::tail_of(fields)
 }
 
 /// One record of a binding payload, read as its fields' JSON texts (borrowed from the payload;
@@ -462,7 +504,8 @@ mod tests {
     }
 
     /// A whole record whose stack is its slot's last one arrives as `stackSame: 1` and is written
-    /// with that stack; a repeat after it is written whole too.
+    /// with that stack; a repeat after it is written whole too, and a run's repeat without the
+    /// stack (not sampled), the rest of the line the same.
     #[test]
     fn a_stack_sent_as_the_slots_last_one_is_written_in_full() {
         let dir = tempfile::tempdir().unwrap();
@@ -473,10 +516,11 @@ mod tests {
         let payload = format!(
             r#"[{{"slot":1,"ls":1,"e":1,"k":"access","realm":"main","phase":"init","api":"Math.tan","accessType":"call","returnValue":1,"stack":{stack}}},
                {{"slot":1,"ls":2,"e":2,"k":"access","realm":"main","phase":"init","api":"Math.tan","accessType":"call","returnValue":2,"stackSame":1}},
-               {{"k":"same","slot":1,"ls":3,"e":3}}]"#
+               {{"k":"same","slot":1,"ls":3,"e":3}},
+               {{"k":"same","slots":[1,1],"ls":4,"e":4,"ds":[1000]}}]"#
         );
         let delivered = ingest.binding("s", 1, &payload).unwrap();
-        assert_eq!(delivered.records, 3);
+        assert_eq!(delivered.records, 4);
         drop(ingest);
         let text = std::fs::read_to_string(&path).unwrap();
         let lines: Vec<serde_json::Value> = text
@@ -484,30 +528,42 @@ mod tests {
             .skip(1)
             .map(|line| serde_json::from_str(line).unwrap())
             .collect();
-        assert_eq!(lines.len(), 3, "{text}");
+        assert_eq!(lines.len(), 5, "{text}");
         let expected: serde_json::Value = serde_json::from_str(stack).unwrap();
-        for line in &lines {
+        for line in &lines[..3] {
             assert_eq!(line["stack"], expected, "{line}");
             assert!(line.get("stackSame").is_none(), "{line}");
         }
         assert_eq!(lines[1]["returnValue"], 2);
         assert_eq!(lines[2]["returnValue"], 2);
+        for (i, line) in lines[3..].iter().enumerate() {
+            let mut bare = lines[2].clone();
+            let fields = bare.as_object_mut().unwrap();
+            fields.remove("stack");
+            fields.insert("seq".into(), (4 + i).into());
+            fields.insert("t".into(), ((4 + i) as f64).into());
+            assert_eq!(line, &bare, "{text}");
+        }
     }
 
-    /// A repeat whose time is `d`, microseconds after the batch's first record, is written with
-    /// that time; a batch's first record sets the base, not an earlier batch's.
+    /// A run of repeats is one line per repeat of its slot's record: the first at its `e`, each
+    /// later one `ds` microseconds after it; a repeat of a record the filter left out is counted.
     #[test]
-    fn a_repeat_timed_after_the_batch_s_first_record_has_that_time() {
+    fn a_run_of_repeats_is_a_line_per_repeat_at_its_own_time() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("trace.ndjson");
         let writer = writer_at(&path);
-        let mut ingest = Ingest::new(writer, 1000.0);
+        let mut ingest =
+            Ingest::new(writer, 1000.0).with_filter(Box::new(|_, fields: &Fields<'_>| {
+                fields.get("api").map(|api| api.as_ref()) == Some("\"Math.tan\"")
+            }));
         let first = r#"[{"slot":1,"ls":1,"e":1010.25,"k":"access","realm":"main","phase":"init","api":"Math.tan","accessType":"call","returnValue":1},
-               {"k":"same","slot":1,"ls":2,"d":1500}]"#;
-        let second =
-            r#"[{"k":"same","slot":1,"ls":3,"e":1020},{"k":"same","slot":1,"ls":4,"d":7}]"#;
+               {"slot":2,"ls":2,"e":1010.5,"k":"access","realm":"main","phase":"init","api":"Math.sin","accessType":"call","returnValue":1},
+               {"k":"same","slots":[1,2,2,1],"ls":3,"e":1011.75,"ds":[1,2,2500]}]"#;
+        let second = r#"[{"k":"same","slot":1,"ls":7,"e":1020}]"#;
         ingest.binding("s", 1, first).unwrap();
         ingest.binding("s", 1, second).unwrap();
+        assert_eq!(ingest.report.left_out, 3);
         drop(ingest);
         let text = std::fs::read_to_string(&path).unwrap();
         let times: Vec<f64> = text
@@ -519,6 +575,6 @@ mod tests {
                     .unwrap()
             })
             .collect();
-        assert_eq!(times, [10.25, 11.75, 20.0, 20.007], "{text}");
+        assert_eq!(times, [10.25, 11.75, 14.25, 20.0], "{text}");
     }
 }

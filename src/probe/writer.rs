@@ -267,6 +267,14 @@ pub fn after_t(line: &str) -> Option<&str> {
     Some(&line[end..])
 }
 
+/// The part past `t` (see [`after_t`]) of the line `fields` (which hold `t`) make.
+pub fn tail_of(mut fields: Fields<'_>) -> String {
+    fields.insert(Cow::Borrowed("type"), Cow::Borrowed("\"access\""));
+    let mut line = String::with_capacity(512);
+    render_into(&mut line, fields);
+    after_t(&line).unwrap_or_default().to_owned()
+}
+
 /// Replaces every string over [`LONG_STRING`] characters inside `value` by its `$string` form.
 pub fn digest_long_strings(value: &mut Value) {
     match value {

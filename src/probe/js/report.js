@@ -138,9 +138,17 @@ const BATCH_MS = config.batchMs;
 const queueMicrotaskOriginal = typeof g.queueMicrotask === "function" ? g.queueMicrotask : null;
 const batch = [];
 let batchStarted = 0;
-// The `e` of the batch's first record (see `postRepeat`); null when it had none.
-let batchBase = null;
 let batchScheduled = false;
+// Repeats back to back, of any slots (a loop reads `navigator`, then its `userAgent`, over and
+// over), are one run (see `postRepeat`): the first repeat's `ls`, and each repeat's slot and time,
+// kept as numbers until the run is written (`closeRun`), which happens before anything else is
+// posted and when the batch leaves. A run is one of the batch's records, of at most RUN_MAX
+// repeats.
+let runLs = 0;
+const runSlots = [];
+const runTimes = [];
+let runLength = 0;
+const RUN_MAX = 4096;
 
 // An access record that repeats the previous record of its api, all but its `ls` and `e`, travels
 // as `{"k":"same","slot":n,"ls":..,"e":..}`; the recorder keeps the last whole record of each
@@ -320,14 +328,15 @@ function sampled(slot, same) {
 
 // What a getter's record was made of (see `repeatGet` in cells.js), when its record is the one
 // `complete` just made (not one that waited for an earlier record) and holds nothing another
-// access with the same inputs could differ in: no stack, no error, no hook, no nesting.
+// access with the same inputs could differ in: no error, no hook, no nesting. Its stack, if it
+// has one, is not among them: a run's repeats are written without it (see `closeRun`), so a
+// captured stack is followed by repeats at once.
 let completed = null;
 let completedProp = null;
 let completedReceiver = null;
 let completedValue = null;
 function inputsOf(message) {
-  if (message !== completed || message.accessType !== "get" || message.stack !== undefined ||
-      message.exception !== null || message.nested !== undefined ||
+  if (message !== completed || message.accessType !== "get" || message.exception !== null || message.nested !== undefined ||
       message.probeError !== undefined || completedProp.hook !== null || completedProp.after !== null ||
       completedProp.volatile === true) {
     return null;
@@ -377,16 +386,17 @@ function repeatable(prop, receiver) {
 }
 
 function post(message) {
-  if (batch.length === 0) batchBase = typeof message.e === "number" ? message.e : null;
+  closeRun();
   batch[batch.length] = textOf(message);
   pushed(epoch());
 }
 
-// A record was added to the batch at `now` (epoch milliseconds): the batch leaves now, or at the
-// end of the task.
+// A record was added to the batch (or to its open run) at `now` (epoch milliseconds): the batch
+// leaves now, or at the end of the task.
 function pushed(now) {
-  if (batch.length === 1) batchStarted = now;
-  if (batch.length >= BATCH_RECORDS || now - batchStarted >= BATCH_MS ||
+  const records = batch.length + (runLength === 0 ? 0 : 1);
+  if (records === 1 && runLength <= 1) batchStarted = now;
+  if (records >= BATCH_RECORDS || now - batchStarted >= BATCH_MS ||
       queueMicrotaskOriginal === null) {
     sendBatch();
   } else if (!batchScheduled) {
@@ -397,6 +407,7 @@ function pushed(now) {
 
 function sendBatch() {
   batchScheduled = false;
+  closeRun();
   if (batch.length === 0) return;
   const payload = "[" + apply(arrayJoin, batch, [","]) + "]";
   batch.length = 0;
@@ -468,22 +479,39 @@ function begin(prop, accessType) {
 }
 
 // A repeat of `slot`'s last record, `ls` and `e` its own, sent in order (nothing earlier waits:
-// see `repeatable`).
+// see `repeatable`). It joins the open run (nothing was posted since the run's last repeat, so
+// their `ls` follow each other): what the page pays per read of a loop is two numbers stored,
+// not a text built.
 function postRepeat(slot, ls, e) {
   slot.skip--;
   flushNext++;
-  // After a batch's first record, the time as whole microseconds after that record's (`d`): a
-  // small integer's text costs the page far less than a decimal epoch's.
-  if (batch.length === 0 || batchBase === null) {
-    if (batch.length === 0) batchBase = e;
-    batch[batch.length] = '{"k":"same","slot":' + slot.n + ',"ls":' + ls + ',"e":' + e + "}";
-  } else {
-    // Whole microseconds on both sides, as the recorder subtracts them (its `epoch_us`).
-    batch[batch.length] = '{"k":"same","slot":' + slot.n + ',"ls":' + ls + ',"d":' +
-      (mathRound(e * 1000) - mathRound(batchBase * 1000)) + "}";
-  }
+  if (runLength === RUN_MAX) closeRun();
+  if (runLength === 0) runLs = ls;
+  runSlots[runLength] = slot.n;
+  runTimes[runLength++] = e;
   // The batch's age by the read's own time (`e`, the clock `post` uses): one clock call per read.
   pushed(e);
+}
+
+// Writes the open run into the batch as `{"k":"same","slots":[n,..],"ls":first,"e":e0,"ds":[..]}`:
+// each repeat's slot, `e0` the first repeat's time and `ds` each later one's, in whole
+// microseconds after it (as the recorder adds them: its `epoch_us`), small integers whose text is
+// short. The recorder writes each as its slot's last record without that record's stack (a read
+// between two captures has none: not sampled).
+function closeRun() {
+  if (runLength === 0) return;
+  const e0 = runTimes[0];
+  const base = mathRound(e0 * 1000);
+  const slotsOf = [];
+  const ds = [];
+  slotsOf[0] = runSlots[0];
+  for (let i = 1; i < runLength; i++) {
+    slotsOf[i] = runSlots[i];
+    ds[i - 1] = mathRound(runTimes[i] * 1000) - base;
+  }
+  batch[batch.length] = '{"k":"same","slots":[' + apply(arrayJoin, slotsOf, [","]) + '],"ls":' + runLs +
+    ',"e":' + e0 + ',"ds":[' + apply(arrayJoin, ds, [","]) + "]}";
+  runLength = 0;
 }
 
 // A record begun: `above` is the probe's function the page's call went through (its frame and
