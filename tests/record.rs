@@ -949,6 +949,53 @@ fn a_stack_sampled_in_a_loop_is_absent_between_captures_never_another_read_s() {
     assert_eq!(item["stackSample"][0]["line"], 9, "{item:#}");
 }
 
+/// A loop's repeats leave in runs (the slot and the time of each read, two slots taking turns:
+/// `navigator`, then its `userAgent`), and with `--no-batch` one by one: the trace is the same
+/// line for line but for the times, a run's reads written without the stack their slot's last
+/// capture had.
+#[test]
+fn a_loop_s_trace_is_the_same_whether_its_repeats_travel_in_runs_or_one_by_one() {
+    let Some(browser) = chromium_or_skip(
+        "a_loop_s_trace_is_the_same_whether_its_repeats_travel_in_runs_or_one_by_one",
+    ) else {
+        return;
+    };
+    // Each access's line without its time, the page's folder (a temporary one) named alike.
+    let untimed = |accesses: &[Value], dir: &Path| -> Vec<String> {
+        accesses
+            .iter()
+            .map(|access| {
+                let mut access = access.clone();
+                access.as_object_mut().unwrap().remove("t");
+                access
+                    .to_string()
+                    .replace(&dir.display().to_string(), "DIR")
+            })
+            .collect()
+    };
+    let (batched_dir, batched) = record_fixture(&browser, "hot-loop/page.html");
+    let (each_dir, recorded, each) = record_fixture_with(
+        &browser,
+        "hot-loop/page.html",
+        &["--timeout", "60", "--no-batch"],
+    );
+    check(&recorded, "tracer record --no-batch");
+    let reads = batched
+        .iter()
+        .filter(|a| a["api"] == "navigator.userAgent")
+        .count();
+    assert_eq!(reads, 601, "every read is a line");
+    let stackless = batched
+        .iter()
+        .filter(|a| a["api"] == "navigator.userAgent" && a.get("stack").is_none())
+        .count();
+    assert!(stackless > 400, "a stable loop is sampled: {stackless}");
+    assert_eq!(
+        untimed(&batched, batched_dir.path()),
+        untimed(&each, each_dir.path())
+    );
+}
+
 /// A loop's reads travel as repeats of the last record only while nothing a record holds has
 /// changed: a new value, or a new name for the receiver, is in the line of the first read that saw
 /// it and of every read after.
