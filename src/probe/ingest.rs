@@ -236,16 +236,24 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
             return Ok(());
         };
         // A run: each repeat's slot, and each later one's time after the first. A run that cannot
-        // be read is written as far as it can be, never with times made up.
+        // be read is written as far as it can be, never with times made up, and said.
         let run = record.get("slots");
         let (slots, later): (Vec<u64>, Vec<f64>) = match run {
-            Some(slots) => (
-                serde_json::from_str(slots).unwrap_or_default(),
-                record
+            Some(slots) => {
+                let slots: Vec<u64> = serde_json::from_str(slots).unwrap_or_default();
+                let later: Vec<f64> = record
                     .get("ds")
                     .and_then(|ds| serde_json::from_str(ds).ok())
-                    .unwrap_or_default(),
-            ),
+                    .unwrap_or_default();
+                if slots.is_empty() || later.len() + 1 != slots.len() {
+                    self.report.unreadable.push(format!(
+                        "a run of repeats from the probe could not be read ({} slots, {} times): what it lacks is missing from the trace",
+                        slots.len(),
+                        later.len() + 1
+                    ));
+                }
+                (slots, later)
+            }
             None => (
                 record
                     .get("slot")
@@ -544,6 +552,24 @@ mod tests {
             fields.insert("t".into(), ((4 + i) as f64).into());
             assert_eq!(line, &bare, "{text}");
         }
+    }
+
+    /// A run whose times do not match its slots is written as far as it goes, and said.
+    #[test]
+    fn a_run_that_cannot_be_read_whole_is_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trace.ndjson");
+        let mut ingest = Ingest::new(writer_at(&path), 1000.0);
+        let payload = r#"[{"slot":1,"ls":1,"e":1010,"k":"access","realm":"main","phase":"init","api":"Math.tan","accessType":"call","returnValue":1},
+               {"k":"same","slots":[1,1,1],"ls":2,"e":1011,"ds":[5]}]"#;
+        ingest.binding("s", 1, payload).unwrap();
+        assert_eq!(
+            ingest.report.unreadable.len(),
+            1,
+            "{:?}",
+            ingest.report.unreadable
+        );
+        assert_eq!(ingest.accesses(), 3);
     }
 
     /// A run of repeats is one line per repeat of its slot's record: the first at its `e`, each

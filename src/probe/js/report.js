@@ -336,8 +336,8 @@ let completedProp = null;
 let completedReceiver = null;
 let completedValue = null;
 function inputsOf(message) {
-  if (message !== completed || message.accessType !== "get" || message.exception !== null || message.nested !== undefined ||
-      message.probeError !== undefined || completedProp.hook !== null || completedProp.after !== null ||
+  if (message !== completed || message.accessType !== "get" || message.exception !== null ||
+      message.nested !== undefined || message.probeError !== undefined || completedProp.hook !== null || completedProp.after !== null ||
       completedProp.volatile === true) {
     return null;
   }
