@@ -268,6 +268,63 @@ fn a_shim_on_globalthis_is_recorded_in_node_s_own_context_and_a_node_global_is_a
     assert_eq!(count, 5, "{by:#?}");
 }
 
+#[test]
+fn a_record_s_frames_are_the_script_s_even_through_a_built_in_function() {
+    // The access is made in a callback that `Array.prototype.map` calls: between the probe's trap
+    // and the script's caller there are the callback's frame and the built-in's, which the record
+    // leaves out (the probe first captures only as many frames as a record keeps, and again,
+    // deeper, when some were left out).
+    let trace = format!(
+        "{HEADER}\n{}\n",
+        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"navigator.userAgent","accessType":"get","receiver":"Navigator","owner":"Navigator.prototype","returnValue":"UA","stack":[{"url":"https://a.test/js/app.js","line":1,"column":10,"functionName":""}]}"#
+    );
+    let app = "function viaBuiltin() {\n  return [navigator].map(function pick(n) { return n.userAgent; })[0];\n}\nvar ua = viaBuiltin();\n";
+    let out = build_and_audit(
+        Tracer::new()
+            .file("case/ruyi-trace/logs/current.ndjson", trace)
+            .file(
+                "case/result/final.js",
+                "class Navigator { get userAgent() { return 'UA'; } }\n\
+                 globalThis.Navigator = Navigator;\n\
+                 globalThis.navigator = new Navigator();\n\
+                 require('../page/app.js');\n",
+            )
+            .file("case/page/app.js", app),
+    );
+    let recorded = read(&out, "tmp/node-trace.ndjson");
+    let line: Value = recorded
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|l| l["api"] == "navigator.userAgent")
+        .unwrap_or_else(|| panic!("no record of the read:\n{recorded}\n{}", out.dump()));
+    let frames: Vec<String> = line["stack"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no stack: {line}"))
+        .iter()
+        .map(|f| {
+            let url = f["url"].as_str().unwrap_or("");
+            format!(
+                "{} {}:{}:{}",
+                f["functionName"].as_str().unwrap_or(""),
+                url.rsplit('/').next().unwrap_or(url),
+                f["line"],
+                f["column"]
+            )
+        })
+        .collect();
+    // 1-based: `n.userAgent` in `pick` on line 2, the `map` call in `viaBuiltin` on line 2.
+    let read_at = app.lines().nth(1).unwrap().find("n.userAgent").unwrap() + 3;
+    let map_at = app.lines().nth(1).unwrap().find(".map(").unwrap() + 2;
+    assert_eq!(
+        frames,
+        [
+            format!("pick app.js:2:{read_at}"),
+            format!("viaBuiltin app.js:2:{map_at}")
+        ],
+        "{line}"
+    );
+}
+
 /// jsdom, when the example's `node_modules` are there (`.ci/run` installs them; skipped, saying
 /// so, without).
 fn jsdom_modules() -> Option<std::path::PathBuf> {

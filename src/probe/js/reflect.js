@@ -573,34 +573,55 @@ function tracerReflect(g, options) {
 
   // The top `limit` frames of the current stack, the measurer's own frames left out; 1-based.
   // `above` (optional) is the caller's own entry function: it and every frame above it are not
-  // even captured, so only a few frames beyond `limit` are walked (the capture's cost grows with
-  // every frame it walks).
+  // even captured.
   function stack(limit, above) {
+    // `limit` frames and the one of the probe's trap the access went through (between `above`
+    // and the page) first: V8 pays for every frame it captures (its summary, its call site),
+    // microseconds each in a real page's code, and more frames the record leaves out (the
+    // probe's own, a built-in's) are rare. Only when there were more, and the stack went deeper,
+    // is it captured again with room for them.
+    if (above !== undefined && captureStackTrace !== null) {
+      const sites = callSites(limit + 1, above);
+      const out = framesOf(sites, limit);
+      if (out.length === limit || sites.length < limit + 1) return out;
+      return framesOf(callSites(limit + 16, above), limit);
+    }
+    return framesOf(callSites(limit + 16, undefined), limit);
+  }
+
+  // The call sites of the current stack, at most `count`: above `above` (a function of the
+  // probe's, left out with everything it called), or from here.
+  function callSites(count, above) {
     const saved = ErrorC.prepareStackTrace;
     const savedLimit = ErrorC.stackTraceLimit;
-    let frames = [];
+    let sites = [];
     try {
       ErrorC.prepareStackTrace = returnCallSites;
-      let sites;
-      if (above !== undefined && captureStackTrace !== null) {
-        ErrorC.stackTraceLimit = limit + 4;
+      ErrorC.stackTraceLimit = count;
+      let captured;
+      if (above !== undefined) {
         const holder = {};
         captureStackTrace(holder, above);
-        sites = holder.stack;
+        captured = holder.stack;
       } else {
-        ErrorC.stackTraceLimit = limit + 16;
-        sites = new ErrorC().stack;
+        captured = new ErrorC().stack;
       }
-      if (isArray(sites)) frames = sites;
+      if (isArray(captured)) sites = captured;
     } catch (_) {
-      frames = [];
+      sites = [];
     } finally {
       ErrorC.prepareStackTrace = saved;
       ErrorC.stackTraceLimit = savedLimit;
     }
+    return sites;
+  }
+
+  // The record's frames of `sites`, nearest first, at most `limit`: the page's, not the probe's
+  // own nor a built-in function's.
+  function framesOf(sites, limit) {
     const out = [];
-    for (let i = 0; i < frames.length && out.length < limit; i++) {
-      const site = frames[i];
+    for (let i = 0; i < sites.length && out.length < limit; i++) {
+      const site = sites[i];
       let url = null;
       try {
         url = site.getScriptNameOrSourceURL ? site.getScriptNameOrSourceURL() : site.getFileName();
