@@ -325,8 +325,30 @@ fn config(
 /// The probe's script around its configuration.
 fn script(config: serde_json::Value) -> String {
     format!(
-        "(function (config) {{\n\"use strict\";\n{REFLECT_JS}\n{PROBE_JS}\n}})({config});\n//# sourceURL={OWN_URL}\n"
+        "(function (config) {{\n\"use strict\";\n{}\n}})({config});\n//# sourceURL={OWN_URL}\n",
+        shipped_code()
     )
+}
+
+/// [`REFLECT_JS`] and [`PROBE_JS`] as a realm receives them: without their comment lines, which
+/// are some 40 KB of every install's message that the page's V8 would read and skip (a Node
+/// install's message is converted and parsed as a whole before the probe runs). A line is dropped
+/// only when it is nothing but a `//` comment: the probe has no template literal, and no string
+/// or regular expression continues onto another line, so such a line is never part of one.
+fn shipped_code() -> &'static str {
+    static CODE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    CODE.get_or_init(|| {
+        let mut code = String::with_capacity(REFLECT_JS.len() + PROBE_JS.len());
+        for line in REFLECT_JS.lines().chain(PROBE_JS.lines()) {
+            let text = line.trim_start();
+            if text.starts_with("//") || text.is_empty() {
+                continue;
+            }
+            code.push_str(line);
+            code.push('\n');
+        }
+        code
+    })
 }
 
 /// The default list plus `extra`, without repeats, in order.
@@ -356,5 +378,26 @@ mod tests {
         let script = source(&["Navigator".into()], true);
         assert!(script.contains(r#""binding":"__tracerRecord""#));
         assert!(script.ends_with("//# sourceURL=tracer://probe.js\n"));
+    }
+
+    #[test]
+    fn the_shipped_code_drops_only_comment_lines_and_no_line_can_be_inside_a_literal() {
+        // What makes dropping a `//` line safe (see `shipped_code`): no template literal, and no
+        // string continued onto the next line.
+        for (n, line) in REFLECT_JS.lines().chain(PROBE_JS.lines()).enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            assert!(!line.contains('`'), "line {}: {line}", n + 1);
+            assert!(!line.ends_with('\\'), "line {}: {line}", n + 1);
+        }
+        let code = shipped_code();
+        assert!(!code.lines().any(|l| l.trim_start().starts_with("//")));
+        let kept = |text: &str| {
+            text.lines()
+                .filter(|l| !l.trim_start().starts_with("//") && !l.trim().is_empty())
+                .count()
+        };
+        assert_eq!(code.lines().count(), kept(REFLECT_JS) + kept(PROBE_JS));
     }
 }

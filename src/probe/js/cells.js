@@ -189,12 +189,23 @@ function apiFor(prop, receiver) {
 // leaves out (its `Rules::keeps`; a trap's access may be made for the page, and the filter looks
 // at the frame after it). Such a record leaves brief (`brief: 1`, its stack and place in order):
 // the tool counts it without the page paying for a record it would not write.
-const ENVIRONMENT_URLS = setOf(config.environmentUrls);
+const ENVIRONMENT_URLS = setOfFolders(config.environmentUrls);
 const PROXY_TRAPS = setOf(config.proxyTraps);
 function setOf(list) {
   if (!isArrayValue(list) || list.length === 0) return null;
   const set = O.create(null);
   for (let i = 0; i < list.length; i++) set["$" + list[i]] = true;
+  return set;
+}
+// `[folder, [name, ..]]` pairs (how the tool sends a long list of URLs) as a set of `folder + name`.
+function setOfFolders(groups) {
+  if (!isArrayValue(groups) || groups.length === 0) return null;
+  const set = O.create(null);
+  for (let i = 0; i < groups.length; i++) {
+    const folder = groups[i][0];
+    const names = groups[i][1];
+    for (let j = 0; j < names.length; j++) set["$" + folder + names[j]] = true;
+  }
   return set;
 }
 function environmentsOwn(record) {

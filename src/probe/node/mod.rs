@@ -444,7 +444,10 @@ impl NodeProbe {
     fn source(&self) -> String {
         let mut config = self.config.clone();
         if let Some(fields) = config.as_object_mut() {
-            fields.insert("environmentUrls".into(), json!(self.environment_urls));
+            fields.insert(
+                "environmentUrls".into(),
+                json!(by_folder(&self.environment_urls)),
+            );
             fields.insert("proxyTraps".into(), json!(PROXY_TRAPS));
         }
         crate::probe::script_for(config)
@@ -886,9 +889,49 @@ impl NodeProbe {
     }
 }
 
+/// `urls` as `[folder, [name, ..]]` pairs (a folder ends with its `/`; sorted input keeps each
+/// folder's names together): an environment's scripts share a few folders, and jsdom's some 1 300
+/// URLs, each as a path and a `file:` URL, were most of the probe's install message.
+fn by_folder(urls: &BTreeSet<String>) -> Vec<(&str, Vec<&str>)> {
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    for url in urls {
+        let cut = url.rfind('/').map_or(0, |i| i + 1);
+        let (folder, name) = url.split_at(cut);
+        match groups.last_mut() {
+            Some((last, names)) if *last == folder => names.push(name),
+            _ => groups.push((folder, vec![name])),
+        }
+    }
+    groups
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn urls_travel_by_folder_and_each_is_its_folder_and_name() {
+        let urls: BTreeSet<String> = [
+            "/m/jsdom/lib/a.js",
+            "/m/jsdom/lib/b.js",
+            "/m/jsdom/lib/x/c.js",
+            "file:///m/jsdom/lib/a.js",
+            "node:vm",
+        ]
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+        let groups = by_folder(&urls);
+        assert_eq!(
+            serde_json::to_string(&groups).unwrap(),
+            r#"[["/m/jsdom/lib/",["a.js","b.js"]],["/m/jsdom/lib/x/",["c.js"]],["file:///m/jsdom/lib/",["a.js"]],["",["node:vm"]]]"#
+        );
+        let rebuilt: BTreeSet<String> = groups
+            .iter()
+            .flat_map(|(folder, names)| names.iter().map(move |n| format!("{folder}{n}")))
+            .collect();
+        assert_eq!(rebuilt, urls);
+    }
 
     fn rules() -> Rules {
         Rules {
