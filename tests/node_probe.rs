@@ -325,6 +325,40 @@ fn a_record_s_frames_are_the_script_s_even_through_a_built_in_function() {
     );
 }
 
+#[test]
+fn the_environment_s_own_reads_leave_brief_and_are_counted_under_its_script() {
+    // The probe knows the environment's scripts (sent by folder): a read whose nearest frame is one
+    // of them leaves as a brief record, its stack and place only, and the tool counts it there.
+    // Seen on the wire (`TRACER_DEBUG_CDP=1` prints each CDP message on stderr).
+    let trace = format!(
+        "{HEADER}\n{}\n",
+        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"navigator.userAgent","accessType":"get","receiver":"Navigator","owner":"Navigator.prototype","returnValue":"UA","stack":[{"url":"https://a.test/js/app.js","line":1,"column":10,"functionName":""}]}"#
+    );
+    let out = build_and_audit_with(
+        Tracer::new()
+            .file("case/ruyi-trace/logs/current.ndjson", trace)
+            .file(
+                "case/result/final.js",
+                "class Navigator { get userAgent() { return 'UA'; } }\n\
+                 globalThis.Navigator = Navigator;\n\
+                 globalThis.navigator = new Navigator();\n\
+                 require('../page/app.js');\n\
+                 for (let i = 0; i < 3; i++) navigator.userAgent;\n",
+            )
+            .file("case/page/app.js", "var ua = navigator.userAgent;\n"),
+        &[("TRACER_DEBUG_CDP", "1")],
+    );
+    let brief = out
+        .stderr()
+        .lines()
+        .filter(|l| l.contains("Runtime.bindingCalled"))
+        .map(|l| l.matches(r#"\"brief\":1"#).count())
+        .sum::<usize>();
+    assert_eq!(brief, 3, "the environment's three reads\n{}", out.dump());
+    let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
+    assert_eq!(audit["recording"]["leftOut"], 3, "{:#}", audit["recording"]);
+}
+
 /// jsdom, when the example's `node_modules` are there (`.ci/run` installs them; skipped, saying
 /// so, without).
 fn jsdom_modules() -> Option<std::path::PathBuf> {
