@@ -70,6 +70,11 @@ pub fn trace_source(files: &[PathBuf]) -> io::Result<String> {
 
 /// [`trace_source`] and each file's own digest, reading every file once.
 pub fn trace_source_and_files(files: &[PathBuf]) -> io::Result<(String, Vec<String>)> {
+    // One file's digest is the whole capture's: hashed once.
+    if let [only] = files {
+        let digest = of_file(only)?;
+        return Ok((digest.clone(), vec![digest]));
+    }
     let mut whole = Hasher::default();
     let mut each = Vec::with_capacity(files.len());
     let mut buf = vec![0u8; 256 * 1024];
@@ -272,5 +277,21 @@ mod tests {
         let (empty, none) = runtime_source(&dir.path().join("missing")).unwrap();
         assert!(none.is_empty());
         assert_eq!(empty, of_bytes(b""));
+    }
+
+    #[test]
+    fn a_capture_s_digests_are_its_files_bytes_one_file_or_several() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.ndjson");
+        let b = dir.path().join("b.ndjson");
+        std::fs::write(&a, "{\"seq\":1}\n").unwrap();
+        std::fs::write(&b, "{\"seq\":2}\n").unwrap();
+        let (whole, each) = trace_source_and_files(std::slice::from_ref(&a)).unwrap();
+        assert_eq!(whole, of_bytes(b"{\"seq\":1}\n"));
+        assert_eq!(each, std::slice::from_ref(&whole));
+        let (whole, each) = trace_source_and_files(&[a.clone(), b.clone()]).unwrap();
+        assert_eq!(whole, of_bytes(b"{\"seq\":1}\n{\"seq\":2}\n"));
+        assert_eq!(whole, trace_source(&[a.clone(), b.clone()]).unwrap());
+        assert_eq!(each, [of_file(&a).unwrap(), of_file(&b).unwrap()]);
     }
 }

@@ -87,11 +87,23 @@ pub(super) fn check_contract_against_disk(
     hashes: &mut Hashes,
 ) {
     let rebuild = "rebuild the contract with `tracer contract build`, then audit again";
-    let mut files = Vec::new();
+    let files: Vec<_> = c
+        .traces
+        .iter()
+        .map(|t| resolve(case_dir, &t.path))
+        .collect();
+    // One read of the files gives each one's digest and the whole capture's; where one cannot be
+    // read, each is hashed on its own so that the finding names it.
+    let (whole, each) = match hash::trace_source_and_files(&files) {
+        Ok((whole, each)) => (Some(whole), each.into_iter().map(Ok).collect()),
+        Err(_) => (
+            None,
+            files.iter().map(|p| hash::of_file(p)).collect::<Vec<_>>(),
+        ),
+    };
     let mut all_present = true;
-    for t in &c.traces {
-        let path = resolve(case_dir, &t.path);
-        match hash::of_file(&path) {
+    for (t, digest) in c.traces.iter().zip(each) {
+        match digest {
             Ok(now) if now == t.sha256 => {}
             Ok(now) => st.block(
                 Finding::new(
@@ -114,10 +126,13 @@ pub(super) fn check_contract_against_disk(
                 ));
             }
         }
-        files.push(path);
     }
     if all_present {
-        match hash::trace_source(&files) {
+        let whole = match whole {
+            Some(whole) => Ok(whole),
+            None => hash::trace_source(&files),
+        };
+        match whole {
             Ok(now) => {
                 if now != c.trace_source_hash {
                     st.block(
