@@ -359,6 +359,71 @@ fn the_environment_s_own_reads_leave_brief_and_are_counted_under_its_script() {
     assert_eq!(audit["recording"]["leftOut"], 3, "{:#}", audit["recording"]);
 }
 
+#[test]
+fn a_page_s_own_global_error_is_neither_read_nor_needed_by_the_probe_s_stacks() {
+    // Node formats a stack through its own callback, which looks up the realm's global `Error`
+    // (not the realm's intrinsic one, as V8 does in a browser): a page that makes that global an
+    // accessor would see the probe's every record read it, and one that replaces it would leave
+    // records without a stack.
+    let trace = format!(
+        "{HEADER}\n{}\n",
+        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"navigator.userAgent","accessType":"get","receiver":"Navigator","owner":"Navigator.prototype","returnValue":"UA","stack":[{"url":"https://a.test/js/app.js","line":1,"column":10,"functionName":""}]}"#
+    );
+    let tracer = Tracer::new()
+        .file("case/ruyi-trace/logs/current.ndjson", trace)
+        .file(
+            "case/result/final.js",
+            "const fs = require('node:fs');\n\
+             const path = require('node:path');\n\
+             const vm = require('node:vm');\n\
+             const context = vm.createContext({});\n\
+             vm.runInContext(`class Navigator { get userAgent() { return 'UA'; } }\n\
+               globalThis.Navigator = Navigator; globalThis.navigator = new Navigator();`, context, { filename: 'shim-setup.js' });\n\
+             const page = path.join(__dirname, '..', 'page', 'app.js');\n\
+             vm.runInContext(fs.readFileSync(page, 'utf8'), context, { filename: page });\n\
+             console.log(JSON.stringify(context.seen));\n",
+        )
+        .file(
+            "case/page/app.js",
+            "var seen = { reads: 0, ua: [] };\n\
+             var RealError = Error;\n\
+             Object.defineProperty(globalThis, 'Error', { get: function () { seen.reads++; return RealError; }, configurable: true });\n\
+             for (var i = 0; i < 3; i++) seen.ua.push(navigator.userAgent);\n\
+             Object.defineProperty(globalThis, 'Error', { value: function Error() {}, configurable: true, writable: true });\n\
+             seen.ua.push(navigator.userAgent);\n\
+             seen.kept = typeof Object.getOwnPropertyDescriptor(globalThis, 'Error').value;\n",
+        );
+    let plain = in_a_cleared_environment("node")
+        .arg(tracer.workspace().join("case/result/final.js"))
+        .output()
+        .expect("node runs");
+    let plain = String::from_utf8_lossy(&plain.stdout).trim().to_owned();
+    assert_eq!(
+        plain,
+        r#"{"reads":0,"ua":["UA","UA","UA","UA"],"kept":"function"}"#
+    );
+    let out = build_and_audit(tracer);
+    let line = out
+        .stdout()
+        .lines()
+        .find(|l| l.starts_with('{'))
+        .map(str::to_owned)
+        .unwrap_or_else(|| panic!("the script's line:\n{}", out.dump()));
+    assert_eq!(line, plain, "what the script computed, probed and not");
+    let recorded = read(&out, "tmp/node-trace.ndjson");
+    let stacks: Vec<usize> = recorded
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|l| l["api"] == "navigator.userAgent")
+        .map(|l| l["stack"].as_array().map_or(0, Vec::len))
+        .collect();
+    assert_eq!(stacks.len(), 4, "{recorded}");
+    assert!(
+        stacks.iter().all(|&n| n > 0),
+        "a record without its stack: {stacks:?}\n{recorded}"
+    );
+}
+
 /// jsdom, when the example's `node_modules` are there (`.ci/run` installs them; skipped, saying
 /// so, without).
 fn jsdom_modules() -> Option<std::path::PathBuf> {

@@ -262,8 +262,11 @@ pub fn config_with(
         known_members,
         // An environment under audit (the only caller with `known_members`) has its frames'
         // windows entered when the page first reaches them (`enterRealm` in js/cells.js).
+        // And in Node, a stack is captured with the realm's global `Error` its own (see
+        // `pinError` in js/reflect.js).
         json!({"walk": walk, "checkPaths": check_paths, "enterRealms": known_members.is_some(),
-               "stackLimit": if known_members.is_some() { AUDIT_STACK_FRAMES } else { STACK_FRAMES }}),
+               "stackLimit": if known_members.is_some() { AUDIT_STACK_FRAMES } else { STACK_FRAMES },
+               "pinGlobalError": known_members.is_some()}),
     )
 }
 

@@ -56,6 +56,16 @@ function tracerReflect(g, options) {
   const pathOf = opts.pathOf || null;
   // Script URLs whose frames are the measurer's own and never reported.
   const ownUrls = opts.ownUrls || [];
+  // In Node (`opts.pinGlobalError`): Node formats a stack through its own callback, which looks up
+  // `prepareStackTrace` on the realm's global `Error` (a browser's V8 uses the realm's intrinsic).
+  // A page that made that global an accessor would see every capture read it; one that replaced
+  // it would get the stack as text. So while a stack is captured, the global `Error` is this
+  // realm's own, as a plain data property, and put back as it was right after.
+  const pinGlobalError = opts.pinGlobalError === true;
+  const defineProp = O.defineProperty;
+  const deleteProp = R.deleteProperty;
+  const NOT_PINNED = {};
+  const WAS_ABSENT = {};
   const idPrefix = opts.idPrefix || "o";
   const ids = new WeakMapC();
   let nextId = 1;
@@ -592,6 +602,7 @@ function tracerReflect(g, options) {
   // The call sites of the current stack, at most `count`: above `above` (a function of the
   // probe's, left out with everything it called), or from here.
   function callSites(count, above) {
+    const pinned = pinGlobalError ? pinError() : NOT_PINNED;
     const saved = ErrorC.prepareStackTrace;
     const savedLimit = ErrorC.stackTraceLimit;
     let sites = [];
@@ -612,8 +623,37 @@ function tracerReflect(g, options) {
     } finally {
       ErrorC.prepareStackTrace = saved;
       ErrorC.stackTraceLimit = savedLimit;
+      if (pinned !== NOT_PINNED) unpinError(pinned);
     }
     return sites;
+  }
+
+  // The global `Error` made this realm's own for a capture: `NOT_PINNED` when it already is (a
+  // data property holding it) or cannot be made so (not configurable); else what to put back.
+  function pinError() {
+    let d;
+    try {
+      d = gopd(g, "Error");
+    } catch (_) {
+      return NOT_PINNED;
+    }
+    if (d !== undefined && d.value === ErrorC && d.get === undefined && d.set === undefined) return NOT_PINNED;
+    if (d !== undefined && d.configurable !== true) return NOT_PINNED;
+    try {
+      defineProp(g, "Error", { value: ErrorC, writable: true, enumerable: false, configurable: true });
+    } catch (_) {
+      return NOT_PINNED;
+    }
+    return d === undefined ? WAS_ABSENT : d;
+  }
+
+  function unpinError(was) {
+    try {
+      if (was === WAS_ABSENT) deleteProp(g, "Error");
+      else defineProp(g, "Error", was);
+    } catch (_) {
+      // put back as far as it goes
+    }
   }
 
   // The record's frames of `sites`, nearest first, at most `limit`: the page's, not the probe's

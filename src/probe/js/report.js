@@ -74,6 +74,7 @@ const M = tracerReflect(g, {
   },
   ownUrls: [config.ownUrl],
   idPrefix: "o",
+  pinGlobalError: config.pinGlobalError === true,
 });
 
 // Milliseconds since the epoch. An environment's own clock may return anything (a shim's
