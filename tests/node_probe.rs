@@ -65,6 +65,25 @@ fn recorded_in_the_environment() -> String {
     read(&out, "tmp/node-trace.ndjson")
 }
 
+/// A reference trace of one `navigator.userAgent` read, made by `app.js`.
+fn user_agent_trace() -> String {
+    format!(
+        "{HEADER}\n{}\n",
+        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"navigator.userAgent","accessType":"get","receiver":"Navigator","owner":"Navigator.prototype","returnValue":"UA","stack":[{"url":"https://a.test/js/app.js","line":1,"column":10,"functionName":""}]}"#
+    )
+}
+
+/// An environment that is a shim on Node's own `globalThis` (a `Navigator` whose `userAgent` is
+/// "UA"), then runs the page script `app.js` as a CommonJS module; `after` follows it.
+fn shim_on_globalthis(after: &str) -> String {
+    format!(
+        "class Navigator {{ get userAgent() {{ return 'UA'; }} }}\n\
+         globalThis.Navigator = Navigator;\n\
+         globalThis.navigator = new Navigator();\n\
+         require('../page/app.js');\n{after}"
+    )
+}
+
 fn blocking_codes(diff: &Value) -> Vec<String> {
     diff["blocking"]
         .as_array()
@@ -226,22 +245,16 @@ fn the_script_computes_the_same_with_and_without_the_probe() {
 fn a_shim_on_globalthis_is_recorded_in_node_s_own_context_and_a_node_global_is_a_leak() {
     // The shim patches Node's main context; the page script is a CommonJS module the contract
     // names (`app.js` in its stack sample), which reads Node's `process`.
-    let trace = format!(
-        "{HEADER}\n{}\n",
-        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"navigator.userAgent","accessType":"get","receiver":"Navigator","owner":"Navigator.prototype","returnValue":"UA","stack":[{"url":"https://a.test/js/app.js","line":1,"column":10,"functionName":""}]}"#
-    );
+    let trace = user_agent_trace();
     let out = build_and_audit(
         Tracer::new()
             .file("case/ruyi-trace/logs/current.ndjson", trace)
             .file(
                 "case/result/final.js",
-                "// A shim on globalThis, then the page script.\n\
-                 class Navigator { get userAgent() { return 'UA'; } }\n\
-                 globalThis.Navigator = Navigator;\n\
-                 globalThis.navigator = new Navigator();\n\
-                 require('../page/app.js');\n\
-                 // The shim's own reads, after the script: not the script's.\n\
-                 for (let i = 0; i < 5; i++) navigator.userAgent;\n",
+                shim_on_globalthis(
+                    "// The shim's own reads, after the script: not the script's.\n\
+                     for (let i = 0; i < 5; i++) navigator.userAgent;\n",
+                ),
             )
             .file(
                 "case/page/app.js",
@@ -274,21 +287,12 @@ fn a_record_s_frames_are_the_script_s_even_through_a_built_in_function() {
     // and the script's caller there are the callback's frame and the built-in's, which the record
     // leaves out (the probe first captures only as many frames as a record keeps, and again,
     // deeper, when some were left out).
-    let trace = format!(
-        "{HEADER}\n{}\n",
-        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"navigator.userAgent","accessType":"get","receiver":"Navigator","owner":"Navigator.prototype","returnValue":"UA","stack":[{"url":"https://a.test/js/app.js","line":1,"column":10,"functionName":""}]}"#
-    );
+    let trace = user_agent_trace();
     let app = "function viaBuiltin() {\n  return [navigator].map(function pick(n) { return n.userAgent; })[0];\n}\nvar ua = viaBuiltin();\n";
     let out = build_and_audit(
         Tracer::new()
             .file("case/ruyi-trace/logs/current.ndjson", trace)
-            .file(
-                "case/result/final.js",
-                "class Navigator { get userAgent() { return 'UA'; } }\n\
-                 globalThis.Navigator = Navigator;\n\
-                 globalThis.navigator = new Navigator();\n\
-                 require('../page/app.js');\n",
-            )
+            .file("case/result/final.js", shim_on_globalthis(""))
             .file("case/page/app.js", app),
     );
     let recorded = read(&out, "tmp/node-trace.ndjson");
@@ -330,20 +334,13 @@ fn the_environment_s_own_reads_leave_brief_and_are_counted_under_its_script() {
     // The probe knows the environment's scripts (sent by folder): a read whose nearest frame is one
     // of them leaves as a brief record, its stack and place only, and the tool counts it there.
     // Seen on the wire (`TRACER_DEBUG_CDP=1` prints each CDP message on stderr).
-    let trace = format!(
-        "{HEADER}\n{}\n",
-        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"navigator.userAgent","accessType":"get","receiver":"Navigator","owner":"Navigator.prototype","returnValue":"UA","stack":[{"url":"https://a.test/js/app.js","line":1,"column":10,"functionName":""}]}"#
-    );
+    let trace = user_agent_trace();
     let out = build_and_audit_with(
         Tracer::new()
             .file("case/ruyi-trace/logs/current.ndjson", trace)
             .file(
                 "case/result/final.js",
-                "class Navigator { get userAgent() { return 'UA'; } }\n\
-                 globalThis.Navigator = Navigator;\n\
-                 globalThis.navigator = new Navigator();\n\
-                 require('../page/app.js');\n\
-                 for (let i = 0; i < 3; i++) navigator.userAgent;\n",
+                shim_on_globalthis("for (let i = 0; i < 3; i++) navigator.userAgent;\n"),
             )
             .file("case/page/app.js", "var ua = navigator.userAgent;\n"),
         &[("TRACER_DEBUG_CDP", "1")],
@@ -365,10 +362,7 @@ fn a_page_s_own_global_error_is_neither_read_nor_needed_by_the_probe_s_stacks() 
     // (not the realm's intrinsic one, as V8 does in a browser): a page that makes that global an
     // accessor would see the probe's every record read it, and one that replaces it would leave
     // records without a stack.
-    let trace = format!(
-        "{HEADER}\n{}\n",
-        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"navigator.userAgent","accessType":"get","receiver":"Navigator","owner":"Navigator.prototype","returnValue":"UA","stack":[{"url":"https://a.test/js/app.js","line":1,"column":10,"functionName":""}]}"#
-    );
+    let trace = user_agent_trace();
     let tracer = Tracer::new()
         .file("case/ruyi-trace/logs/current.ndjson", trace)
         .file(
