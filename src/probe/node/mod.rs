@@ -889,9 +889,10 @@ impl NodeProbe {
     }
 }
 
-/// `urls` as `[folder, [name, ..]]` pairs (a folder ends with its `/`; sorted input keeps each
-/// folder's names together): an environment's scripts share a few folders, and jsdom's some 1 300
-/// URLs, each as a path and a `file:` URL, were most of the probe's install message.
+/// `urls` as `[folder, [name, ..]]` pairs, a pair for each run of names in one folder (a folder
+/// ends with its `/`; in sorted order a folder's names may come back after a subfolder's): an
+/// environment's scripts share a few folders, and jsdom's some 1 300 URLs, each as a path and a
+/// `file:` URL, were most of the probe's install message.
 fn by_folder(urls: &BTreeSet<String>) -> Vec<(&str, Vec<&str>)> {
     let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
     for url in urls {
