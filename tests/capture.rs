@@ -487,3 +487,43 @@ fn a_program_that_freezes_error_still_has_its_console_calls_and_their_places() {
         out.dump()
     );
 }
+
+#[test]
+fn a_program_s_own_error_hooks_are_neither_called_nor_left_changed_by_the_console_capture() {
+    // `Error.prepareStackTrace` and `Error.stackTraceLimit` as accessors are a known way for a
+    // program to notice that something formats stacks: the capture takes each console call's
+    // site without calling them, and leaves them as they were.
+    let program = "let calls = 0;\n\
+        Object.defineProperty(Error, 'stackTraceLimit', { get() { calls++; return 10; }, set() { calls++; }, configurable: true });\n\
+        Object.defineProperty(Error, 'prepareStackTrace', { get() { calls++; return undefined; }, configurable: true });\n\
+        console.log('first');\n\
+        console.warn('second');\n\
+        const kinds = ['prepareStackTrace', 'stackTraceLimit'].map((k) => typeof Object.getOwnPropertyDescriptor(Error, k).get);\n\
+        console.log(`calls ${calls} ${kinds.join(',')}`);\n";
+    let tracer = Tracer::new().file("hooks.js", program);
+    let plain = in_a_cleared_environment("node")
+        .arg("hooks.js")
+        .current_dir(tracer.workspace())
+        .output()
+        .unwrap();
+    assert!(plain.status.success(), "{plain:?}");
+    let plain = String::from_utf8_lossy(&plain.stdout).into_owned();
+    assert_eq!(plain, "first\ncalls 0 function,function\n");
+    let out = tracer.args(["run", "hooks.js"]).run();
+    out.assert_code(0);
+    assert_eq!(out.stdout(), plain, "{}", out.dump());
+    let events = out.events();
+    let calls: Vec<(&str, Option<u32>)> = of_kind(&events, Kind::Console)
+        .iter()
+        .map(|e| (e.value.as_deref().unwrap(), e.line))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("first", Some(4)),
+            ("second", Some(5)),
+            ("calls 0 function,function", Some(7))
+        ],
+        "each call at the program's own line"
+    );
+}

@@ -356,15 +356,12 @@ fn the_environment_s_own_reads_leave_brief_and_are_counted_under_its_script() {
     assert_eq!(audit["recording"]["leftOut"], 3, "{:#}", audit["recording"]);
 }
 
-#[test]
-fn a_page_s_own_global_error_is_neither_read_nor_needed_by_the_probe_s_stacks() {
-    // Node formats a stack through its own callback, which looks up the realm's global `Error`
-    // (not the realm's intrinsic one, as V8 does in a browser): a page that makes that global an
-    // accessor would see the probe's every record read it, and one that replaces it would leave
-    // records without a stack.
-    let trace = user_agent_trace();
+/// The page script `app` run in a small `vm` shim (a `Navigator` whose `userAgent` is "UA"), by
+/// plain `node` and under the audit: the line the script printed each time (its `seen`, as JSON),
+/// and the number of frames of each `navigator.userAgent` record.
+fn page_in_a_vm_shim(app: &str) -> (String, String, Vec<usize>) {
     let tracer = Tracer::new()
-        .file("case/ruyi-trace/logs/current.ndjson", trace)
+        .file("case/ruyi-trace/logs/current.ndjson", user_agent_trace())
         .file(
             "case/result/final.js",
             "const fs = require('node:fs');\n\
@@ -377,45 +374,74 @@ fn a_page_s_own_global_error_is_neither_read_nor_needed_by_the_probe_s_stacks() 
              vm.runInContext(fs.readFileSync(page, 'utf8'), context, { filename: page });\n\
              console.log(JSON.stringify(context.seen));\n",
         )
-        .file(
-            "case/page/app.js",
-            "var seen = { reads: 0, ua: [] };\n\
-             var RealError = Error;\n\
-             Object.defineProperty(globalThis, 'Error', { get: function () { seen.reads++; return RealError; }, configurable: true });\n\
-             for (var i = 0; i < 3; i++) seen.ua.push(navigator.userAgent);\n\
-             Object.defineProperty(globalThis, 'Error', { value: function Error() {}, configurable: true, writable: true });\n\
-             seen.ua.push(navigator.userAgent);\n\
-             seen.kept = typeof Object.getOwnPropertyDescriptor(globalThis, 'Error').value;\n",
-        );
+        .file("case/page/app.js", app);
     let plain = in_a_cleared_environment("node")
         .arg(tracer.workspace().join("case/result/final.js"))
         .output()
         .expect("node runs");
     let plain = String::from_utf8_lossy(&plain.stdout).trim().to_owned();
-    assert_eq!(
-        plain,
-        r#"{"reads":0,"ua":["UA","UA","UA","UA"],"kept":"function"}"#
-    );
     let out = build_and_audit(tracer);
-    let line = out
+    let audited = out
         .stdout()
         .lines()
         .find(|l| l.starts_with('{'))
         .map(str::to_owned)
         .unwrap_or_else(|| panic!("the script's line:\n{}", out.dump()));
-    assert_eq!(line, plain, "what the script computed, probed and not");
-    let recorded = read(&out, "tmp/node-trace.ndjson");
-    let stacks: Vec<usize> = recorded
+    let stacks = read(&out, "tmp/node-trace.ndjson")
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|l| l["api"] == "navigator.userAgent")
         .map(|l| l["stack"].as_array().map_or(0, Vec::len))
         .collect();
-    assert_eq!(stacks.len(), 4, "{recorded}");
+    (plain, audited, stacks)
+}
+
+#[test]
+fn a_page_s_own_global_error_is_neither_read_nor_needed_by_the_probe_s_stacks() {
+    // Node formats a stack through its own callback, which looks up the realm's global `Error`
+    // (not the realm's intrinsic one, as V8 does in a browser): a page that makes that global an
+    // accessor would see the probe's every record read it, and one that replaces it would leave
+    // records without a stack.
+    let (plain, audited, stacks) = page_in_a_vm_shim(
+        "var seen = { reads: 0, ua: [] };\n\
+         var RealError = Error;\n\
+         Object.defineProperty(globalThis, 'Error', { get: function () { seen.reads++; return RealError; }, configurable: true });\n\
+         for (var i = 0; i < 3; i++) seen.ua.push(navigator.userAgent);\n\
+         Object.defineProperty(globalThis, 'Error', { value: function Error() {}, configurable: true, writable: true });\n\
+         seen.ua.push(navigator.userAgent);\n\
+         seen.kept = typeof Object.getOwnPropertyDescriptor(globalThis, 'Error').value;\n",
+    );
+    assert_eq!(
+        plain,
+        r#"{"reads":0,"ua":["UA","UA","UA","UA"],"kept":"function"}"#
+    );
+    assert_eq!(audited, plain, "what the script computed, probed and not");
+    assert_eq!(stacks.len(), 4);
     assert!(
         stacks.iter().all(|&n| n > 0),
-        "a record without its stack: {stacks:?}\n{recorded}"
+        "a record without its stack: {stacks:?}"
     );
+}
+
+#[test]
+fn a_page_s_own_error_hooks_are_neither_called_nor_left_changed_by_the_probe() {
+    // `Error.prepareStackTrace` and `Error.stackTraceLimit` as accessors are a known way for a page
+    // to notice that something formats stacks; and a page can list `Error`'s own keys.
+    let (plain, audited, stacks) = page_in_a_vm_shim(
+        "var seen = { calls: 0 };\n\
+         var ua = navigator.userAgent;\n\
+         seen.keys = Object.getOwnPropertyNames(Error).join(',');\n\
+         Object.defineProperty(Error, 'stackTraceLimit', { get: function () { seen.calls++; return 10; }, set: function () { seen.calls++; }, configurable: true });\n\
+         Object.defineProperty(Error, 'prepareStackTrace', { get: function () { seen.calls++; return undefined; }, configurable: true });\n\
+         ua = navigator.userAgent;\n\
+         seen.hooks = ['prepareStackTrace', 'stackTraceLimit'].map(function (k) { return typeof Object.getOwnPropertyDescriptor(Error, k).get; }).join(',');\n",
+    );
+    assert_eq!(
+        plain,
+        r#"{"calls":0,"keys":"length,name,prototype,captureStackTrace,stackTraceLimit","hooks":"function,function"}"#
+    );
+    assert_eq!(audited, plain, "what the script computed, probed and not");
+    assert_eq!(stacks, [2, 2], "each read's record keeps its frames");
 }
 
 /// jsdom, when the example's `node_modules` are there (`.ci/run` installs them; skipped, saying

@@ -69,25 +69,45 @@
     const columnNumber = proto.getColumnNumber;
     const functionName = proto.getFunctionName;
 
-    // V8's structured frames below `below`, at most `limit`; Error.prepareStackTrace and
-    // Error.stackTraceLimit are the program's again afterwards, own or not as they were.
+    // V8's structured frames below `below`, at most `limit`. Error.prepareStackTrace and
+    // Error.stackTraceLimit are set for the capture and put back as the program left them,
+    // through their descriptors: a program's accessor there (a known way to notice that
+    // something formats stacks) is never called, and a property it never had is not left
+    // behind. Undefined where one cannot be set without the program's code (its
+    // non-configurable accessor).
     function stack(below, limit) {
-      const holder = {};
-      const hadPrepare = hasOwn(ErrorCtor, 'prepareStackTrace');
-      const prepare = hadPrepare ? ErrorCtor.prepareStackTrace : undefined;
-      const hadLimit = hasOwn(ErrorCtor, 'stackTraceLimit');
-      const limitWas = hadLimit ? ErrorCtor.stackTraceLimit : undefined;
+      const hook = getOwnPropertyDescriptor(ErrorCtor, 'prepareStackTrace');
+      const limitWas = getOwnPropertyDescriptor(ErrorCtor, 'stackTraceLimit');
+      let hookSet = false;
+      let limitSet = false;
       try {
-        ErrorCtor.prepareStackTrace = callSites;
-        ErrorCtor.stackTraceLimit = limit;
+        hookSet = setOwn('prepareStackTrace', hook, callSites);
+        limitSet = hookSet && setOwn('stackTraceLimit', limitWas, limit);
+        if (!limitSet) return undefined;
+        const holder = {};
         captureStackTrace(holder, below);
         return holder.stack;
       } finally {
-        if (hadPrepare) ErrorCtor.prepareStackTrace = prepare;
-        else deleteProperty(ErrorCtor, 'prepareStackTrace');
-        if (hadLimit) ErrorCtor.stackTraceLimit = limitWas;
-        else deleteProperty(ErrorCtor, 'stackTraceLimit');
+        if (limitSet) putBack('stackTraceLimit', limitWas);
+        if (hookSet) putBack('prepareStackTrace', hook);
       }
+    }
+    // Error's own `key` made `value` without running the program's code (a writable data
+    // property by assignment); false where that cannot be done.
+    function setOwn(key, d, value) {
+      if (d !== undefined && d.writable === true) {
+        ErrorCtor[key] = value;
+        return true;
+      }
+      if (d !== undefined && d.configurable !== true) return false;
+      const enumerable = d !== undefined && d.enumerable === true;
+      return defineProperty(ErrorCtor, key, { value, writable: true, enumerable, configurable: true });
+    }
+    // Error's own `key` as `d` described it before `setOwn` (absent: deleted).
+    function putBack(key, d) {
+      if (d === undefined) deleteProperty(ErrorCtor, key);
+      else if (d.writable === true) ErrorCtor[key] = d.value;
+      else defineProperty(ErrorCtor, key, d);
     }
     const inConsole = (file) => typeof file === 'string' && apply(startsWith, file, ['node:internal/console/']);
     // Where a call was made: V8's structured frames below `below` (at most `limit`); or, when

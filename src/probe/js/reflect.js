@@ -56,14 +56,14 @@ function tracerReflect(g, options) {
   const pathOf = opts.pathOf || null;
   // Script URLs whose frames are the measurer's own and never reported.
   const ownUrls = opts.ownUrls || [];
+  const defineProp = O.defineProperty;
+  const deleteProp = R.deleteProperty;
   // In Node (`opts.pinGlobalError`): Node formats a stack through its own callback, which looks up
   // `prepareStackTrace` on the realm's global `Error` (a browser's V8 uses the realm's intrinsic).
   // A page that made that global an accessor would see every capture read it; one that replaced
   // it would get the stack as text. So while a stack is captured, the global `Error` is this
   // realm's own, as a plain data property, and put back as it was right after.
   const pinGlobalError = opts.pinGlobalError === true;
-  const defineProp = O.defineProperty;
-  const deleteProp = R.deleteProperty;
   const NOT_PINNED = {};
   const WAS_ABSENT = {};
   const idPrefix = opts.idPrefix || "o";
@@ -600,32 +600,83 @@ function tracerReflect(g, options) {
   }
 
   // The call sites of the current stack, at most `count`: above `above` (a function of the
-  // probe's, left out with everything it called), or from here.
+  // probe's, left out with everything it called), or from here. Error's own `prepareStackTrace`
+  // and `stackTraceLimit` are set for the capture and put back as the page left them, through
+  // their descriptors: a page's accessor there (a known way to notice that something formats
+  // stacks) is never called, and a property the page never had is not left behind. Where one
+  // cannot be set without the page's code (its non-configurable accessor), nothing is captured.
   function callSites(count, above) {
     const pinned = pinGlobalError ? pinError() : NOT_PINNED;
-    const saved = ErrorC.prepareStackTrace;
-    const savedLimit = ErrorC.stackTraceLimit;
-    let sites = [];
+    let hook;
+    let limit;
     try {
-      ErrorC.prepareStackTrace = returnCallSites;
-      ErrorC.stackTraceLimit = count;
-      let captured;
-      if (above !== undefined) {
-        const holder = {};
-        captureStackTrace(holder, above);
-        captured = holder.stack;
-      } else {
-        captured = new ErrorC().stack;
+      hook = gopd(ErrorC, "prepareStackTrace");
+      limit = gopd(ErrorC, "stackTraceLimit");
+    } catch (_) {
+      if (pinned !== NOT_PINNED) unpinError(pinned);
+      return [];
+    }
+    let sites = [];
+    let hookSet = false;
+    let limitSet = false;
+    try {
+      hookSet = setOwn("prepareStackTrace", hook, returnCallSites);
+      limitSet = hookSet && setOwn("stackTraceLimit", limit, count);
+      if (limitSet) {
+        let captured;
+        if (above !== undefined) {
+          const holder = {};
+          captureStackTrace(holder, above);
+          captured = holder.stack;
+        } else {
+          captured = new ErrorC().stack;
+        }
+        if (isArray(captured)) sites = captured;
       }
-      if (isArray(captured)) sites = captured;
     } catch (_) {
       sites = [];
     } finally {
-      ErrorC.prepareStackTrace = saved;
-      ErrorC.stackTraceLimit = savedLimit;
+      if (limitSet) putBack("stackTraceLimit", limit);
+      if (hookSet) putBack("prepareStackTrace", hook);
       if (pinned !== NOT_PINNED) unpinError(pinned);
     }
     return sites;
+  }
+
+  // A writable data property is set and put back by assignment (no page code runs for it).
+  function writableData(d) {
+    return d !== undefined && d.writable === true;
+  }
+
+  // Error's own `key` made `value` without running page code; false where that cannot be done.
+  function setOwn(key, d, value) {
+    if (writableData(d)) {
+      ErrorC[key] = value;
+      return true;
+    }
+    if (d !== undefined && d.configurable !== true) return false;
+    try {
+      defineProp(ErrorC, key, {
+        value: value,
+        writable: true,
+        enumerable: d === undefined ? false : d.enumerable === true,
+        configurable: true,
+      });
+    } catch (_) {
+      return false;
+    }
+    return true;
+  }
+
+  // Error's own `key` as `d` described it before `setOwn` (absent: deleted).
+  function putBack(key, d) {
+    try {
+      if (d === undefined) deleteProp(ErrorC, key);
+      else if (writableData(d)) ErrorC[key] = d.value;
+      else defineProp(ErrorC, key, d);
+    } catch (_) {
+      // put back as far as it goes
+    }
   }
 
   // The global `Error` made this realm's own for a capture: `NOT_PINNED` when it already is (a
