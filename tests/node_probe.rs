@@ -73,15 +73,33 @@ fn user_agent_trace() -> String {
     )
 }
 
-/// An environment that is a shim on Node's own `globalThis` (a `Navigator` whose `userAgent` is
-/// "UA"), then runs the page script `app.js` as a CommonJS module; `after` follows it.
-fn shim_on_globalthis(after: &str) -> String {
-    format!(
-        "class Navigator {{ get userAgent() {{ return 'UA'; }} }}\n\
-         globalThis.Navigator = Navigator;\n\
-         globalThis.navigator = new Navigator();\n\
-         require('../page/app.js');\n{after}"
-    )
+/// A case: [`user_agent_trace`], and an environment that is a shim on Node's own `globalThis` (a
+/// `Navigator` whose `userAgent` is "UA") running the page script `app` as a CommonJS module,
+/// then `after`.
+fn globalthis_shim_case(after: &str, app: &str) -> Tracer {
+    Tracer::new()
+        .file("case/ruyi-trace/logs/current.ndjson", user_agent_trace())
+        .file(
+            "case/result/final.js",
+            format!(
+                "class Navigator {{ get userAgent() {{ return 'UA'; }} }}\n\
+                 globalThis.Navigator = Navigator;\n\
+                 globalThis.navigator = new Navigator();\n\
+                 require('../page/app.js');\n{after}"
+            ),
+        )
+        .file("case/page/app.js", app)
+}
+
+/// What the case's environment (`case/result/final.js`) prints under plain `node`, trimmed; it
+/// must succeed there.
+fn under_plain_node(tracer: &Tracer) -> String {
+    let plain = in_a_cleared_environment("node")
+        .arg(tracer.workspace().join("case/result/final.js"))
+        .output()
+        .expect("node runs");
+    assert!(plain.status.success(), "{plain:?}");
+    String::from_utf8_lossy(&plain.stdout).trim().to_owned()
 }
 
 fn blocking_codes(diff: &Value) -> Vec<String> {
@@ -218,12 +236,7 @@ fn a_wrong_owner_is_found_at_access_time_with_the_value_the_script_got() {
 fn the_script_computes_the_same_with_and_without_the_probe() {
     let trace = recorded_in_the_environment();
     let tracer = case(&trace);
-    let plain = in_a_cleared_environment("node")
-        .arg(tracer.workspace().join("case/result/final.js"))
-        .output()
-        .expect("node runs");
-    assert!(plain.status.success());
-    let plain = String::from_utf8_lossy(&plain.stdout).trim().to_owned();
+    let plain = under_plain_node(&tracer);
     let audited = build_and_audit(tracer);
     audited.assert_code(0);
     let seen: Value = serde_json::from_str(&plain).unwrap();
@@ -245,22 +258,11 @@ fn the_script_computes_the_same_with_and_without_the_probe() {
 fn a_shim_on_globalthis_is_recorded_in_node_s_own_context_and_a_node_global_is_a_leak() {
     // The shim patches Node's main context; the page script is a CommonJS module the contract
     // names (`app.js` in its stack sample), which reads Node's `process`.
-    let trace = user_agent_trace();
-    let out = build_and_audit(
-        Tracer::new()
-            .file("case/ruyi-trace/logs/current.ndjson", trace)
-            .file(
-                "case/result/final.js",
-                shim_on_globalthis(
-                    "// The shim's own reads, after the script: not the script's.\n\
-                     for (let i = 0; i < 5; i++) navigator.userAgent;\n",
-                ),
-            )
-            .file(
-                "case/page/app.js",
-                "var ua = navigator.userAgent;\nvar leak = typeof process !== 'undefined' ? process.version : 'none';\n",
-            ),
-    );
+    let out = build_and_audit(globalthis_shim_case(
+        "// The shim's own reads, after the script: not the script's.\n\
+         for (let i = 0; i < 5; i++) navigator.userAgent;\n",
+        "var ua = navigator.userAgent;\nvar leak = typeof process !== 'undefined' ? process.version : 'none';\n",
+    ));
     out.assert_code(3);
     let diff = read_json(&out, "notes/trace-runtime-diff.json");
     let codes = blocking_codes(&diff);
@@ -287,14 +289,8 @@ fn a_record_s_frames_are_the_script_s_even_through_a_built_in_function() {
     // and the script's caller there are the callback's frame and the built-in's, which the record
     // leaves out (the probe first captures only as many frames as a record keeps, and again,
     // deeper, when some were left out).
-    let trace = user_agent_trace();
     let app = "function viaBuiltin() {\n  return [navigator].map(function pick(n) { return n.userAgent; })[0];\n}\nvar ua = viaBuiltin();\n";
-    let out = build_and_audit(
-        Tracer::new()
-            .file("case/ruyi-trace/logs/current.ndjson", trace)
-            .file("case/result/final.js", shim_on_globalthis(""))
-            .file("case/page/app.js", app),
-    );
+    let out = build_and_audit(globalthis_shim_case("", app));
     let recorded = read(&out, "tmp/node-trace.ndjson");
     let line: Value = recorded
         .lines()
@@ -334,15 +330,11 @@ fn the_environment_s_own_reads_leave_brief_and_are_counted_under_its_script() {
     // The probe knows the environment's scripts (sent by folder): a read whose nearest frame is one
     // of them leaves as a brief record, its stack and place only, and the tool counts it there.
     // Seen on the wire (`TRACER_DEBUG_CDP=1` prints each CDP message on stderr).
-    let trace = user_agent_trace();
     let out = build_and_audit_with(
-        Tracer::new()
-            .file("case/ruyi-trace/logs/current.ndjson", trace)
-            .file(
-                "case/result/final.js",
-                shim_on_globalthis("for (let i = 0; i < 3; i++) navigator.userAgent;\n"),
-            )
-            .file("case/page/app.js", "var ua = navigator.userAgent;\n"),
+        globalthis_shim_case(
+            "for (let i = 0; i < 3; i++) navigator.userAgent;\n",
+            "var ua = navigator.userAgent;\n",
+        ),
         &[("TRACER_DEBUG_CDP", "1")],
     );
     let brief = out
@@ -375,11 +367,7 @@ fn page_in_a_vm_shim(app: &str) -> (String, String, Vec<usize>) {
              console.log(JSON.stringify(context.seen));\n",
         )
         .file("case/page/app.js", app);
-    let plain = in_a_cleared_environment("node")
-        .arg(tracer.workspace().join("case/result/final.js"))
-        .output()
-        .expect("node runs");
-    let plain = String::from_utf8_lossy(&plain.stdout).trim().to_owned();
+    let plain = under_plain_node(&tracer);
     let out = build_and_audit(tracer);
     let audited = out
         .stdout()
@@ -563,11 +551,7 @@ fn jsdom_s_interface_functions_read_as_their_own_source_under_the_probe() {
     ) else {
         return;
     };
-    let plain = in_a_cleared_environment("node")
-        .arg(tracer.workspace().join("case/result/final.js"))
-        .output()
-        .expect("node runs");
-    let plain = String::from_utf8_lossy(&plain.stdout).trim().to_owned();
+    let plain = under_plain_node(&tracer);
     assert!(plain.contains("get userAgent() {"), "{plain}");
     let out = build_and_audit(tracer);
     let audited = out.stdout();
@@ -866,11 +850,7 @@ fn an_iframe_driven_from_outside_is_recorded_too() {
     ]
     .concat();
     let tracer = tracer.file("case/ruyi-trace/logs/current.ndjson", trace);
-    let plain = in_a_cleared_environment("node")
-        .arg(tracer.workspace().join("case/result/final.js"))
-        .output()
-        .expect("node runs");
-    let plain = String::from_utf8_lossy(&plain.stdout).trim().to_owned();
+    let plain = under_plain_node(&tracer);
     let out = build_and_audit(tracer);
     let audited = out.stdout();
     assert_eq!(
