@@ -1235,3 +1235,24 @@ fn the_widened_probe_is_invisible_to_the_page() {
     let page = Path::new(FIXTURES).join("invisible/page.html");
     assert_eq!(seen, seen_without_tracer(&browser, &page));
 }
+
+#[test]
+fn a_page_s_own_error_hooks_are_neither_called_nor_left_changed_by_the_probe() {
+    let Some(browser) = chromium_or_skip(
+        "a_page_s_own_error_hooks_are_neither_called_nor_left_changed_by_the_probe",
+    ) else {
+        return;
+    };
+    let (_dir, accesses) = record_fixture(&browser, "error-hooks/page.html");
+    let seen = stored(&accesses, "seen:");
+    let plain = seen_without_tracer(&browser, &Path::new(FIXTURES).join("error-hooks/page.html"));
+    assert_eq!(plain["calls"], 0, "{plain:#}");
+    assert_eq!(plain["threw"], "no", "{plain:#}");
+    assert_eq!(seen["result"], plain, "what the page saw, recorded and not");
+    // The read after the hooks is recorded, with the page's frame.
+    let platform = find(&accesses, "navigator.platform", "get");
+    assert!(
+        platform["stack"].as_array().is_some_and(|s| !s.is_empty()),
+        "{platform:#}"
+    );
+}
