@@ -65,7 +65,6 @@ function tracerReflect(g, options) {
   // realm's own, as a plain data property, and put back as it was right after.
   const pinGlobalError = opts.pinGlobalError === true;
   const NOT_PINNED = {};
-  const WAS_ABSENT = {};
   const idPrefix = opts.idPrefix || "o";
   const ids = new WeakMapC();
   let nextId = 1;
@@ -613,15 +612,15 @@ function tracerReflect(g, options) {
       hook = gopd(ErrorC, "prepareStackTrace");
       limit = gopd(ErrorC, "stackTraceLimit");
     } catch (_) {
-      if (pinned !== NOT_PINNED) unpinError(pinned);
+      if (pinned !== NOT_PINNED) putBack(g, "Error", pinned.was);
       return [];
     }
     let sites = [];
     let hookSet = false;
     let limitSet = false;
     try {
-      hookSet = setOwn("prepareStackTrace", hook, returnCallSites);
-      limitSet = hookSet && setOwn("stackTraceLimit", limit, count);
+      hookSet = setOwn(ErrorC, "prepareStackTrace", hook, returnCallSites);
+      limitSet = hookSet && setOwn(ErrorC, "stackTraceLimit", limit, count);
       if (limitSet) {
         let captured;
         if (above !== undefined) {
@@ -636,9 +635,9 @@ function tracerReflect(g, options) {
     } catch (_) {
       sites = [];
     } finally {
-      if (limitSet) putBack("stackTraceLimit", limit);
-      if (hookSet) putBack("prepareStackTrace", hook);
-      if (pinned !== NOT_PINNED) unpinError(pinned);
+      if (limitSet) putBack(ErrorC, "stackTraceLimit", limit);
+      if (hookSet) putBack(ErrorC, "prepareStackTrace", hook);
+      if (pinned !== NOT_PINNED) putBack(g, "Error", pinned.was);
     }
     return sites;
   }
@@ -648,15 +647,16 @@ function tracerReflect(g, options) {
     return d !== undefined && d.writable === true;
   }
 
-  // Error's own `key` made `value` without running page code; false where that cannot be done.
-  function setOwn(key, d, value) {
+  // `object`'s own `key` made `value` without running page code (described before by `d`, or
+  // absent); false where that cannot be done (a non-configurable accessor, a frozen object).
+  function setOwn(object, key, d, value) {
     if (writableData(d)) {
-      ErrorC[key] = value;
+      object[key] = value;
       return true;
     }
     if (d !== undefined && d.configurable !== true) return false;
     try {
-      defineProp(ErrorC, key, {
+      defineProp(object, key, {
         value: value,
         writable: true,
         enumerable: d === undefined ? false : d.enumerable === true,
@@ -668,19 +668,19 @@ function tracerReflect(g, options) {
     return true;
   }
 
-  // Error's own `key` as `d` described it before `setOwn` (absent: deleted).
-  function putBack(key, d) {
+  // `object`'s own `key` as `d` described it before `setOwn` (absent: deleted).
+  function putBack(object, key, d) {
     try {
-      if (d === undefined) deleteProp(ErrorC, key);
-      else if (writableData(d)) ErrorC[key] = d.value;
-      else defineProp(ErrorC, key, d);
+      if (d === undefined) deleteProp(object, key);
+      else if (writableData(d)) object[key] = d.value;
+      else defineProp(object, key, d);
     } catch (_) {
       // put back as far as it goes
     }
   }
 
   // The global `Error` made this realm's own for a capture: `NOT_PINNED` when it already is (a
-  // data property holding it) or cannot be made so (not configurable); else what to put back.
+  // data property holding it) or cannot be made so; else `{was}`, its descriptor to put back.
   function pinError() {
     let d;
     try {
@@ -689,22 +689,7 @@ function tracerReflect(g, options) {
       return NOT_PINNED;
     }
     if (d !== undefined && d.value === ErrorC && d.get === undefined && d.set === undefined) return NOT_PINNED;
-    if (d !== undefined && d.configurable !== true) return NOT_PINNED;
-    try {
-      defineProp(g, "Error", { value: ErrorC, writable: true, enumerable: false, configurable: true });
-    } catch (_) {
-      return NOT_PINNED;
-    }
-    return d === undefined ? WAS_ABSENT : d;
-  }
-
-  function unpinError(was) {
-    try {
-      if (was === WAS_ABSENT) deleteProp(g, "Error");
-      else defineProp(g, "Error", was);
-    } catch (_) {
-      // put back as far as it goes
-    }
+    return setOwn(g, "Error", d, ErrorC) ? { was: d } : NOT_PINNED;
   }
 
   // The record's frames of `sites`, nearest first, at most `limit`: the page's, not the probe's
