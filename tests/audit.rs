@@ -107,6 +107,11 @@ fn a_faithful_environment_matches_and_nothing_it_claims_is_trusted() {
     );
     let diff = read_json(&out, "notes/trace-runtime-diff.json");
     assert_eq!(diff["matched"], true, "{diff:#}");
+    assert!(audit.get("entryFailure").is_none(), "{audit:#}");
+    assert!(
+        !diff.to_string().contains("ENTRY_FAILED"),
+        "an entry that ended well is no risk: {diff:#}"
+    );
     assert!(
         out.workspace()
             .join("case/tmp/node-trace-runtime-audit.md")
@@ -191,6 +196,53 @@ fn a_python_entry_is_audited_under_the_same_guard() {
     assert!(audit.get("requests").is_none(), "{audit:#}");
     let diff = read_json(&out, "notes/trace-runtime-diff.json");
     assert!(diff["requestsMatched"].is_null(), "{diff:#}");
+}
+
+/// An entry that fails after the script ran (here its own harness throws from a timer, after
+/// every item was observed): the verdict stands on what was observed, and the check names how the
+/// entry ended, with the failure's message and line, as a risk (on the terminal too).
+#[test]
+fn an_entry_that_fails_after_the_script_is_named_as_a_risk() {
+    let faithful = faithful_case();
+    let entry = std::fs::read_to_string(faithful.workspace().join("case/result/final.js")).unwrap();
+    let entry = format!(
+        "{entry}setTimeout(() => {{ throw new Error('the harness broke after the script'); }}, 0);\n"
+    );
+    let line = entry.lines().count();
+    std::fs::write(faithful.workspace().join("case/result/final.js"), &entry).unwrap();
+    let out = audit(faithful, "case/result/final.js");
+    out.assert_code(0);
+    let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
+    assert_eq!(audit["exitCode"], 1, "{audit:#}");
+    let failure = &audit["entryFailure"];
+    assert_eq!(
+        failure["message"], "Error: the harness broke after the script",
+        "{audit:#}"
+    );
+    assert_eq!(failure["file"], "result/final.js", "{audit:#}");
+    assert_eq!(failure["line"], line, "{audit:#}");
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    assert_eq!(diff["matched"], true, "{diff:#}");
+    let risk = diff["risks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "ENTRY_FAILED")
+        .unwrap_or_else(|| panic!("no ENTRY_FAILED risk: {diff:#}"));
+    assert_eq!(risk["priority"], "P2", "{risk:#}");
+    let message = risk["message"].as_str().unwrap();
+    assert!(
+        message.contains("exited with code 1")
+            && message.contains(&format!(
+                "the harness broke after the script at result/final.js:{line}:"
+            )),
+        "{risk:#}"
+    );
+    assert!(
+        out.stderr().contains("ENTRY_FAILED (risk) [exitCode]"),
+        "{}",
+        out.dump()
+    );
 }
 
 #[test]

@@ -43,6 +43,8 @@ struct EntryRun {
     runtime: &'static str,
     runtime_version: Option<String>,
     exit_code: Option<i64>,
+    /// How it failed, as the run's evidence chain says (Node entries that failed).
+    failure: Option<crate::trace::evidence::Failure>,
     /// What the no-send guard refused; `None` when no guard could be installed.
     attempts: Option<Vec<Attempt>>,
     /// What the tool's own recording of the environment did (Node entries).
@@ -215,6 +217,13 @@ pub fn audit(request: &Request, styles: &Styles) -> Result<PathBuf> {
         runtime: Some(entry_run.runtime.to_owned()),
         runtime_version: entry_run.runtime_version,
         exit_code: entry_run.exit_code,
+        entry_failure: entry_run.failure.map(|f| audit_format::EntryFailure {
+            kind: f.kind.as_str().to_owned(),
+            message: f.message,
+            file: f.file.map(|file| relative(&case_dir, Path::new(&file))),
+            line: f.line,
+            column: f.column,
+        }),
         generated_at: Some(
             humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
         ),
@@ -345,6 +354,7 @@ fn run_node(
         runtime: "node",
         runtime_version: report.session.capabilities.node_version.clone(),
         exit_code: report.session.exit_code.map(i64::from),
+        failure: report.evidence.map(|e| e.failure),
         attempts: report.network_attempts,
         recording: report.node_probe,
     })
@@ -447,6 +457,7 @@ fn run_python(
         runtime: "python",
         runtime_version: Some(version),
         exit_code: status.code().map(i64::from),
+        failure: None,
         attempts: guard.map(guard::Guard::finish),
         recording: None,
     })

@@ -36,6 +36,11 @@ pub struct Audit {
     pub runtime: Option<String>,
     pub runtime_version: Option<String>,
     pub exit_code: Option<i64>,
+    /// Additive: how the entry failed, when it did (Node entries: the failure of the run's
+    /// evidence chain, its file relative to the case folder); the check lists it with the exit
+    /// code as an `ENTRY_FAILED` risk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry_failure: Option<EntryFailure>,
     pub generated_at: Option<String>,
     /// Appended by the runtime as each stateful event happens; `sequence` strictly increasing.
     #[serde(default)]
@@ -187,6 +192,35 @@ pub struct Observation {
     /// runtime's order is compared with the reference's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_seq: Option<u64>,
+}
+
+/// The audit's `entryFailure`: what ended the entry badly, as the run's evidence chain has it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EntryFailure {
+    /// `exception`, `exit`, … (the evidence chain's `failure.kind`).
+    pub kind: String,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+}
+
+impl EntryFailure {
+    /// `Error: boom at result/final.js:12:5`.
+    pub fn describe(&self) -> String {
+        match (&self.file, self.line, self.column) {
+            (Some(file), Some(line), Some(column)) => {
+                format!("{} at {file}:{line}:{column}", self.message)
+            }
+            (Some(file), Some(line), None) => format!("{} at {file}:{line}", self.message),
+            (Some(file), None, _) => format!("{} in {file}", self.message),
+            _ => self.message.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -101,16 +101,23 @@ fn summary(out: &mut impl Write, s: &Styles, d: &Diff, md: &str) -> std::io::Res
         d.counts.p2,
         crate::output::markdown::diff::missing_words(&d.counts)
     )?;
-    // Findings about the files (hashes, versions, the network), each as it is; then the work
-    // list, one line per change to the environment.
-    let general: Vec<_> = d.blocking.iter().filter(|f| f.api.is_none()).collect();
-    for f in general.iter().take(SUMMARY_FINDINGS) {
+    // Findings about the files and the run (hashes, versions, the network, the sandbox, the
+    // entry's exit), each as it is, those that block first; then the work list, one line per
+    // change to the environment.
+    let general: Vec<_> = d
+        .blocking
+        .iter()
+        .map(|f| (f, &s.error, ""))
+        .chain(d.risks.iter().map(|f| (f, &s.warning, " (risk)")))
+        .filter(|(f, _, _)| f.api.is_none())
+        .collect();
+    for (f, style, risk) in general.iter().take(SUMMARY_FINDINGS) {
         let what = f
             .dimension
             .as_ref()
             .map(|dim| format!(" [{dim}]"))
             .unwrap_or_default();
-        writeln!(out, "  {}{what}: {}", s.error.style(&f.code), f.message)?;
+        writeln!(out, "  {}{risk}{what}: {}", style.style(&f.code), f.message)?;
         writeln!(out, "    {} {}", s.dim.style("->"), f.action)?;
     }
     if general.len() > SUMMARY_FINDINGS {

@@ -104,6 +104,32 @@ pub(super) fn check_audit_metadata(
         f.priority = Some("P2".into());
         st.risks.push(f);
     }
+    // An entry that failed may have been cut short after the last item the contract asks for:
+    // the verdict stands on what was observed, with that named. An audit that records no exit
+    // code (a hand-made one) says nothing either way.
+    let how = a.entry_failure.as_ref().map(|f| f.describe());
+    let ended = match (a.exit_code, &how) {
+        (Some(0), _) | (None, None) => None,
+        (Some(code), Some(how)) => Some(format!("exited with code {code} ({how})")),
+        (Some(code), None) => Some(format!("exited with code {code}")),
+        (None, Some(how)) => Some(format!("failed ({how})")),
+    };
+    if let Some(ended) = ended {
+        let mut f = Finding::new(
+            code::ENTRY_FAILED,
+            format!(
+                "the entry {ended}: what it would have done after that was not observed"
+            ),
+            "make the entry finish with exit code 0; `tracer evidence`, where the audit ran, explains the failure",
+        )
+        .dimension(
+            "exitCode",
+            Some(0.into()),
+            a.exit_code.map(Value::from),
+        );
+        f.priority = Some("P2".into());
+        st.risks.push(f);
+    }
     match a.network_attempts {
         None => st.block(Finding::new(
             code::MISSING_METADATA,

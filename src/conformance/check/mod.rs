@@ -65,6 +65,7 @@ pub mod code {
     pub const AUDIT_SEAL_BROKEN: &str = "AUDIT_SEAL_BROKEN";
     pub const NETWORK_ATTEMPTED: &str = "NETWORK_ATTEMPTED";
     pub const NO_SANDBOX: &str = "NO_SANDBOX";
+    pub const ENTRY_FAILED: &str = "ENTRY_FAILED";
     pub const TIMELINE_NOT_RAW: &str = "TIMELINE_NOT_RAW";
     pub const TIMELINE_MISMATCH: &str = "TIMELINE_MISMATCH";
     pub const NO_GLOBAL_ORDER: &str = "NO_GLOBAL_ORDER";
