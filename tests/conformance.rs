@@ -561,6 +561,54 @@ fn a_faithful_environment_is_matched_and_exits_0() {
     assert!(printed.matched);
 }
 
+/// How the entry ended is the audit's to say (`exitCode`, `entryFailure`): a failed entry is a
+/// risk that names the code and, where the audit has it, the exception and its line; the verdict
+/// stays what the observations give. An audit that records no exit code says nothing either way.
+#[test]
+fn an_entry_that_failed_is_a_risk_naming_how_it_ended() {
+    let case = Case::audited();
+    let mut audit = case.faithful_audit();
+    for (exit_code, failure, expected) in [
+        (json!(0), None, None),
+        (json!(2), None, Some("the entry exited with code 2:")),
+        (
+            json!(1),
+            Some(
+                json!({"kind": "exception", "message": "TypeError: x is not a function",
+                "file": "result/final.js", "line": 12, "column": 5}),
+            ),
+            Some("exited with code 1 (TypeError: x is not a function at result/final.js:12:5)"),
+        ),
+        (
+            Value::Null,
+            Some(json!({"kind": "exception", "message": "Error: boom"})),
+            Some("the entry failed (Error: boom):"),
+        ),
+    ] {
+        audit["exitCode"] = exit_code.clone();
+        match &failure {
+            Some(f) => audit["entryFailure"] = f.clone(),
+            None => {
+                audit.as_object_mut().unwrap().remove("entryFailure");
+            }
+        }
+        case.write_audit(&audit);
+        let (code, diff, stderr) = case.check();
+        assert_eq!(code, 0, "exit code {exit_code}: {diff:#?}");
+        assert!(diff.matched, "{diff:#?}");
+        let risk = diff.risks.iter().find(|f| f.code == "ENTRY_FAILED");
+        match expected {
+            None => assert!(risk.is_none(), "exit code {exit_code}: {diff:#?}"),
+            Some(words) => {
+                let risk = risk.unwrap_or_else(|| panic!("exit code {exit_code}: {diff:#?}"));
+                assert!(risk.message.contains(words), "{risk:#?}");
+                assert_eq!(risk.priority.as_deref(), Some("P2"));
+                assert!(stderr.contains("ENTRY_FAILED (risk)"), "{stderr}");
+            }
+        }
+    }
+}
+
 #[test]
 fn editing_the_result_makes_the_audit_stale_and_names_the_file() {
     let case = Case::audited();
