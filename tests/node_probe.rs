@@ -799,22 +799,24 @@ function facts(window) {
 }
 
 /// A frame the page drives from outside (no script ever runs in it: a font or canvas measure in
-/// an iframe) is entered when the page first reaches its window, and recorded as its own realm;
-/// no path goes through jsdom's `_top` (the parent's window) there; and the page computes the same
-/// as without the probe.
-#[test]
-fn an_iframe_driven_from_outside_is_recorded_too() {
-    let final_js = "// jsdom; the page measures in an iframe it never runs a script in.\n\
-         const { JSDOM } = require('jsdom');\n\
+/// an iframe) is entered when the page first reaches its window, whichever way (`first`: the
+/// frame's document, or its window, as FingerprintJS does), and recorded as its own realm; no
+/// path goes through jsdom's `_top` (the parent's window) there; and the page computes the same as
+/// without the probe.
+fn an_iframe_driven_from_outside_reached_by(first: &str) {
+    let final_js = format!(
+        "// jsdom; the page measures in an iframe it never runs a script in.\n\
+         const {{ JSDOM }} = require('jsdom');\n\
          const dom = new JSDOM(`<body><script>\n\
          var f = document.createElement('iframe'); document.body.appendChild(f);\n\
-         var d = f.contentDocument || f.contentWindow.document;\n\
+         var d = {first};\n\
          var c = d.createElement('canvas');\n\
          window.__out = JSON.stringify([typeof c.getContext, f.contentWindow.navigator.userAgent.length > 0, d.title]);\n\
-         </script></body>`, { url: 'https://example.test/', runScripts: 'dangerously' });\n\
+         </script></body>`, {{ url: 'https://example.test/', runScripts: 'dangerously' }});\n\
          console.log(dom.window.__out);\n\
-         dom.window.close();\n";
-    let Some(tracer) = jsdom_case(final_js) else {
+         dom.window.close();\n"
+    );
+    let Some(tracer) = jsdom_case(&final_js) else {
         return;
     };
     // The reference names what the page touches (the frame's members in the frame's realm).
@@ -889,6 +891,96 @@ fn an_iframe_driven_from_outside_is_recorded_too() {
             .all(|f| f["cause"] != "probe-blind"),
         "{:#}",
         diff["blocking"]
+    );
+}
+
+#[test]
+fn an_iframe_driven_from_outside_through_its_document_is_recorded_too() {
+    an_iframe_driven_from_outside_reached_by("f.contentDocument");
+}
+
+#[test]
+fn an_iframe_driven_from_outside_through_its_window_is_recorded_too() {
+    an_iframe_driven_from_outside_reached_by("f.contentWindow.document");
+}
+
+/// happy-dom makes its interfaces once, in Node's realm, for every window: a frame's window the
+/// page drives from outside is entered, but a member the page's window's probe already wraps is
+/// left to it (each access recorded once, never twice), and the check says why the frame's item
+/// on such a member has no record of its own there; the page computes the same.
+#[test]
+fn a_frame_sharing_its_classes_with_the_page_s_window_records_each_access_once() {
+    let Some(tracer) = jsdom_case(
+        "// happy-dom; the page measures in an iframe it never runs a script in.\n\
+         const { Window } = require('happy-dom');\n\
+         const window = new Window({ url: 'https://example.test/', settings: { enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true } });\n\
+         const script = window.document.createElement('script');\n\
+         script.textContent = `var f = document.createElement('iframe');\n\
+         f.srcdoc = '<!doctype html><title>t</title>';\n\
+         f.addEventListener('load', function () {\n\
+           var d = f.contentWindow.document;\n\
+           var c = d.createElement('canvas');\n\
+           window.__out = JSON.stringify([typeof c.getContext, f.contentWindow.navigator.userAgent.length > 0, d.title]);\n\
+         });\n\
+         document.body.appendChild(f);\n\
+         `;\n\
+         window.document.body.appendChild(script);\n\
+         window.happyDOM.waitUntilComplete().then(() => { console.log(window.__out); window.happyDOM.close(); });\n",
+    ) else {
+        return;
+    };
+    let trace = [
+        HEADER.to_owned(),
+        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"HTMLIFrameElement.prototype.contentWindow","accessType":"get","receiver":"HTMLIFrameElement"}"#.to_owned(),
+        r#"{"type":"access","seq":2,"realm":"iframe","phase":"init","api":"document.createElement","accessType":"call","receiver":"HTMLDocument"}"#.to_owned(),
+    ]
+    .join("\n")
+        + "\n";
+    let tracer = tracer.file("case/ruyi-trace/logs/current.ndjson", trace);
+    let plain = under_plain_node(&tracer);
+    let out = build_and_audit(tracer);
+    assert_eq!(
+        out.stdout()
+            .lines()
+            .find(|l| l.starts_with('['))
+            .unwrap_or_default(),
+        plain,
+        "{}",
+        out.dump()
+    );
+    let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
+    let realms = audit["recording"]["realms"].as_array().unwrap();
+    let frame = realms
+        .iter()
+        .find(|r| r["kind"] == "iframe")
+        .unwrap_or_else(|| panic!("the frame's window was never entered: {realms:#?}"));
+    assert!(
+        frame["shared"]
+            .as_array()
+            .is_some_and(|s| s.iter().any(|p| p == "document.createElement")),
+        "{frame:#}"
+    );
+    // The canvas was made once, so it is recorded once.
+    let trace = read(&out, "tmp/node-trace.ndjson");
+    let canvases = trace
+        .lines()
+        .filter(|l| l.contains("createElement") && l.contains(r#""args":["canvas"]"#))
+        .count();
+    assert_eq!(canvases, 1, "{trace}");
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    let finding = diff["blocking"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["api"] == "document.createElement" && f["realm"] == "iframe")
+        .unwrap_or_else(|| panic!("{:#}", diff["blocking"]));
+    assert_eq!(finding["cause"], "probe-blind", "{finding:#}");
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("every window of the environment shares"),
+        "{finding:#}"
     );
 }
 

@@ -618,6 +618,7 @@ fn recording_summary(report: &crate::probe::node::NodeReport) -> Recording {
                         })
                         .unwrap_or_default(),
                     unwatched: install.map(|i| i.unwatched.clone()).unwrap_or_default(),
+                    shared: install.map(|i| i.shared.clone()).unwrap_or_default(),
                 }
             })
             .collect(),

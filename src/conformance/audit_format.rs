@@ -148,6 +148,11 @@ pub struct RecordedRealm {
     /// property of an object), so that no access of it can be recorded (additive).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unwatched: Vec<String>,
+    /// The contract's paths that resolved there to a member another realm's probe had wrapped
+    /// (one class every window of the environment shares, as happy-dom's are): its accesses are
+    /// recorded in that realm's name, so none is recorded in this one (additive).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shared: Vec<String>,
 }
 
 /// A path that does not resolve in a realm: `missing` is its first part that does not

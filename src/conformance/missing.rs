@@ -4,8 +4,10 @@
 //! - [`ENVIRONMENT_LACKS`]: the item's path did not resolve in that kind of realm of the
 //!   environment, checked by the probe before the target's first line ran there (the audit's
 //!   `recording.realms[].absent`); what follows from it for the script is said.
-//! - [`PROBE_BLIND`]: the tool could not have watched it: no realm of that kind was probed, or the
-//!   path resolves to a property the probe put no wrapper on (`recording.realms[].unwatched`).
+//! - [`PROBE_BLIND`]: the tool could not have watched it: no realm of that kind was probed, the
+//!   path resolves to a property the probe put no wrapper on (`recording.realms[].unwatched`), or
+//!   to a member another window's probe watches (`recording.realms[].shared`: one class for every
+//!   window, whose accesses are recorded in the first window's name).
 //! - [`NOT_REACHED`]: the environment has it, the probe watched it, and the script did not get
 //!   there: the divergence is the last item both runtimes reached before it (in the reference's
 //!   order) and the closest value before that which differed between them.
@@ -190,6 +192,19 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
             divergence: None,
             follows,
             lacks: Some(item.api.clone()),
+        };
+    }
+    if probed.iter().all(|r| r.shared.contains(&item.api)) {
+        return Explanation {
+            cause: PROBE_BLIND,
+            message: format!(
+                "{} is one member every window of the environment shares (its class is made once, not per window, as happy-dom's are): another window's probe watches it, so an access in this `{}` realm is recorded in that window's name and cannot be told apart here",
+                item.api, item.realm
+            ),
+            action: "check this item by hand, or give each window its own interface objects as the browser does: then the probe watches it in each".into(),
+            divergence: None,
+            follows: Vec::new(),
+            lacks: None,
         };
     }
     if probed.iter().any(|r| r.unwatched.contains(&item.api)) {
@@ -402,6 +417,26 @@ mod tests {
         let why = explain(&iframe, &recording(&[], &[]), &Progress::default());
         assert_eq!(why.cause, ENVIRONMENT_LACKS);
         assert_eq!(why.lacks.as_deref(), Some("a `iframe` realm"));
+    }
+
+    /// A member another window's probe watches (happy-dom's classes are one for every window) is
+    /// named as such, not as a property the probe cannot watch.
+    #[test]
+    fn a_member_every_window_shares_is_probe_blind_and_says_so() {
+        let mut shared = recording(&[], &[]);
+        shared.realms[0].shared = vec!["document.createElement".into()];
+        let why = explain(
+            &item("document.createElement", "call"),
+            &shared,
+            &Progress::default(),
+        );
+        assert_eq!(why.cause, PROBE_BLIND);
+        assert!(
+            why.message
+                .contains("every window of the environment shares"),
+            "{}",
+            why.message
+        );
     }
 
     #[test]

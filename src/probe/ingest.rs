@@ -71,6 +71,9 @@ pub struct Install {
     /// resolve to a property the probe cannot watch.
     pub absent: Vec<(String, String)>,
     pub unwatched: Vec<String>,
+    /// Of those paths, the ones that resolve to a member another realm's probe wrapped (a class
+    /// every window of the environment shares): left to that probe.
+    pub shared: Vec<String>,
 }
 
 /// One entry of a `ready` record's `absent`.
@@ -220,6 +223,7 @@ impl<W: BorrowMut<TraceWriter>> Ingest<W> {
                         .map(|a| (a.path, a.missing))
                         .collect(),
                     unwatched: list("unwatched"),
+                    shared: list("shared"),
                 });
             }
             _ => {}

@@ -533,8 +533,13 @@ function enterRealm(value) {
     if (value === null || typeof value !== "object" || isGlobalAlias(value) || apply(wmHas, enteredRealms, [value])) return;
     apply(wmSet, enteredRealms, [value, true]);
     const win = value.defaultView !== undefined ? value.defaultView : value;
-    if (win === null || typeof win !== "object" || isGlobalAlias(win) || apply(wmHas, enteredRealms, [win])) return;
-    apply(wmSet, enteredRealms, [win, true]);
+    if (win === null || typeof win !== "object" || isGlobalAlias(win)) return;
+    // A document's window is entered once, whichever way the page reached it first (a window
+    // reached as itself was marked just above).
+    if (win !== value) {
+      if (apply(wmHas, enteredRealms, [win])) return;
+      apply(wmSet, enteredRealms, [win, true]);
+    }
     // Only the realm's own `eval` (never a function the page put there, whose call would run
     // the page's code).
     const d = gopd(win, "eval");
@@ -819,6 +824,25 @@ function redefineMany(object, operation) {
 
 let wrapped = 0;
 
+// A realm probed after another one of the same Node process (`config.laterProbe`: an iframe's
+// window) may share members with it: happy-dom's interfaces are one set of classes, in Node's own
+// realm, for every window, and the first probe has wrapped them already. Wrapped again, each
+// access would be recorded twice, the outer record in this realm's name whatever realm the
+// receiver is of: such a member is left to the probe that wrapped it. Another probe's wrapper is a
+// Proxy of another realm's function, which this realm's toString reads as `PROXY_SOURCE` (no name);
+// a bound function reads the same, and is told apart by its own name.
+const LATER_PROBE = config.laterProbe === true;
+function anotherProbesWrapper(f) {
+  if (!LATER_PROBE || typeof f !== "function") return false;
+  try {
+    if (apply(fnToString, f, []) !== PROXY_SOURCE) return false;
+    const nd = gopd(f, "name");
+    return !(nd !== undefined && typeof nd.value === "string" && startsWith(nd.value, "bound "));
+  } catch (_) {
+    return false;
+  }
+}
+
 // Wraps own property `name` of `holder`: accessors (get/set) and methods (call). With `data`
 // (a single member the API list names, such as `window.name`), a data property that holds no
 // function is recorded too: an accessor pair emulates it and the page sees its own data
@@ -829,6 +853,7 @@ function wrapMember(holder, name, iface, api, onPrototype, data, readOnly) {
   const d = realOf(holder, name);
   if (d === undefined || !d.configurable) return;
   if (walking && (apply(wmHas, languageFns, [d.value]) || apply(wmHas, languageFns, [d.get]))) return;
+  if (anotherProbesWrapper(d.get) || anotherProbesWrapper(d.set) || anotherProbesWrapper(d.value)) return;
   let mode;
   if (isAccessor(d) || (readOnly && data)) {
     mode = "get";

@@ -6,7 +6,8 @@
 // wrapper is in place (so reading the path records nothing), each found property is looked at
 // again once the probe is installed: `absent` lists the paths that do not resolve (the script gets
 // `undefined` there), `unwatched` the ones that resolve to a property the probe put no wrapper
-// on (an own data property of an object: no access of it can be recorded).
+// on (an own data property of an object: no access of it can be recorded), `shared` the ones it
+// left to another realm's probe (see `anotherProbesWrapper`).
 const checkPaths = config.checkPaths || [];
 const checked = [];
 const absent = [];
@@ -49,12 +50,19 @@ for (let i = 0; i < checkPaths.length; i++) {
     checked[checked.length] = [path, found[0], found[1]];
   }
 }
-// After install: the found properties that hold no wrapper of the probe's.
+// After install: the found properties that hold no wrapper of the probe's, as `unwatched` and
+// `shared`.
+const sharedPaths = [];
 function unwatchedPaths() {
   const out = [];
   for (let i = 0; i < checked.length; i++) {
     const entry = checked[i];
-    if (cellAt(entry[1], entry[2]) === null) out[out.length] = entry[0];
+    if (cellAt(entry[1], entry[2]) !== null) continue;
+    const d = gopd(entry[1], entry[2]);
+    const another = d !== undefined &&
+      (anotherProbesWrapper(d.get) || anotherProbesWrapper(d.set) || anotherProbesWrapper(d.value));
+    if (another) sharedPaths[sharedPaths.length] = entry[0];
+    else out[out.length] = entry[0];
   }
   return out;
 }

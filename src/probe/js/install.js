@@ -27,5 +27,5 @@ patchDescriptors();
 patchToString(Function.prototype);
 for (let i = 0; i < foreignFunctionProtos.length; i++) patchToString(foreignFunctionProtos[i]);
 post({ k: "ready", realm: realm, wrapped: wrapped, failed: failed, missing: missing, ms: epoch() - installStarted,
-  absent: absent, unwatched: unwatchedPaths() });
+  absent: absent, unwatched: unwatchedPaths(), shared: sharedPaths });
 sendBatch();

@@ -449,6 +449,11 @@ impl NodeProbe {
                 json!(by_folder(&self.environment_urls)),
             );
             fields.insert("proxyTraps".into(), json!(PROXY_TRAPS));
+            // Members another realm's probe wrapped are left to it (`anotherProbesWrapper`).
+            fields.insert(
+                "laterProbe".into(),
+                json!(self.realms.iter().any(|r| r.probed_before.is_some())),
+            );
         }
         crate::probe::script_for(config)
     }
