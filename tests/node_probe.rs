@@ -907,7 +907,9 @@ fn an_iframe_driven_from_outside_through_its_window_is_recorded_too() {
 /// happy-dom makes its interfaces once, in Node's realm, for every window: a frame's window the
 /// page drives from outside is entered, but a member the page's window's probe already wraps is
 /// left to it (each access recorded once, never twice), and the check says why the frame's item
-/// on such a member has no record of its own there; the page computes the same.
+/// on such a member has no record of its own there; what the frame's probe itself reads through
+/// the page's window's wrappers as it goes in (the window's `navigator` and `screen`, names the
+/// reference holds) is the tool's, counted and never written; the page computes the same.
 #[test]
 fn a_frame_sharing_its_classes_with_the_page_s_window_records_each_access_once() {
     let Some(tracer) = jsdom_case(
@@ -933,6 +935,8 @@ fn a_frame_sharing_its_classes_with_the_page_s_window_records_each_access_once()
         HEADER.to_owned(),
         r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"HTMLIFrameElement.prototype.contentWindow","accessType":"get","receiver":"HTMLIFrameElement"}"#.to_owned(),
         r#"{"type":"access","seq":2,"realm":"iframe","phase":"init","api":"document.createElement","accessType":"call","receiver":"HTMLDocument"}"#.to_owned(),
+        r#"{"type":"access","seq":3,"realm":"main","phase":"init","api":"navigator","accessType":"get","receiver":"Window"}"#.to_owned(),
+        r#"{"type":"access","seq":4,"realm":"main","phase":"init","api":"screen","accessType":"get","receiver":"Window"}"#.to_owned(),
     ]
     .join("\n")
         + "\n";
@@ -967,6 +971,17 @@ fn a_frame_sharing_its_classes_with_the_page_s_window_records_each_access_once()
         .filter(|l| l.contains("createElement") && l.contains(r#""args":["canvas"]"#))
         .count();
     assert_eq!(canvases, 1, "{trace}");
+    // Nothing the frame's probe read is written (the tool's empty script in the frame is the
+    // nearest frame of such a read), and what it read is counted under the probe's own name.
+    assert!(
+        !trace.contains(r#""url":"","line":1,"column":1"#),
+        "{trace}"
+    );
+    let by = audit["recording"]["leftOutBy"].as_object().unwrap();
+    assert!(
+        by.keys().any(|url| url.starts_with("tracer://probe.js")),
+        "{by:#?}"
+    );
     let diff = read_json(&out, "notes/trace-runtime-diff.json");
     let finding = diff["blocking"]
         .as_array()

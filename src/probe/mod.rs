@@ -325,10 +325,17 @@ fn config(
     config
 }
 
-/// The probe's script around its configuration.
+/// The probe's script around its configuration, named [`OWN_URL`], or its `scriptUrl` (which
+/// starts with it: an audit names each realm's probe apart, see `probe::node`).
 fn script(config: serde_json::Value) -> String {
+    let url = config
+        .get("scriptUrl")
+        .and_then(serde_json::Value::as_str)
+        .filter(|url| url.starts_with(OWN_URL))
+        .unwrap_or(OWN_URL)
+        .to_owned();
     format!(
-        "(function (config) {{\n\"use strict\";\n{}\n}})({config});\n//# sourceURL={OWN_URL}\n",
+        "(function (config) {{\n\"use strict\";\n{}\n}})({config});\n//# sourceURL={url}\n",
         shipped_code()
     )
 }

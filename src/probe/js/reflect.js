@@ -54,8 +54,14 @@ function tracerReflect(g, options) {
   // The global path a function was reached from (`setTimeout`, `Intl.DateTimeFormat`), when the
   // caller knows one; a function is named by it first (the spec's naming rule).
   const pathOf = opts.pathOf || null;
-  // Script URLs whose frames are the measurer's own and never reported.
+  // Script URLs whose frames are the measurer's own and never reported. Another realm's probe's
+  // frames (their URLs start with `opts.probeUrls`) are not reported either; but with
+  // `opts.probeNearest`, a stack whose nearest frame is one of them has that frame as its only
+  // one: the access was made by that probe (reading its own window through a member this realm's
+  // probe wraps: happy-dom's windows share their classes), not by the page.
   const ownUrls = opts.ownUrls || [];
+  const probeUrls = typeof opts.probeUrls === "string" ? opts.probeUrls : null;
+  const probeNearest = opts.probeNearest === true;
   const defineProp = O.defineProperty;
   const deleteProp = R.deleteProperty;
   // In Node (`opts.pinGlobalError`): Node formats a stack through its own callback, which looks up
@@ -705,6 +711,14 @@ function tracerReflect(g, options) {
         url = null;
       }
       if (isOwnUrl(url)) continue;
+      if (probeUrls !== null && typeof url === "string" && apply(strSlice, url, [0, probeUrls.length]) === probeUrls) {
+        if (probeNearest && out.length === 0) {
+          push(out, { url: url, line: site.getLineNumber(), column: site.getColumnNumber(),
+            functionName: site.getFunctionName() || "" });
+          return out;
+        }
+        continue;
+      }
       if (url === null || url === undefined) {
         // Code run by `eval` has no script name: it is kept, with an empty URL (a script the page
         // evaluated is the page's code); a built-in function's frame is left out.

@@ -72,7 +72,11 @@ const M = tracerReflect(g, {
     const original = apply(wmGet, originals, [f]);
     return apply(wmGet, globalPaths, [original === undefined ? f : original]);
   },
-  ownUrls: [config.ownUrl],
+  // This probe's script (`scriptUrl`: a URL of its own per realm in an audit) and every probe's.
+  ownUrls: [typeof config.scriptUrl === "string" ? config.scriptUrl : config.ownUrl],
+  probeUrls: config.ownUrl,
+  // In an environment under audit: such a record leaves brief (see `environmentsOwn`).
+  probeNearest: typeof config.environmentUrls === "object" && config.environmentUrls !== null,
   idPrefix: "o",
   pinGlobalError: config.pinGlobalError === true,
 });

@@ -441,7 +441,7 @@ impl NodeProbe {
 
     /// The probe's script for an install now: its configuration with the environment's script
     /// URLs known so far.
-    fn source(&self) -> String {
+    fn source(&self, context: i64) -> String {
         let mut config = self.config.clone();
         if let Some(fields) = config.as_object_mut() {
             fields.insert(
@@ -449,6 +449,12 @@ impl NodeProbe {
                 json!(by_folder(&self.environment_urls)),
             );
             fields.insert("proxyTraps".into(), json!(PROXY_TRAPS));
+            // Each realm's probe is a script of its own name, so that a probe can tell another's
+            // frames from its own (see `probeUrls` in js/report.js).
+            fields.insert(
+                "scriptUrl".into(),
+                json!(format!("{}?realm={context}", crate::probe::OWN_URL)),
+            );
             // Members another realm's probe wrapped are left to it (`anotherProbesWrapper`).
             fields.insert(
                 "laterProbe".into(),
@@ -485,7 +491,7 @@ impl NodeProbe {
             cdp,
             backlog,
             "Debugger.evaluateOnCallFrame",
-            json!({"callFrameId": frame, "expression": self.source(), "silent": true}),
+            json!({"callFrameId": frame, "expression": self.source(context), "silent": true}),
         )?;
         if let Some(problem) = failure(&answer) {
             self.problems

@@ -39,7 +39,8 @@ impl Rules {
         if url.is_empty() || url.starts_with("evalmachine.") || url.starts_with('[') {
             return Origin::Anonymous;
         }
-        if url.starts_with("node:") {
+        // The tool's own code (a probe reading its window) is never the target's.
+        if url.starts_with("node:") || url.starts_with(crate::probe::OWN_URL) {
             return Origin::Environment;
         }
         let path = url_path(url);
