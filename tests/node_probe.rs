@@ -102,6 +102,23 @@ fn under_plain_node(tracer: &Tracer) -> String {
     String::from_utf8_lossy(&plain.stdout).trim().to_owned()
 }
 
+/// Builds the contract and audits the case, whose page prints one JSON array (`[…]`): the page
+/// computes the same under the probe as under plain `node`.
+fn audited_as_under_plain_node(tracer: Tracer) -> Output {
+    let plain = under_plain_node(&tracer);
+    let out = build_and_audit(tracer);
+    assert_eq!(
+        out.stdout()
+            .lines()
+            .find(|l| l.starts_with('['))
+            .unwrap_or_default(),
+        plain,
+        "{}",
+        out.dump()
+    );
+    out
+}
+
 fn blocking_codes(diff: &Value) -> Vec<String> {
     diff["blocking"]
         .as_array()
@@ -851,19 +868,8 @@ fn an_iframe_driven_from_outside_reached_by(first: &str) {
         line(4, "iframe", "navigator.userAgent", "get", "Navigator"),
     ]
     .concat();
-    let tracer = tracer.file("case/ruyi-trace/logs/current.ndjson", trace);
-    let plain = under_plain_node(&tracer);
-    let out = build_and_audit(tracer);
-    let audited = out.stdout();
-    assert_eq!(
-        audited
-            .lines()
-            .find(|l| l.starts_with('['))
-            .unwrap_or_default(),
-        plain,
-        "{}",
-        out.dump()
-    );
+    let out =
+        audited_as_under_plain_node(tracer.file("case/ruyi-trace/logs/current.ndjson", trace));
     let trace = read(&out, "tmp/node-trace.ndjson");
     let iframe: Vec<String> = trace
         .lines()
@@ -940,18 +946,8 @@ fn a_frame_sharing_its_classes_with_the_page_s_window_records_each_access_once()
     ]
     .join("\n")
         + "\n";
-    let tracer = tracer.file("case/ruyi-trace/logs/current.ndjson", trace);
-    let plain = under_plain_node(&tracer);
-    let out = build_and_audit(tracer);
-    assert_eq!(
-        out.stdout()
-            .lines()
-            .find(|l| l.starts_with('['))
-            .unwrap_or_default(),
-        plain,
-        "{}",
-        out.dump()
-    );
+    let out =
+        audited_as_under_plain_node(tracer.file("case/ruyi-trace/logs/current.ndjson", trace));
     let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
     let realms = audit["recording"]["realms"].as_array().unwrap();
     let frame = realms
