@@ -214,7 +214,7 @@ function environmentsOwn(record) {
   const nearest = stack[0];
   // Made by a probe's own code (another realm's, installing itself in a window whose members
   // this one wraps: happy-dom's windows share their classes).
-  if (typeof nearest.url === "string" && apply(strIndexOf, nearest.url, [config.ownUrl]) === 0) return true;
+  if (typeof nearest.url === "string" && startsWith(nearest.url, config.ownUrl)) return true;
   if (ENVIRONMENT_URLS["$" + nearest.url] !== true) return false;
   return record.nested === 1 || PROXY_TRAPS === null || PROXY_TRAPS["$" + nearest.functionName] !== true;
 }
