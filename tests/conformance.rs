@@ -584,6 +584,11 @@ fn an_entry_that_failed_is_a_risk_naming_how_it_ended() {
             Some(json!({"kind": "exception", "message": "Error: boom"})),
             Some("the entry failed (Error: boom):"),
         ),
+        (
+            json!(2),
+            Some(json!({"kind": "exit", "message": "exited with code 2"})),
+            Some("the entry exited with code 2: what"),
+        ),
     ] {
         audit["exitCode"] = exit_code.clone();
         match &failure {
