@@ -245,6 +245,49 @@ fn an_entry_that_fails_after_the_script_is_named_as_a_risk() {
     );
 }
 
+/// A Python entry that fails after writing its observations: its traceback still reaches the
+/// user's terminal, and the audit names the exception and the line it was raised at.
+#[test]
+fn a_python_entry_that_fails_is_named_with_its_exception() {
+    let observations = faithful_observations().to_string();
+    let entry = format!(
+        "# An environment entry in Python that fails after writing its observations.\n\
+         import os\n\
+         open(os.environ['WEB_JS_ENV_PATCHER_TRACE_AUDIT_OUT'], 'w').write({observations:?})\n\
+         raise ValueError('the harness broke')\n"
+    );
+    let out = audit(case(&[("result/final.py", entry)]), "case/result/final.py");
+    assert!(
+        out.stderr().contains("Traceback (most recent call last):"),
+        "{}",
+        out.dump()
+    );
+    let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
+    assert_eq!(audit["exitCode"], 1, "{audit:#}");
+    assert_eq!(
+        audit["entryFailure"]["message"], "ValueError: the harness broke",
+        "{audit:#}"
+    );
+    assert_eq!(
+        audit["entryFailure"]["file"], "result/final.py",
+        "{audit:#}"
+    );
+    assert_eq!(audit["entryFailure"]["line"], 4, "{audit:#}");
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    assert!(
+        diff["risks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"] == "ENTRY_FAILED"
+                && f["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("ValueError: the harness broke at result/final.py:4")),
+        "{diff:#}"
+    );
+}
+
 #[test]
 fn editing_the_environment_after_the_audit_makes_it_stale() {
     let out = audit(faithful_case(), "case/result/final.js");

@@ -8,6 +8,8 @@
 //! `probeVersion`, `exitCode`, …) are computed here from the files and the run, never copied from
 //! what the entry wrote.
 
+mod traceback;
+
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -43,8 +45,9 @@ struct EntryRun {
     runtime: &'static str,
     runtime_version: Option<String>,
     exit_code: Option<i64>,
-    /// How it failed, as the run's evidence chain says (Node entries that failed).
-    failure: Option<crate::trace::evidence::Failure>,
+    /// How it failed: the run's evidence chain's failure (Node), the last traceback on its stderr
+    /// (Python); its file as the run named it.
+    failure: Option<audit_format::EntryFailure>,
     /// What the no-send guard refused; `None` when no guard could be installed.
     attempts: Option<Vec<Attempt>>,
     /// What the tool's own recording of the environment did (Node entries).
@@ -218,11 +221,8 @@ pub fn audit(request: &Request, styles: &Styles) -> Result<PathBuf> {
         runtime_version: entry_run.runtime_version,
         exit_code: entry_run.exit_code,
         entry_failure: entry_run.failure.map(|f| audit_format::EntryFailure {
-            kind: f.kind.as_str().to_owned(),
-            message: f.message,
             file: f.file.map(|file| relative(&case_dir, Path::new(&file))),
-            line: f.line,
-            column: f.column,
+            ..f
         }),
         generated_at: Some(
             humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
@@ -354,7 +354,13 @@ fn run_node(
         runtime: "node",
         runtime_version: report.session.capabilities.node_version.clone(),
         exit_code: report.session.exit_code.map(i64::from),
-        failure: report.evidence.map(|e| e.failure),
+        failure: report.evidence.map(|e| audit_format::EntryFailure {
+            kind: e.failure.kind.as_str().to_owned(),
+            message: e.failure.message,
+            file: e.failure.file,
+            line: e.failure.line,
+            column: e.failure.column,
+        }),
         attempts: report.network_attempts,
         recording: report.node_probe,
     })
@@ -400,6 +406,7 @@ fn run_python(
     command
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
+        .stderr(Stdio::piped())
         .process_group(0);
     if no_send {
         group::close_inherited_on_exec(&mut command);
@@ -442,9 +449,15 @@ fn run_python(
         );
     }
     let pgid = child.id();
+    let tail = child.stderr.take().map(traceback::Tail::pass_on);
     let status = group::wait_for(&mut child, Duration::from_secs_f64(request.timeout))?;
     // Nothing the entry started outlives the audit.
     group::stop_group(pgid, libc::SIGTERM, Duration::from_secs(2));
+    let failed = status.is_some_and(|s| !s.success());
+    let failure = tail
+        .and_then(|tail| tail.take(Duration::from_secs(2)))
+        .filter(|_| failed)
+        .and_then(|tail| traceback::python_failure(&tail));
     let Some(status) = status else {
         let _ = child.wait();
         return Err(TracerError::cannot_trace(format!(
@@ -457,7 +470,7 @@ fn run_python(
         runtime: "python",
         runtime_version: Some(version),
         exit_code: status.code().map(i64::from),
-        failure: None,
+        failure,
         attempts: guard.map(guard::Guard::finish),
         recording: None,
     })

@@ -36,9 +36,9 @@ pub struct Audit {
     pub runtime: Option<String>,
     pub runtime_version: Option<String>,
     pub exit_code: Option<i64>,
-    /// Additive: how the entry failed, when it did (Node entries: the failure of the run's
-    /// evidence chain, its file relative to the case folder); the check lists it with the exit
-    /// code as an `ENTRY_FAILED` risk.
+    /// Additive: how the entry failed, when it did (a Node entry's: the failure of the run's
+    /// evidence chain; a Python entry's: its last traceback), its file relative to the case
+    /// folder; the check lists it with the exit code as an `ENTRY_FAILED` risk.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entry_failure: Option<EntryFailure>,
     pub generated_at: Option<String>,
