@@ -246,7 +246,8 @@ fn an_entry_that_fails_after_the_script_is_named_as_a_risk() {
 }
 
 /// A Python entry that fails after writing its observations: its traceback still reaches the
-/// user's terminal, and the audit names the exception and the line it was raised at.
+/// user's terminal, and the audit names the exception (redacted as a Node entry's evidence is) and
+/// the line it was raised at.
 #[test]
 fn a_python_entry_that_fails_is_named_with_its_exception() {
     let observations = faithful_observations().to_string();
@@ -254,7 +255,7 @@ fn a_python_entry_that_fails_is_named_with_its_exception() {
         "# An environment entry in Python that fails after writing its observations.\n\
          import os\n\
          open(os.environ['WEB_JS_ENV_PATCHER_TRACE_AUDIT_OUT'], 'w').write({observations:?})\n\
-         raise ValueError('the harness broke')\n"
+         raise ValueError('the harness broke with AKIAABCDEFGHIJKLMNOP')\n"
     );
     let out = audit(case(&[("result/final.py", entry)]), "case/result/final.py");
     assert!(
@@ -264,8 +265,10 @@ fn a_python_entry_that_fails_is_named_with_its_exception() {
     );
     let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
     assert_eq!(audit["exitCode"], 1, "{audit:#}");
+    // Redacted as a Node entry's evidence is.
     assert_eq!(
-        audit["entryFailure"]["message"], "ValueError: the harness broke",
+        audit["entryFailure"]["message"],
+        "ValueError: the harness broke with [REDACTED:aws-access-key]",
         "{audit:#}"
     );
     assert_eq!(
@@ -283,7 +286,7 @@ fn a_python_entry_that_fails_is_named_with_its_exception() {
                 && f["message"]
                     .as_str()
                     .unwrap()
-                    .contains("ValueError: the harness broke at result/final.py:4")),
+                    .contains("[REDACTED:aws-access-key] at result/final.py:4")),
         "{diff:#}"
     );
 }

@@ -457,7 +457,14 @@ fn run_python(
     let failure = tail
         .and_then(|tail| tail.take(Duration::from_secs(2)))
         .filter(|_| failed)
-        .and_then(|tail| traceback::python_failure(&tail));
+        .and_then(|tail| traceback::python_failure(&tail))
+        .map(|mut failure| {
+            // Redacted as a Node entry's evidence is (the default shapes: tokens, keys).
+            if let Ok(redactor) = crate::trace::redact::Redactor::new(true, &[]) {
+                redactor.apply_mut(&mut failure.message);
+            }
+            failure
+        });
     let Some(status) = status else {
         let _ = child.wait();
         return Err(TracerError::cannot_trace(format!(
