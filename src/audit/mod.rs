@@ -454,9 +454,10 @@ fn run_python(
     // Nothing the entry started outlives the audit.
     group::stop_group(pgid, libc::SIGTERM, Duration::from_secs(2));
     let failed = status.is_some_and(|s| !s.success());
+    // Only a failed entry's traceback is read: one that ended well is not waited for.
     let failure = tail
-        .and_then(|tail| tail.take(Duration::from_secs(2)))
         .filter(|_| failed)
+        .and_then(|tail| tail.take(Duration::from_secs(2)))
         .and_then(|tail| traceback::python_failure(&tail))
         .map(|mut failure| {
             // Redacted as a Node entry's evidence is (the default shapes: tokens, keys).
