@@ -1029,3 +1029,82 @@ fn an_owner_that_differs_is_one_finding_on_the_access_the_script_made() {
     sorted.sort();
     assert_eq!(sorted, expected, "{codes:#?}");
 }
+
+/// A receiver the browser never had (jsdom's plain `Element` for Chromium's `MathMLElement`) on a
+/// key several receivers' items share is matched to the receiver its values name (`"math"` for
+/// `nodeName`), on its other keys too, even one read before the value that names it: one finding,
+/// the receiver, on each of that receiver's items, and nothing said about the others.
+#[test]
+fn a_receiver_the_browser_never_had_is_matched_to_the_one_its_values_name() {
+    let access = |seq: u32, api: &str, receiver: &str, value: &str, column: u32| {
+        format!(
+            r#"{{"type":"access","seq":{seq},"realm":"main","phase":"init","api":"Node.prototype.{api}","accessType":"get","receiver":"{receiver}","owner":"Node.prototype","returnValue":{value},"stack":[{{"url":"https://a.test/js/app.js","line":1,"column":{column},"functionName":""}}]}}"#
+        )
+    };
+    let trace = [
+        HEADER.to_owned(),
+        access(1, "nodeName", "HTMLBodyElement", "\"BODY\"", 12),
+        access(2, "nodeType", "HTMLBodyElement", "1", 26),
+        access(3, "nodeType", "MathMLElement", "1", 40),
+        access(4, "nodeName", "MathMLElement", "\"math\"", 54),
+    ]
+    .join("\n")
+        + "\n";
+    let case = Tracer::new()
+        .file("case/ruyi-trace/logs/current.ndjson", trace)
+        .file(
+            "case/result/final.js",
+            "const names = new WeakMap();\n\
+             class Node { get nodeName() { return names.get(this); } get nodeType() { return 1; } }\n\
+             class Element extends Node {}\n\
+             class HTMLElement extends Element {}\n\
+             class HTMLBodyElement extends HTMLElement {}\n\
+             Object.assign(globalThis, { Node, Element, HTMLElement, HTMLBodyElement });\n\
+             const body = new HTMLBodyElement(); names.set(body, 'BODY');\n\
+             // No MathMLElement here: a MathML element is a plain Element.\n\
+             const math = new Element(); names.set(math, 'math');\n\
+             globalThis.page = { body, math };\n\
+             require('../page/app.js');\n",
+        )
+        .file(
+            "case/page/app.js",
+            "var out = [page.body.nodeName, page.body.nodeType, page.math.nodeType, page.math.nodeName];\nconsole.log(JSON.stringify(out));\n",
+        );
+    let out = audited_as_under_plain_node(case);
+    out.assert_code(3);
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    let contract = read_json(&out, "notes/trace-runtime-contract.json");
+    let id_of = |api: &str, receiver: &str| {
+        contract["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["api"] == api && i["receiver"] == receiver)
+            .unwrap_or_else(|| panic!("{api} on {receiver}: {contract:#}"))["id"]
+            .clone()
+    };
+    let mut found: Vec<String> = diff["blocking"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {} {} {} {}",
+                f["code"], f["item"], f["dimension"], f["expected"], f["observed"]
+            )
+        })
+        .collect();
+    found.sort();
+    let mut expected: Vec<String> = ["Node.prototype.nodeName", "Node.prototype.nodeType"]
+        .iter()
+        .map(|api| {
+            format!(
+                "\"DIMENSION_MISMATCH\" {} \"receiver\" \"MathMLElement\" \"Element\"",
+                id_of(api, "MathMLElement")
+            )
+        })
+        .collect();
+    expected.sort();
+    assert_eq!(found, expected, "{:#}", diff["blocking"]);
+    assert_eq!(diff["counts"]["observed"], 4, "{:#}", diff["counts"]);
+}

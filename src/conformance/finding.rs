@@ -41,7 +41,8 @@ pub struct Finding {
     /// member itself). Additive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lacks: Option<String>,
-    /// For `not-reached`: where the two runtimes parted (`lastReached`, `differed`). Additive.
+    /// For `not-reached`: where the two runtimes parted (`lastReached`, `differed`, `lacking`).
+    /// Additive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub divergence: Option<Value>,
     pub message: String,

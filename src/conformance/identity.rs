@@ -4,9 +4,12 @@
 //! - What an access touched: its realm, its receiver, the property key (the last segment of its
 //!   `api`: `length` for `navigator.plugins.length` and `PluginArray.prototype.length`, the
 //!   constructor for a `construct`) and its access type. A receiver that differs from every
-//!   reference access of that key is matched on the rest when that names one receiver's items
-//!   (the receiver is then a finding on the item, never a reason to re-key it). The owner is a
-//!   dimension, never part of the identity.
+//!   reference access of that key (jsdom's plain `Element` for Chromium's `MathMLElement`) is
+//!   matched on the rest: the receiver whose path is spelled the same, else the only one; where
+//!   several receivers' items share the path, the one this receiver's values name most often over
+//!   the whole recording (a primitive value that only one receiver's items gave: `"math"` for a
+//!   `nodeName`), else the one whose value the access gave, else the first the reference reached. The receiver is then a finding on the item, never a reason to re-key it.
+//!   The owner is a dimension, never part of the identity.
 //! - A phase is the reference recorder's attribution: where the reference has the same thing under
 //!   several phases, the access takes the phase of the reference access made from the same script
 //!   position (the nearest frame: script file name, line, column), else of the same ordinal
@@ -72,6 +75,10 @@ pub struct Matcher<'c> {
     by_thing: HashMap<(String, String, String, String), usize>,
     /// (realm, key, accessType) -> groups, for a receiver the reference never had.
     by_key: HashMap<(String, String, String), Vec<usize>>,
+    /// (realm, a receiver the reference never had) -> the reference's receivers its values named,
+    /// with how often (see [`Matcher::learn`]): its keys whose value names none go to the most
+    /// named one's items too.
+    stands_for: HashMap<(String, String), HashMap<String, u64>>,
 }
 
 /// What an access of the environment is in the reference.
@@ -90,6 +97,7 @@ impl<'c> Matcher<'c> {
             groups: Vec::new(),
             by_thing: HashMap::new(),
             by_key: HashMap::new(),
+            stands_for: HashMap::new(),
         };
         let mut order: Vec<usize> = (0..contract.items.len()).collect();
         order.sort_by_key(|&i| contract.items[i].first_seq);
@@ -206,25 +214,122 @@ impl<'c> Matcher<'c> {
         g.items.last().map(|&item| Match { item })
     }
 
-    /// The group of a key reached on a receiver the reference never had it on: the one whose
-    /// path is spelled the same, else the only receiver's.
+    /// Learns from one access of the environment (a first pass over all of them, before any
+    /// [`Matcher::resolve`]) which reference receiver a receiver the reference never had stands
+    /// for: the one whose items alone gave the value it gave.
+    pub fn learn(&mut self, event: &AccessLine) {
+        let key = property_key(&event.api);
+        let thing = (
+            event.realm.clone(),
+            event.receiver.clone(),
+            key.to_owned(),
+            event.access_type.clone(),
+        );
+        if self.by_thing.contains_key(&thing) {
+            return;
+        }
+        let Receivers::Several(candidates) = self.receivers(event, key) else {
+            return;
+        };
+        if let [g] = self.gave_the_value(event, &candidates)[..] {
+            let stood_for = self.receiver_of(g).clone();
+            let votes = self
+                .stands_for
+                .entry((event.realm.clone(), event.receiver.clone()))
+                .or_default();
+            *votes.entry(stood_for).or_default() += 1;
+        }
+    }
+
+    /// The group of a key reached on a receiver the reference never had it on: among the
+    /// receivers whose path is spelled the same (else all, when there is only one), the one this
+    /// receiver stands for most often (see [`Matcher::learn`]), else the one whose value the
+    /// access gave, else the first.
     fn other_receiver(&self, event: &AccessLine, key: &str) -> Option<usize> {
-        let groups = self.by_key.get(&(
+        let candidates = match self.receivers(event, key) {
+            Receivers::None => return None,
+            Receivers::One(g) => return Some(g),
+            Receivers::Several(candidates) => candidates,
+        };
+        if let Some(votes) = self
+            .stands_for
+            .get(&(event.realm.clone(), event.receiver.clone()))
+            && let Some(g) = candidates
+                .iter()
+                .copied()
+                .filter(|&g| votes.contains_key(self.receiver_of(g)))
+                .max_by_key(|&g| (votes[self.receiver_of(g)], std::cmp::Reverse(g)))
+        {
+            return Some(g);
+        }
+        let by_value = self.gave_the_value(event, &candidates);
+        by_value.first().or(candidates.first()).copied()
+    }
+
+    /// The receivers an access on a receiver the reference never had may stand for.
+    fn receivers(&self, event: &AccessLine, key: &str) -> Receivers {
+        let Some(groups) = self.by_key.get(&(
             event.realm.clone(),
             key.to_owned(),
             event.access_type.clone(),
-        ))?;
+        )) else {
+            return Receivers::None;
+        };
         let items = &self.contract.items;
-        if let Some(&same) = groups.iter().find(|&&g| {
-            self.groups[g]
-                .items
-                .iter()
-                .any(|&i| items[i].api == event.api)
-        }) {
-            return Some(same);
+        let same_path: Vec<usize> = groups
+            .iter()
+            .copied()
+            .filter(|&g| {
+                self.groups[g]
+                    .items
+                    .iter()
+                    .any(|&i| items[i].api == event.api)
+            })
+            .collect();
+        match (same_path.len(), groups.len()) {
+            (0, 1) => Receivers::One(groups[0]),
+            (0, _) => Receivers::None,
+            (1, _) => Receivers::One(same_path[0]),
+            _ => Receivers::Several(same_path),
         }
-        (groups.len() == 1).then(|| groups[0])
     }
+
+    /// The `candidates` whose items gave the value the access gave: a primitive (an object's
+    /// `id` is the run's own numbering), equal to one of an item's `returnValue`s.
+    fn gave_the_value(&self, event: &AccessLine, candidates: &[usize]) -> Vec<usize> {
+        let Some(value) = event
+            .raw_field("returnValue")
+            .filter(|text| !text.contains("\"$object\""))
+            .and_then(|text| serde_json::from_str::<Value>(text).ok())
+        else {
+            return Vec::new();
+        };
+        let items = &self.contract.items;
+        candidates
+            .iter()
+            .copied()
+            .filter(|&g| {
+                self.groups[g].items.iter().any(|&i| {
+                    items[i]
+                        .expected
+                        .get("returnValue")
+                        .is_some_and(|values| values.contains(&value))
+                })
+            })
+            .collect()
+    }
+
+    /// The reference's receiver of a group.
+    fn receiver_of(&self, group: usize) -> &String {
+        &self.contract.items[self.groups[group].items[0]].receiver
+    }
+}
+
+/// What an access on a receiver the reference never had may be.
+enum Receivers {
+    None,
+    One(usize),
+    Several(Vec<usize>),
 }
 
 #[cfg(test)]

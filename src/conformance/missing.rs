@@ -10,7 +10,8 @@
 //!   window, whose accesses are recorded in the first window's name).
 //! - [`NOT_REACHED`]: the environment has it, the probe watched it, and the script did not get
 //!   there: the divergence is the last item both runtimes reached before it (in the reference's
-//!   order) and the closest value before that which differed between them.
+//!   order), the closest value before that which differed between them, and the last item before
+//!   it the environment lacks.
 //!
 //! An audit without the tool's recording (an entry's own observations only) has no cause.
 
@@ -45,8 +46,11 @@ pub struct Differed {
 pub struct Progress {
     /// The last item both runtimes reached.
     pub last_reached: Option<Reached>,
-    /// The values (return values and exceptions) that differed on items both reached, in order.
+    /// The values (return values and exceptions) that differed on items both reached, in order,
+    /// and what the script read instead of a value on an item the environment lacks.
     pub differences: Vec<Differed>,
+    /// The last item the environment lacks.
+    pub last_lacking: Option<Reached>,
 }
 
 /// The interface (or singleton) an api path's member belongs to: `MimeType` for
@@ -249,6 +253,15 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
             short(&d.expected)
         ));
     }
+    if let Some(lacking) = &progress.last_lacking
+        && lead.is_none_or(|d| d.at.item != lacking.item)
+    {
+        divergence.insert("lacking".into(), reached(lacking));
+        words.push_str(&format!(
+            "; before it the browser reached {} ({}), which the environment lacks",
+            lacking.api, lacking.access_type
+        ));
+    }
     Explanation {
         cause: NOT_REACHED,
         message: format!(
@@ -374,6 +387,7 @@ mod tests {
                 differed("MimeTypeArray.prototype.length"),
                 differed("HTMLCanvasElement.prototype.getContext"),
             ],
+            last_lacking: None,
         };
         let why = explain(
             &item("MimeType.prototype.description", "get"),
@@ -454,6 +468,7 @@ mod tests {
                 expected: json!([{"$object": "CanvasRenderingContext2D"}]),
                 observed: json!([null]),
             }],
+            last_lacking: None,
         };
         let why = explain(&item("x.y", "call"), &recording(&[], &[]), &progress);
         assert_eq!(why.cause, NOT_REACHED);
@@ -461,5 +476,49 @@ mod tests {
         assert_eq!(d["lastReached"]["api"], "c.getContext");
         assert_eq!(d["differed"]["observed"], json!([null]));
         assert!(why.message.contains("null here"), "{}", why.message);
+    }
+
+    #[test]
+    fn an_item_the_environment_lacks_before_one_not_reached_is_named_beside_the_lead() {
+        let at = |api: &str| Reached {
+            item: format!("c-{api}"),
+            api: api.into(),
+            access_type: "get".into(),
+        };
+        let differed = |api: &str| Differed {
+            at: at(api),
+            dimension: "returnValue".into(),
+            expected: json!([{"$object": "HTMLDocument"}]),
+            observed: json!([{"$object": "Document"}]),
+        };
+        let progress = Progress {
+            last_reached: Some(at("Document.prototype.createElement")),
+            differences: vec![
+                differed("trustedTypes"),
+                differed("Node.prototype.ownerDocument"),
+            ],
+            last_lacking: Some(at("trustedTypes")),
+        };
+        let why = explain(&item("x.y", "call"), &recording(&[], &[]), &progress);
+        assert!(
+            why.message.ends_with(
+                "; before it the browser reached trustedTypes (get), which the environment lacks"
+            ),
+            "{}",
+            why.message
+        );
+        assert_eq!(why.divergence.unwrap()["lacking"]["api"], "trustedTypes");
+        // The lead itself: said once.
+        let progress = Progress {
+            differences: vec![differed("trustedTypes")],
+            ..progress
+        };
+        let why = explain(&item("x.y", "call"), &recording(&[], &[]), &progress);
+        assert!(
+            !why.message.contains("which the environment lacks"),
+            "{}",
+            why.message
+        );
+        assert!(why.divergence.unwrap().get("lacking").is_none());
     }
 }

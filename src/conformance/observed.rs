@@ -6,7 +6,8 @@
 //! - An item of the recording is the contract item that touched the same thing, with the
 //!   reference's path and phase (see [`crate::conformance::identity`]); the observation keeps the
 //!   runtime's receiver, which the check reports. An access that matches none is a host API the
-//!   trace never recorded (no `id`), which the check classifies.
+//!   trace never recorded (no `id`), which the check classifies. The recording is read twice: the
+//!   first reading learns which reference receiver a receiver the reference never had stands for.
 //! - The timeline is every state event of the recording in `seq` order, as it was appended while
 //!   the environment ran: never sorted or rebuilt.
 
@@ -37,6 +38,12 @@ pub struct Observed {
 /// Reads the recording at `path` and keys it to `contract`'s items.
 pub fn from_trace(path: &Path, case_dir: &Path, contract: &Contract) -> Result<Observed> {
     let mut matcher = Matcher::new(contract, case_dir)?;
+    // What each receiver the reference never had stands for is learned from the whole recording
+    // first: the access that names it may come after others of the same receiver.
+    raw_trace::read_capture(&[path.to_owned()], case_dir, |event, _| {
+        matcher.learn(event);
+        Ok(())
+    })?;
     // The key an access is written under once matched (the reference's api and phase, the
     // runtime's receiver) -> its contract item.
     let mut matched: HashMap<(String, String, String, String, String), String> = HashMap::new();
