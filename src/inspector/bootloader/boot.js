@@ -82,7 +82,7 @@
     report({ launcher: true });
     return;
   }
-  const inspector = inspectorBinding() || require('inspector');
+  const inspector = inspectorBinding() || publicInspector();
   if (inspector.url()) return;
   // The channel first: without tracer to read it, no inspector is opened at all.
   const fd = openChannel();
@@ -111,6 +111,10 @@
     inspector.close();
     return;
   }
+  // The program finds no inspector open, as under plain `node`: a program that asks
+  // `inspector.url()` whether it is being debugged (ava refuses to run in CI then, and turns its
+  // timeouts off) behaves as it does without tracer.
+  inspector.hideUrl();
   // The exit code as Node passes it to 'exit' listeners, for this process's track (tracer is
   // not this process's parent and cannot wait for it).
   let consoleExit = null;
@@ -168,6 +172,31 @@
       url: () => url(),
       close: () => close(),
       waitForDebugger: () => waitForDebugger(),
+      // `inspector` and `inspector/promises` take their `url` from the binding when they load
+      // (the program's first `require`), so they load with this one.
+      hideUrl: () => {
+        binding.url = hiddenUrl();
+      },
     };
+  }
+
+  // The public module, loaded now (where the binding cannot be had).
+  function publicInspector() {
+    const inspector = require('inspector');
+    const { open, url, close, waitForDebugger } = inspector;
+    return {
+      open: (port, host) => open(port, host),
+      url: () => url(),
+      close: () => close(),
+      waitForDebugger: () => waitForDebugger(),
+      hideUrl: () => {
+        inspector.url = hiddenUrl();
+      },
+    };
+  }
+
+  // `inspector.url()` of a process whose inspector is not open (named `url`, as Node's is).
+  function hiddenUrl() {
+    return { url() { return undefined; } }.url;
   }
 

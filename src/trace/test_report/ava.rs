@@ -9,7 +9,7 @@ use super::*;
 use crate::trace::event::{Event, Stream};
 
 /// ava's report of the failing test `name`, listed at line `at`: the lines after the `─` rule
-/// that starts with the test's name, up to the next failing test's name or rule. Its message is
+/// that starts with the test's title (see [`title`]), up to the next failing test's title or rule. Its message is
 /// its first line that is neither the test file's `file:line` nor a line of the code excerpt
 /// (`   4: test(…`), with a thrown error's own line after `Error thrown in test:` and a one-line
 /// `Difference` as `actual …, expected …`; its site the first frame in the user's own code, ava's
@@ -23,20 +23,22 @@ pub(super) fn read_ava(
 ) -> Option<RunnerFailure> {
     static CODE: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"^\d+:(?: |$)|^\S+:\d+$").expect("valid regex"));
-    let names: Vec<String> = lines
+    let after = &lines[at + 1..];
+    let names: Vec<&str> = lines
         .iter()
         .filter_map(|(_, l)| match Heading::read(l) {
-            Some(Heading::Ava(n)) => Some(n.trim().to_owned()),
+            Some(Heading::Ava(listed)) => title(after, listed.trim()).map(|(_, t)| t),
             _ => None,
         })
         .collect();
-    let start = at + 1 + lines[at + 1..].iter().position(|(_, l)| l.trim() == name)?;
+    let (offset, name) = title(after, name)?;
+    let start = at + 1 + offset;
     let report = lines[start].0;
     let block: Vec<&str> = lines[start + 1..]
         .iter()
         .filter(|(e, _)| e.stream == report.stream && e.worker == report.worker)
         .map(|(_, l)| l.as_str())
-        .take_while(|l| !names.iter().any(|n| l.trim() == n) && !l.trim().starts_with('─'))
+        .take_while(|l| !names.iter().any(|n| l.trim() == *n) && !l.trim().starts_with('─'))
         .take(BLOCK_LINES)
         .collect();
     let mut message: Option<String> = None;
@@ -70,7 +72,8 @@ pub(super) fn read_ava(
         match &message {
             None => message = Some(trimmed.to_owned()),
             Some(m)
-                if m == "Error thrown in test:"
+                if (m == "Error thrown in test:"
+                    || m == "Rejected promise returned by test. Reason:")
                     && trimmed.contains("Error")
                     && !trimmed.ends_with('{') =>
             {
@@ -108,4 +111,26 @@ pub(super) fn read_ava(
         event_id: event.id,
         stream: event.stream.unwrap_or(Stream::Stdout),
     })
+}
+
+/// Where the report of the test listed as `listed` starts in `lines`, and the test's title: the
+/// listing prints the title, then the failure's message if it has one (`async rejects Rejected
+/// promise returned by test`, `throws Error thrown in test`), and the report is headed by the title
+/// alone. The line equal to the listing, else the longest that the listing starts with, then a
+/// space.
+fn title<'l>(lines: &'l [(&Event, String)], listed: &str) -> Option<(usize, &'l str)> {
+    if let Some(at) = lines.iter().position(|(_, l)| l.trim() == listed) {
+        return Some((at, lines[at].1.trim()));
+    }
+    lines
+        .iter()
+        .enumerate()
+        .map(|(at, (_, l))| (at, l.trim()))
+        .filter(|(_, t)| {
+            !t.is_empty()
+                && listed
+                    .strip_prefix(t)
+                    .is_some_and(|rest| rest.starts_with(' '))
+        })
+        .max_by_key(|(at, t)| (t.len(), std::cmp::Reverse(*at)))
 }

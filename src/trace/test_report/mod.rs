@@ -55,8 +55,8 @@ enum Heading {
     /// ` FAIL  test/add.test.js > add > adds two and two`, ` FAIL  test/x.test.js [ test/x.test.js ]`
     /// (vitest: a test, a file that failed to load).
     Fail(String),
-    /// `  ✘ [fail]: add › adds two and two` (ava's listing; its report follows under the test's
-    /// name, after a `─` rule).
+    /// `  ✘ [fail]: add › adds two and two` (ava's listing: the test's title, then the failure's
+    /// message if it has one; its report follows under the title, after a `─` rule).
     Ava(String),
     /// A line that never belongs to a failure's text and names none: a passing test (`✓ adds`,
     /// `✔ adds`), a skipped one (`↓ adds`), a file's line in vitest's listing (`❯ test/a.test.js
@@ -85,10 +85,8 @@ impl Heading {
             Regex::new(r"^\s*FAIL\s+(?P<file>\S+)\s+(?:> (?P<name>.+?)|\[ .+ \])\s*$")
                 .expect("valid regex")
         });
-        static AVA: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(r"^\s*✘ \[fail\]: (?P<name>.+?)(?: Error thrown in test)?$")
-                .expect("valid regex")
-        });
+        static AVA: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(r"^\s*✘ \[fail\]: (?P<name>.+)$").expect("valid regex"));
         static LISTING: LazyLock<Regex> = LazyLock::new(|| {
             Regex::new(concat!(
                 r"^\s*(?:[✓✔↓] |❯ \S+ \(\d+ tests?\b|⎯)|^(?:stdout|stderr) \| \S",

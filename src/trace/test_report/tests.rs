@@ -289,6 +289,73 @@ fn ava_s_report() {
     assert_eq!(test.frame, None);
 }
 
+/// ava 7: the listing prints a failure's message after the test's title (`async rejects Rejected
+/// promise returned by test`); the report is headed by the title alone. Both failures are read,
+/// the rejection with its error and the frame of the test file.
+#[test]
+fn ava_s_rejected_promise_is_a_failed_test_of_its_own() {
+    let dir = workspace();
+    std::fs::write(dir.path().join("test/math.test.js"), "x\n".repeat(20)).unwrap();
+    let thrown = format!(
+        "      at Timeout._onTimeout (file://{}/test/math.test.js:12:60)",
+        dir.path().display()
+    );
+    let lines = [
+        "  ✔ adds",
+        "  ✘ [fail]: multiplies wrong",
+        "  ✘ [fail]: async rejects Rejected promise returned by test",
+        "  ─",
+        "",
+        "  multiplies wrong",
+        "",
+        "  test/math.test.js:8",
+        "",
+        "   8:   t.is(2 * 3, 7);              ",
+        "",
+        "  Difference (- actual, + expected):",
+        "",
+        "  - 6",
+        "  + 7",
+        "",
+        "  › file://test/math.test.js:8:5",
+        "",
+        "  async rejects",
+        "",
+        "  Rejected promise returned by test. Reason:",
+        "",
+        "  Error {",
+        "    message: 'boom async',",
+        "  }",
+        "",
+        "  Error: boom async",
+        &thrown,
+        "      at listOnTimeout (node:internal/timers:581:17)",
+        "",
+        "  ─",
+        "",
+        "  2 tests failed",
+    ];
+    let found = all_failed(&output(&lines), u64::MAX, dir.path(), &own_code);
+    let named: Vec<(&str, &str)> = found
+        .iter()
+        .map(|t| (t.name.as_str(), t.message.as_str()))
+        .collect();
+    assert_eq!(
+        named,
+        [
+            (
+                "multiplies wrong",
+                "Difference (- actual, + expected): actual 6, expected 7"
+            ),
+            (
+                "async rejects",
+                "Rejected promise returned by test. Reason: Error: boom async"
+            ),
+        ]
+    );
+    assert_site(&found[1], "test/math.test.js", 12, 60);
+}
+
 /// jasmine 5's default reporter: `Message:` is no part of the test's name.
 #[test]
 fn jasmine_s_report() {
