@@ -497,7 +497,7 @@ fn fake_and_forked_inspector_lines_do_not_disturb_the_run() {
     let out = Tracer::new()
         .file(
             "fakes.js",
-            "// Prints fake inspector lines (a closed loopback port, a remote host, its own URL again)\n\
+            "// Prints fake inspector lines (a closed loopback port, a remote host, what inspector.url() says)\n\
              // and forks a child that prints one too. Exercises the stderr pump's URL handling.\n\
              const { fork } = require('node:child_process');\n\
              if (process.argv[2] === 'child') {\n\

@@ -195,8 +195,8 @@ pub struct Process {
 }
 
 /// The traced process that ran `file` (a test file), as its events' `worker` names it (`program`
-/// for the program itself): the one whose arguments name it (`node --test` runs each file in a
-/// process of its own), else the first whose `script` events parsed it (a runner's worker,
+/// for the program itself): the one whose script it is, else the first whose arguments name it
+/// (`node --test` runs each file in a process of its own; `tap test/a.test.js` runs it in a child), else the first whose `script` events parsed it (a runner's worker,
 /// `RUNNER_WORKERS` in the engine), else the only Node process of the run when there is one (a
 /// runner that runs its files in its own process: mocha, jest in band). None when it cannot be
 /// told.
@@ -221,7 +221,12 @@ pub fn process_running(
             .iter()
             .filter(|p| p.role == "program" || p.role == "child")
     };
-    if let Some(named) = node().find(|p| p.argv.iter().skip(1).any(|a| absolute(a) == file)) {
+    // The process whose script it is, before one that only names it (`tap test/a.test.js`
+    // names the file its child runs).
+    if let Some(named) = node()
+        .find(|p| p.argv.get(1).is_some_and(|a| absolute(a) == file))
+        .or_else(|| node().find(|p| p.argv.iter().skip(1).any(|a| absolute(a) == file)))
+    {
         return Some(label(named));
     }
     if let Some(parsed) = events
@@ -509,5 +514,33 @@ mod tests {
         }
         let (events, dropped) = log.finish();
         assert_eq!((events.len(), dropped), (50, 0));
+    }
+
+    /// `tap test/a.test.js`: the CLI names the file, its child runs it; the child ran it.
+    #[test]
+    fn the_process_running_a_file_is_the_one_whose_script_it_is() {
+        let process = |label: &str, argv: &[&str]| Process {
+            role: "child".into(),
+            label: Some(label.into()),
+            argv: argv.iter().map(|a| a.to_string()).collect(),
+            ..Process::default()
+        };
+        let cwd = Path::new("/w");
+        let processes = [
+            process(
+                "child 1",
+                &["node", "/w/node_modules/.bin/tap", "test/a.test.js"],
+            ),
+            process("child 2", &["node", "/w/test/a.test.js"]),
+        ];
+        assert_eq!(
+            process_running(&processes, &[], cwd, "test/a.test.js").as_deref(),
+            Some("child 2")
+        );
+        // A runner that runs the files it names in its own process (jest in band).
+        assert_eq!(
+            process_running(&processes[..1], &[], cwd, "test/a.test.js").as_deref(),
+            Some("child 1")
+        );
     }
 }

@@ -314,6 +314,13 @@ pub fn all_failed(
             name = name.trim_end_matches(':').to_owned();
             body = &block[parts..];
         }
+        if let Heading::Tap(_) = heading
+            && summarizes_failed_subtests(&lines[..at], event, indentation(text))
+        {
+            // node-tap's test whose assertions failed (`not ok 1 - adds # time=3ms` after its
+            // `# Subtest: adds` and the failed `not ok`s inside it): those were the failures.
+            continue;
+        }
         let (message, frame) = match heading {
             Heading::Tap(_) => {
                 let tap = read_tap_block(body, cwd, is_own_code);
@@ -354,6 +361,24 @@ pub fn all_failed(
         });
     }
     found
+}
+
+/// Whether a TAP `not ok` at `indent` (of `event`'s process) closes a test in which a deeper
+/// `not ok` was reported: the lines back to its `# Subtest:` at the same indentation hold one.
+fn summarizes_failed_subtests(before: &[(&Event, String)], event: &Event, indent: usize) -> bool {
+    for (e, line) in before.iter().rev() {
+        if e.worker != event.worker || e.stream != event.stream || line.trim().is_empty() {
+            continue;
+        }
+        let at = indentation(line);
+        if at < indent || (at == indent && line.trim_start().starts_with("# Subtest:")) {
+            return false;
+        }
+        if at > indent && matches!(Heading::read(line), Some(Heading::Tap(_))) {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether a failure's message line announces the lines after it (node's assert:

@@ -139,6 +139,28 @@ fn node_tap_s_report() {
     assert_eq!(test.name, "takes ten percent off with TEN");
     assert_eq!(test.message, "should be equal (expected 18, actual 16.2)");
     assert_site(&test, "test/add.test.js", 4, 57);
+    // The test's own `not ok 2 - … # time=…` after the failed assertion in it, and the file's,
+    // close what was reported: one failed test.
+    let mut closed = lines.to_vec();
+    closed.extend([
+        "    1..2",
+        "not ok 1 - test/add.test.js # time=48.166ms",
+        "  ---",
+        "  exitCode: 1",
+        "  ...",
+    ]);
+    let all = all_failed(&output(&closed), u64::MAX, dir.path(), &own_code);
+    let named: Vec<(&str, &str)> = all
+        .iter()
+        .map(|t| (t.name.as_str(), t.message.as_str()))
+        .collect();
+    assert_eq!(
+        named,
+        [(
+            "takes ten percent off with TEN",
+            "should be equal (expected 18, actual 16.2)"
+        )]
+    );
     // Without `stack:`, `at:` is the site; without a one-line diff, the assertion alone.
     let bare: Vec<&str> = lines
         .iter()
