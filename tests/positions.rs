@@ -143,6 +143,7 @@ fn with_loader() -> Tracer {
         "order.ts",
         "main.ts",
         "main.js",
+        "parent.js",
     ]
     .iter()
     .fold(Tracer::new(), |t, f| t.fixture(&format!("loader/{f}")))
@@ -172,6 +173,46 @@ fn positions_under_a_loader_use_the_source_map_the_runtime_knows() {
         "{log:?}"
     );
     assert_eq!(log.generated.as_ref().map(|g| g.line), Some(23));
+}
+
+#[test]
+fn a_child_whose_own_flags_load_a_loader_has_its_positions_mapped() {
+    // `tracer run -- npx tsx app.ts`: the loader is in the child's own flags, not in NODE_OPTIONS;
+    // the map is known to the child's runtime only.
+    let out = with_loader().args(["run", "loader/parent.js"]).run();
+    out.assert_code(0);
+    let order = out
+        .workspace()
+        .join("loader/order.ts")
+        .display()
+        .to_string();
+    let events = out.events();
+    let log = *of_kind(&events, Kind::Console)
+        .first()
+        .expect("the console call");
+    assert_eq!(log.worker.as_deref(), Some("child 1"), "{log:?}");
+    assert_eq!(
+        (log.file.as_deref(), log.line, log.column),
+        (Some(order.as_str()), Some(3), Some(11)),
+        "{log:?}"
+    );
+}
+
+#[test]
+fn a_transformed_position_that_fits_the_file_by_chance_is_still_unmapped() {
+    // Two lines in front and no map: the console call (line 3) runs at line 5, column 11, which
+    // order.ts has (`  return order.item;`). A `.ts` file is never what Node ran, and without a
+    // map or the script's length that position is no line of it.
+    let out = with_loader()
+        .env("LOADER_NO_MAP", "1")
+        .env("LOADER_PRELUDE_LINES", "2")
+        .args(["run", "loader/main.js"])
+        .run();
+    out.assert_code(1);
+    let events = out.events();
+    let log = *of_kind(&events, Kind::Console).first().unwrap();
+    assert_eq!(log.generated.as_ref().map(|g| g.line), Some(5), "{log:?}");
+    assert_eq!((log.line, log.column), (None, None), "{log:?}");
 }
 
 #[test]

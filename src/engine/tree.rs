@@ -383,12 +383,16 @@ fn dispatch(
                     event.worker = Some(label.clone());
                     let _ = config.events.send(Box::new(event));
                     let runner_worker = runner_worker(&argv);
+                    let loader = report.loader || transformed_script(&argv);
                     let thread = trace_child(
                         url,
                         report.version,
                         report.announces,
                         label,
-                        runner_worker,
+                        Domains {
+                            runner_worker,
+                            loader,
+                        },
                         config,
                         Arc::clone(&shared),
                     );
@@ -482,6 +486,23 @@ fn runner_worker(argv: &[String]) -> bool {
         .any(|arg| RUNNER_WORKERS.iter().any(|entry| arg.ends_with(entry)))
 }
 
+/// Whether `argv` runs a script Node does not run as it is (`app.ts`, `app.jsx`): something
+/// transforms it.
+fn transformed_script(argv: &[String]) -> bool {
+    argv.get(1)
+        .is_some_and(|script| !crate::trace::mapper::node_runs_as_is(std::path::Path::new(script)))
+}
+
+/// Why a process of the tree needs the Debugger domain (~30 ms of start-up, and V8's hash of
+/// every script it parses), beyond the run's own reasons (`TreeConfig::debugger`).
+struct Domains {
+    /// A test runner's worker ([`runner_worker`]): the test files it parses are how it is told.
+    runner_worker: bool,
+    /// Its script may run transformed by a loader of its own (`ChannelReport::loader`,
+    /// [`transformed_script`]): `scriptParsed` carries the source map the loader made.
+    loader: bool,
+}
+
 /// The parent pid and the arguments (at most 16, each at most 200 characters) of `pid`.
 fn proc_process(pid: u32) -> Option<(u32, Vec<String>)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -512,16 +533,15 @@ fn trace_child(
     version: Option<String>,
     announces: bool,
     label: String,
-    runner_worker: bool,
+    domains: Domains,
     config: &TreeConfig,
     shared: Arc<Shared>,
 ) -> Watched {
     let events = config.events.clone();
     let workspace = config.workspace.clone();
     let clock = config.clock;
-    // A runner's worker is told by the test files it parses (`runner_worker`): its Debugger
-    // domain is what reports them.
-    let debugger = config.debugger || runner_worker;
+    let runner_worker = domains.runner_worker;
+    let debugger = config.debugger || runner_worker || domains.loader;
     let console_batches = config.console_batches;
     Watched::spawn(move || {
         let mut cdp = match Cdp::connect(&url) {

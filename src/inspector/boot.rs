@@ -66,6 +66,9 @@ pub struct ChannelReport {
     /// (`NodeRuntime.waitingForDebugger`, Node 20.12 and 21.7 on), and the bootloader works on
     /// until then (see `Driver::start`).
     pub announces: bool,
+    /// With a URL: its own flags (`process.execArgv`) load code before its script (`--import`,
+    /// `--require`, `--loader`): the script may run transformed.
+    pub loader: bool,
     pub says: Says,
     /// Why the report is not believed, when it is not: it names another process than the one the
     /// kernel says sent it. Such a report is listed, never acted on.
@@ -103,6 +106,8 @@ struct Line {
     version: Option<String>,
     #[serde(default)]
     announces: bool,
+    #[serde(default)]
+    loader: bool,
 }
 
 /// The longest `process.version` kept from a report (`v20.20.2`; a build's own suffix fits).
@@ -126,6 +131,7 @@ fn parse(line: &[u8]) -> Option<ChannelReport> {
             .version
             .filter(|v| v.len() <= MAX_VERSION && v.starts_with('v')),
         announces: line.announces && matches!(says, Says::Listening(_)),
+        loader: line.loader && matches!(says, Says::Listening(_)),
         says,
         refused: None,
     })

@@ -263,7 +263,7 @@ impl Capture {
                 ),
                 (_, _, _, Some(stack)) => mapper::stack_text_frames(&stack)
                     .first()
-                    .map(|frame| self.mapper.printed(frame)),
+                    .map(|frame| self.mapper.stack_text(frame)),
                 _ => None,
             };
             match frame {
@@ -431,7 +431,7 @@ impl Capture {
         // would block on): the stack text's positions are the generated ones, mapped here as any
         // runtime position, through the maps tracer reads itself.
         for frame in &mut frames {
-            let (mapped, mapping_note) = self.mapper.printed(frame);
+            let (mapped, mapping_note) = self.mapper.stack_text(frame);
             *frame = mapped;
             if note.is_none() {
                 note = mapping_note;

@@ -52,7 +52,15 @@ struct DiskText {
 /// The largest file read to check a position against.
 const MAX_CHECKED_BYTES: u64 = 16 * 1024 * 1024;
 
-/// A mapped call stack: user frames only, nearest first, and a note when a map could not be used.
+/// Whose position is mapped: one in what the runtime ran, or one a program printed about a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ran {
+    Runtime,
+    Claimed,
+}
+
+/// A mapped call stack: user frames only, nearest first, and a note when the nearest frame's map
+/// could not be used.
 pub struct MappedStack {
     pub frames: Vec<Frame>,
     pub note: Option<String>,
@@ -82,10 +90,27 @@ impl Mapper {
         self.script_lengths.insert(script_key(url), length);
     }
 
-    /// Maps a position a program printed (1-based, see `printed_position`) like any runtime
-    /// position: through the file's source map when it has one, checked against the file on disk.
+    /// Maps a position a program printed (1-based, see `printed_position`: a compiler's, a test
+    /// runner's claim about a file) like a runtime position: through the file's source map when it
+    /// has one, checked against the file on disk. A `.ts` file's line is the file's own here.
     pub fn printed(&mut self, frame: &Frame) -> (Frame, Option<String>) {
-        self.call_site(&frame.function_name, &frame.file, frame.line, frame.column)
+        self.printed_by(frame, Ran::Claimed)
+    }
+
+    /// Maps a position of the runtime's own stack text (an uncaught error's `stack`): a position
+    /// in what ran, as a CDP frame's is.
+    pub fn stack_text(&mut self, frame: &Frame) -> (Frame, Option<String>) {
+        self.printed_by(frame, Ran::Runtime)
+    }
+
+    fn printed_by(&mut self, frame: &Frame, ran: Ran) -> (Frame, Option<String>) {
+        frame
+            .line
+            .checked_sub(1)
+            .zip(frame.column.checked_sub(1))
+            .and_then(|(line0, column0)| {
+                self.map(&frame.function_name, &frame.file, line0, column0, ran)
+            })
             .unwrap_or_else(|| (frame.clone(), None))
     }
 
@@ -134,7 +159,11 @@ impl Mapper {
             .unwrap_or_default();
         for frame in call_frames {
             if let Some((frame, frame_note)) = self.cdp_frame(frame) {
-                note = note.or(frame_note);
+                // The note says how the event's own position (the nearest frame) was mapped; a
+                // deeper frame that could not be says so itself (`unmapped`).
+                if frames.is_empty() {
+                    note = frame_note;
+                }
                 frames.push(frame);
             }
         }
@@ -158,13 +187,24 @@ impl Mapper {
         )
     }
 
-    /// Maps a 0-based position in the script at `url`.
+    /// Maps a 0-based position in the script at `url`, as the runtime reported it.
     pub fn position(
         &mut self,
         function_name: &str,
         url: &str,
         line0: u32,
         column0: u32,
+    ) -> Option<(Frame, Option<String>)> {
+        self.map(function_name, url, line0, column0, Ran::Runtime)
+    }
+
+    fn map(
+        &mut self,
+        function_name: &str,
+        url: &str,
+        line0: u32,
+        column0: u32,
+        ran: Ran,
     ) -> Option<(Frame, Option<String>)> {
         let path = user_path(url)?;
         // Saturating: a position at u32::MAX (a runtime can report anything) stays the last one.
@@ -196,6 +236,25 @@ impl Mapper {
                     },
                     None,
                 )),
+                // A position the map does not cover is a line of the file on disk only when the
+                // script that ran is that file (a bundle on disk): a loader's transform in memory
+                // (tsx's, named by the original's path) is not.
+                None if !fits_on_disk(
+                    &mut self.on_disk,
+                    self.script_lengths.get(&generated.file).copied(),
+                    &path,
+                    line0,
+                    column0,
+                ) =>
+                {
+                    let note = format!(
+                        "the runtime's position {}:{}:{} has no source-map mapping and does not fit the file on disk (the code that ran was transformed): the position is unmapped",
+                        generated.file, generated.line, generated.column
+                    );
+                    let mut frame = plain(function_name, generated);
+                    frame.unmapped = true;
+                    Some((frame, Some(note)))
+                }
                 None => Some((
                     plain(function_name, generated),
                     Some(
@@ -203,6 +262,8 @@ impl Mapper {
                     ),
                 )),
             },
+            // Without the script's length (no Debugger domain), a file Node does not run as it
+            // is ran as some transform of it, whose positions fit the file only by chance.
             MapEntry::None
                 if !fits_on_disk(
                     &mut self.on_disk,
@@ -210,7 +271,9 @@ impl Mapper {
                     &path,
                     line0,
                     column0,
-                ) =>
+                ) || (ran == Ran::Runtime
+                    && !node_runs_as_is(&path)
+                    && !self.script_lengths.contains_key(&generated.file)) =>
             {
                 let note = format!(
                     "the runtime's position {}:{}:{} does not fit the file on disk, and no source map for it was known (a loader such as tsx transformed the code?): the position is unmapped",
@@ -234,6 +297,16 @@ impl Mapper {
         path.starts_with(&self.workspace)
             && !path.components().any(|c| c.as_os_str() == "node_modules")
     }
+}
+
+/// Whether Node runs the file at `path` as it is: JavaScript (`.js`, `.mjs`, `.cjs`, or no
+/// extension: a package's `bin` shim), never `app.ts` or `app.jsx`, which something transforms
+/// first (a loader; Node 22's type stripping keeps every position, and is told apart by the
+/// script's length).
+pub fn node_runs_as_is(path: &Path) -> bool {
+    path.extension()
+        .and_then(std::ffi::OsStr::to_str)
+        .is_none_or(|extension| matches!(extension, "js" | "mjs" | "cjs" | "json" | "node"))
 }
 
 /// Whether a 0-based position of a script can be a position in `path` as it is on
@@ -531,6 +604,42 @@ mod tests {
                 .cdp_frame(&json!({"url":"node:internal/x","lineNumber":0,"columnNumber":0}))
                 .is_none()
         );
+    }
+
+    /// A loader's transform in memory (its map inline, the script longer than the file): a frame
+    /// the map does not cover is no line of the file on disk, and the stack's note is the nearest
+    /// frame's alone.
+    #[test]
+    fn a_frame_a_loaded_map_does_not_cover_in_transformed_code_is_unmapped() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("app.ts");
+        std::fs::write(
+            &file,
+            "run();\nfunction run() {\n  throw new Error('x');\n}\n",
+        )
+        .unwrap();
+        let url = format!("file://{}", file.display());
+        // {"version":3,"sources":["app.ts"],"names":[],"mappings":"AAAA"}: line 1 alone.
+        let inline = "data:application/json;base64,eyJ2ZXJzaW9uIjozLCJzb3VyY2VzIjpbImFwcC50cyJdLCJuYW1lcyI6W10sIm1hcHBpbmdzIjoiQUFBQSJ9";
+        let mut mapper = Mapper::new(dir.path().to_owned());
+        mapper.register_script(&url, inline);
+        mapper.register_script_length(&url, 4000);
+        let stack = json!({"callFrames": [
+            {"functionName": "run", "url": url, "lineNumber": 0, "columnNumber": 0},
+            {"functionName": "", "url": url, "lineNumber": 2, "columnNumber": 2},
+        ]});
+        let mapped = mapper.cdp_stack(Some(&stack));
+        assert_eq!(mapped.note, None);
+        let [near, far] = &mapped.frames[..] else {
+            panic!("{:?}", mapped.frames)
+        };
+        assert!(!near.unmapped && near.generated.is_some(), "{near:?}");
+        assert!(far.unmapped, "{far:?}");
+        // The same frame of a bundle on disk (the script is the file) is a line of it.
+        let mut mapper = Mapper::new(dir.path().to_owned());
+        mapper.register_script(&url, inline);
+        let (frame, note) = mapper.position("", &url, 2, 2).unwrap();
+        assert!(!frame.unmapped && note.is_some_and(|n| n.contains("showing the generated one")));
     }
 
     #[test]

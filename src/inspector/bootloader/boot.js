@@ -107,7 +107,13 @@
   const [major, minor] = process.versions.node.split('.').map(Number);
   const announces = major > 21 || (major === 21 && minor >= 7) || (major === 20 && minor >= 12);
   // Node's version goes with the URL (tracer needs no round trip to ask for it).
-  if (!report({ url, version: process.version, announces }, fd)) {
+  // Code loaded before the script by the process's own flags (tsx starts its child as `node
+  // --require …/preflight.cjs --import …/loader.mjs app.ts`): the script that runs may be a
+  // transform of the file, whose source map tracer then reads off the runtime's `scriptParsed`.
+  const loader = process.execArgv.some((a) =>
+    ['--import', '--require', '-r', '--loader', '--experimental-loader'].some((flag) =>
+      a === flag || a.startsWith(flag + '=')));
+  if (!report({ url, version: process.version, announces, loader }, fd)) {
     inspector.close();
     return;
   }
