@@ -90,6 +90,33 @@ fn show_evidence_and_list_read_the_sessions_back() {
         .map(|l| serde_json::from_str(l).expect("list --ndjson prints JSON lines"))
         .collect();
     assert_eq!(lines, rows);
+    // A command, as it was given; a session that cannot be read, left out and said so.
+    let command = ok
+        .tracer()
+        .args(["run", "--", "node", "ok.js", "--flag"])
+        .run();
+    command.assert_code(0);
+    std::fs::write(
+        ok.workspace()
+            .join(".tracer/sessions")
+            .join(&failed_id)
+            .join("session.json"),
+        "{",
+    )
+    .unwrap();
+    let list = ok.tracer().arg("list").run();
+    list.assert_code(0);
+    let stdout = list.stdout();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(lines[0].ends_with("  node ok.js --flag"), "{stdout}");
+    assert!(
+        list.stderr()
+            .contains(&format!("session {failed_id} is left out"))
+            && list.stderr().contains("session.json:1:"),
+        "{}",
+        list.stderr()
+    );
     // No sessions: an empty array, still JSON.
     let empty = Tracer::new().args(["list", "--json"]).run();
     empty.assert_code(0);

@@ -1,6 +1,7 @@
 //! `tracer list`: the recorded sessions, newest first, on stdout: a table; with `--json` one JSON
-//! array of `{id, status, target, startedAt, exitCode, exceptionCount, eventCount}` objects; with
-//! `--ndjson` the same objects, one per line.
+//! array of `{id, status, target, args, startedAt, exitCode, exceptionCount, eventCount}` objects;
+//! with `--ndjson` the same objects, one per line. A session that cannot be read is left out with a
+//! warning on stderr.
 
 use std::io::Write;
 
@@ -15,11 +16,20 @@ use crate::trace::session::Session;
 
 pub fn list(args: ListArgs, _styles: &Styles) -> Result<u8> {
     let store = Store::new(&args.store.out);
-    let sessions = store
-        .ids()
-        .into_iter()
-        .rev()
-        .filter_map(|id| store.load(&id).ok());
+    let sessions = store.ids().into_iter().rev().filter_map(|id| {
+        match store.load(&id) {
+            Ok(session) => Some(session),
+            // A run still under way has written no `session.json` yet: not a session to list.
+            Err(_) if !store.dir(&id).join("session.json").exists() => None,
+            Err(e) => {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "tracer: warning: session {id} is left out: {e:#}"
+                );
+                None
+            }
+        }
+    });
     let mut out = std::io::stdout().lock();
     // A closed stdout (`| head -1`) ends the listing; it is not an error.
     if args.json {
@@ -41,7 +51,7 @@ pub fn list(args: ListArgs, _styles: &Styles) -> Result<u8> {
                 status.as_str().unwrap_or(""),
                 code,
                 session.event_count,
-                session.target
+                command(&session)
             )
         };
         if writeln!(out, "{line}").is_err() {
@@ -51,12 +61,32 @@ pub fn list(args: ListArgs, _styles: &Styles) -> Result<u8> {
     Ok(exit::SUCCESS)
 }
 
+/// What ran, as it was given: the target (`npm` for `/usr/bin/npm`) and its arguments, at most
+/// `COMMAND_CHARS` characters.
+fn command(session: &Session) -> String {
+    const COMMAND_CHARS: usize = 100;
+    let target = session
+        .options
+        .as_ref()
+        .and_then(|o| o.given_target.as_deref())
+        .unwrap_or(&session.target);
+    let text = std::iter::once(target)
+        .chain(session.args.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ");
+    match text.char_indices().nth(COMMAND_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
 /// One session as `--json` and `--ndjson` list it.
 fn row(session: &Session) -> Value {
     json!({
         "id": session.id,
         "status": session.status,
         "target": session.target,
+        "args": session.args,
         "startedAt": session.started_at,
         "exitCode": session.exit_code,
         "exceptionCount": session.exception_count,
