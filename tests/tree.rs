@@ -584,6 +584,35 @@ fn a_detached_child_does_not_outlive_the_run() {
 }
 
 #[test]
+fn a_detached_child_that_reports_after_its_parent_exited_does_not_outlive_the_run() {
+    // The parent leaves at once: its detached child reports as the run is ending, holding the
+    // run's stdout. It is stopped then (before its first line, or with the leftovers), never
+    // released to finish its timer while the run waits for its output.
+    let out = Tracer::new()
+        .file(
+            "leave.js",
+            "// Starts a detached Node child that prints after 3 s, and exits at once.\n\
+             const { spawn } = require('node:child_process');\n\
+             const c = spawn(process.execPath, ['-e', 'setTimeout(() => console.log(\"daemon done\"), 3000)'], { detached: true, stdio: 'inherit' });\n\
+             console.log('daemon', c.pid);\n\
+             process.exit(0);\n",
+        )
+        .args(["-q", "run", "--timeout", "60", "leave.js"])
+        .run();
+    out.assert_code(0);
+    let stdout = out.stdout();
+    assert!(!stdout.contains("daemon done"), "{}", out.dump());
+    let pid: u32 = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("daemon "))
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{}", out.dump()));
+    let session = out.session();
+    assert_nothing_left_running(session.pid.unwrap(), &[pid]);
+    assert!(!alive(pid));
+}
+
+#[test]
 fn a_report_the_program_writes_itself_is_never_attached_to() {
     let out = Tracer::new()
         .file(

@@ -73,6 +73,10 @@ struct Shared {
     node_version: Mutex<Option<String>>,
     /// Whether a traced process's `NodeWorker.enable` was answered.
     workers: std::sync::atomic::AtomicBool,
+    /// Whether the run is ending (`stop_leftovers`): a process that reports from then on is
+    /// stopped, not traced. Held by the dispatcher from a report's check to its listing, so that
+    /// no process is released after the leftovers were stopped.
+    ending: Mutex<bool>,
 }
 
 /// The tree being traced. `start` it with the channel's reports; `processes` when it is over.
@@ -136,6 +140,7 @@ impl Tree {
     /// Stops every listed process still running (SIGTERM, `grace`, SIGKILL): a child that left
     /// the program's process group (`setsid`, `detached: true`) does not outlive the run either.
     pub fn stop_leftovers(&self, verifier: &Verifier, grace: Duration) {
+        *lock(&self.shared.ending) = true;
         let alive = || {
             lock(&self.shared.processes)
                 .iter()
@@ -293,6 +298,7 @@ fn dispatch(
             let _ = config.events.send(Box::new(event));
             continue;
         }
+        let ending = lock(&shared.ending);
         match report.says {
             Says::Exit(code) => {
                 // Only a process that reported before, still one of this run's.
@@ -364,6 +370,21 @@ fn dispatch(
                         url,
                         announces: report.announces,
                     });
+                } else if *ending {
+                    // Started as the run ends (a detached child whose parent has exited): it
+                    // waits for tracer before its first line, and would outlive the run.
+                    process.note = Some(
+                        "reported as the run was ending: stopped before its first line".into(),
+                    );
+                    labels.insert(report.pid, None);
+                    lock(&shared.stopped).insert(report.pid);
+                    if let Ok(pid) = i32::try_from(report.pid) {
+                        // SAFETY: kill(2) on a pid `verify` checked just above; no memory is
+                        // touched.
+                        unsafe {
+                            libc::kill(pid, libc::SIGKILL);
+                        }
+                    }
                 } else if traced >= MAX_TRACED {
                     process.note = Some(format!(
                         "released untraced: more than {MAX_TRACED} processes besides the program"
@@ -401,6 +422,7 @@ fn dispatch(
             }
         }
         list(&shared, process);
+        drop(ending);
     }
 }
 
