@@ -542,6 +542,9 @@ fn children_started_with_exec_argv_and_silent_forks_are_traced_and_never_wait_or
         .collect();
     assert_eq!(children.len(), 2, "{:#?}", session.processes);
     assert!(children.iter().all(|c| c.exiting_with == Some(3)));
+    // The program's own end is the run's (tracer is its parent).
+    let program = session.processes.iter().find(|p| p.role == "program");
+    assert_eq!(program.and_then(|p| p.exit_code), Some(0), "{program:?}");
     let pids: Vec<u32> = session.processes.iter().map(|p| p.pid).collect();
     assert_nothing_left_running(session.pid.unwrap(), &pids);
     for label in ["child 1", "child 2"] {

@@ -332,6 +332,14 @@ pub fn execute(config: &Config, styles: &Styles) -> Result<Traced> {
     session.stderr_tail = run.tail.text();
     session.pid = run.pid;
     session.processes = std::mem::take(&mut run.processes);
+    // The program is tracer's own child: how it ended is the run's (the tree watches only the
+    // processes it did not start).
+    if let Some(program) = session.processes.iter_mut().find(|p| p.role == "program") {
+        program.exit_code = session.exit_code;
+        program.signal.clone_from(&session.signal);
+        program.stopped_by_tracer = program.signal.is_some()
+            && matches!(run.ending, Some(Ending::TimedOut | Ending::Signalled(_)));
+    }
     session.ended_at = Some(now());
     session.capabilities.node_version = run.probed.node_version.clone();
     session.capabilities.inspector = run.attached;

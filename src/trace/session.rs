@@ -178,7 +178,8 @@ pub struct Process {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exiting_with: Option<i32>,
     /// The code it ended with, as the kernel told it (a pidfd taken when it reported; see
-    /// `process::exit_status`): final, after every `exit` listener. None when it did not exit
+    /// `process::exit_status`; the program's, the run's own: tracer is its parent): final, after
+    /// every `exit` listener. None when it did not exit
     /// (see `signal`), or when the kernel could not tell (before Linux 6.15, once its parent had
     /// reaped it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
