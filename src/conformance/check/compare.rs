@@ -234,20 +234,6 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
                 findings.push(f);
                 for (dim, seen) in why.follows {
                     let expected = item.expected.get(dim).cloned().unwrap_or_default();
-                    // What the script got instead is a value that differed here, as much as one
-                    // read off an item both runtimes reached: a lead for the items after it.
-                    if dim == "returnValue" {
-                        progress.differences.push(missing::Differed {
-                            at: missing::Reached {
-                                item: item.id.clone(),
-                                api: item.api.clone(),
-                                access_type: item.access_type.clone(),
-                            },
-                            dimension: dim.to_owned(),
-                            expected: Value::from(expected.clone()),
-                            observed: Value::from(vec![seen.clone()]),
-                        });
-                    }
                     let mut f = Finding::new(
                         code::DIMENSION_MISMATCH,
                         format!("{}: {dim} follows from the member's absence", item.api),
