@@ -1033,7 +1033,9 @@ fn an_owner_that_differs_is_one_finding_on_the_access_the_script_made() {
 /// A receiver the browser never had (jsdom's plain `Element` for Chromium's `MathMLElement`) on a
 /// key several receivers' items share is matched to the receiver its values name (`"math"` for
 /// `nodeName`), on its other keys too, even one read before the value that names it: one finding,
-/// the receiver, on each of that receiver's items, and nothing said about the others.
+/// the receiver, on each of that receiver's items, and nothing said about the others. A receiver
+/// no value names, where the environment reached every receiver of the trace's itself, is no
+/// item's, and said so.
 #[test]
 fn a_receiver_the_browser_never_had_is_matched_to_the_one_its_values_name() {
     let access = |seq: u32, api: &str, receiver: &str, value: &str, column: u32| {
@@ -1063,12 +1065,15 @@ fn a_receiver_the_browser_never_had_is_matched_to_the_one_its_values_name() {
              const body = new HTMLBodyElement(); names.set(body, 'BODY');\n\
              // No MathMLElement here: a MathML element is a plain Element.\n\
              const math = new Element(); names.set(math, 'math');\n\
-             globalThis.page = { body, math };\n\
+             // One no value of which names a receiver of the trace's.\n\
+             class HTMLUnknownElement extends HTMLElement {}\n\
+             const other = new HTMLUnknownElement(); names.set(other, 'OTHER');\n\
+             globalThis.page = { body, math, other };\n\
              require('../page/app.js');\n",
         )
         .file(
             "case/page/app.js",
-            "var out = [page.body.nodeName, page.body.nodeType, page.math.nodeType, page.math.nodeName];\nconsole.log(JSON.stringify(out));\n",
+            "var out = [page.body.nodeName, page.body.nodeType, page.math.nodeType, page.math.nodeName, page.other.nodeName];\nconsole.log(JSON.stringify(out));\n",
         );
     let out = audited_as_under_plain_node(case);
     out.assert_code(3);
@@ -1083,10 +1088,23 @@ fn a_receiver_the_browser_never_had_is_matched_to_the_one_its_values_name() {
             .unwrap_or_else(|| panic!("{api} on {receiver}: {contract:#}"))["id"]
             .clone()
     };
-    let mut found: Vec<String> = diff["blocking"]
-        .as_array()
-        .unwrap()
+    let blocking = diff["blocking"].as_array().unwrap();
+    // The receiver no value names is no item's: said so, with the receivers it could be.
+    let unmatched: Vec<&str> = blocking
         .iter()
+        .filter(|f| f["code"] == "UNCLASSIFIED_HOST_API")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        unmatched,
+        [
+            "the runtime reached Node.prototype.nodeName (get) on HTMLUnknownElement, which the trace never had it on: it had it on HTMLBodyElement, MathMLElement, and which of them this receiver stands for cannot be told from its values"
+        ],
+        "{blocking:#?}"
+    );
+    let mut found: Vec<String> = blocking
+        .iter()
+        .filter(|f| f["code"] != "UNCLASSIFIED_HOST_API")
         .map(|f| {
             format!(
                 "{} {} {} {} {}",

@@ -8,8 +8,10 @@
 //!   matched on the rest: the receiver whose path is spelled the same, else the only one; where
 //!   several receivers' items share the path, the one this receiver's values name most often over
 //!   the whole recording (a primitive value that only one receiver's items gave: `"math"` for a
-//!   `nodeName`), else the one whose value the access gave, else the first the reference reached. The receiver is then a finding on the item, never a reason to re-key it.
-//!   The owner is a dimension, never part of the identity.
+//!   `nodeName`), else the one whose value the access gave, else the only receiver left that the
+//!   environment never reached itself; else the access is no item's (the check says which
+//!   receivers it could have stood for). The receiver is then a finding on the item, never a
+//!   reason to re-key it. The owner is a dimension, never part of the identity.
 //! - A phase is the reference recorder's attribution: where the reference has the same thing under
 //!   several phases, the access takes the phase of the reference access made from the same script
 //!   position (the nearest frame: script file name, line, column), else of the same ordinal
@@ -18,7 +20,7 @@
 //!
 //! It only reads; the observations are built by [`crate::conformance::observed`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
@@ -79,6 +81,8 @@ pub struct Matcher<'c> {
     /// with how often (see [`Matcher::learn`]): its keys whose value names none go to the most
     /// named one's items too.
     stands_for: HashMap<(String, String), HashMap<String, u64>>,
+    /// The groups the environment reached on their own receiver (see [`Matcher::learn`]).
+    claimed: HashSet<usize>,
 }
 
 /// What an access of the environment is in the reference.
@@ -98,6 +102,7 @@ impl<'c> Matcher<'c> {
             by_thing: HashMap::new(),
             by_key: HashMap::new(),
             stands_for: HashMap::new(),
+            claimed: HashSet::new(),
         };
         let mut order: Vec<usize> = (0..contract.items.len()).collect();
         order.sort_by_key(|&i| contract.items[i].first_seq);
@@ -216,7 +221,8 @@ impl<'c> Matcher<'c> {
 
     /// Learns from one access of the environment (a first pass over all of them, before any
     /// [`Matcher::resolve`]) which reference receiver a receiver the reference never had stands
-    /// for: the one whose items alone gave the value it gave.
+    /// for (the one whose items alone gave the value it gave), and which receivers the
+    /// environment reached itself.
     pub fn learn(&mut self, event: &AccessLine) {
         let key = property_key(&event.api);
         let thing = (
@@ -225,7 +231,8 @@ impl<'c> Matcher<'c> {
             key.to_owned(),
             event.access_type.clone(),
         );
-        if self.by_thing.contains_key(&thing) {
+        if let Some(&group) = self.by_thing.get(&thing) {
+            self.claimed.insert(group);
             return;
         }
         let Receivers::Several(candidates) = self.receivers(event, key) else {
@@ -244,7 +251,8 @@ impl<'c> Matcher<'c> {
     /// The group of a key reached on a receiver the reference never had it on: among the
     /// receivers whose path is spelled the same (else all, when there is only one), the one this
     /// receiver stands for most often (see [`Matcher::learn`]), else the one whose value the
-    /// access gave, else the first.
+    /// access gave, else the only one the environment never reached, on its own receiver or
+    /// through another that stands for it; none when that does not name one.
     fn other_receiver(&self, event: &AccessLine, key: &str) -> Option<usize> {
         let candidates = match self.receivers(event, key) {
             Receivers::None => return None,
@@ -263,7 +271,27 @@ impl<'c> Matcher<'c> {
             return Some(g);
         }
         let by_value = self.gave_the_value(event, &candidates);
-        by_value.first().or(candidates.first()).copied()
+        if let Some(&g) = by_value.first() {
+            return Some(g);
+        }
+        // Else the one receiver left that the environment never reached itself on this key, nor
+        // through another receiver that stands for it (it reached every other one): with several
+        // left, which one this receiver stands for cannot be told, and the access is no item's
+        // (the check names the receivers it could be).
+        let stood_for: HashSet<&String> = self
+            .stands_for
+            .iter()
+            .filter(|((realm, receiver), _)| *realm == event.realm && *receiver != event.receiver)
+            .filter_map(|(_, votes)| votes.iter().max_by_key(|(_, n)| **n).map(|(r, _)| r))
+            .collect();
+        match candidates
+            .iter()
+            .filter(|&&g| !self.claimed.contains(&g) && !stood_for.contains(self.receiver_of(g)))
+            .collect::<Vec<_>>()[..]
+        {
+            [&g] => Some(g),
+            _ => None,
+        }
     }
 
     /// The receivers an access on a receiver the reference never had may stand for.

@@ -145,6 +145,26 @@ pub(super) fn node_global(api: &str) -> Option<&'static str> {
 }
 
 /// Compares every item with its observations; returns how many items were observed.
+/// The receivers the contract has `o`'s path and access type on, in its order (at most 8 named).
+fn other_receivers(c: &Contract, o: &Observation) -> Vec<String> {
+    let mut receivers: Vec<String> = Vec::new();
+    for item in &c.items {
+        if item.api == o.api
+            && item.access_type == o.access_type
+            && item.realm == o.realm
+            && !receivers.contains(&item.receiver)
+        {
+            receivers.push(item.receiver.clone());
+        }
+    }
+    if receivers.len() > 8 {
+        let more = receivers.len() - 8;
+        receivers.truncate(8);
+        receivers.push(format!("{more} more"));
+    }
+    receivers
+}
+
 pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> usize {
     let ids: HashSet<&str> = c.items.iter().map(|i| i.id.as_str()).collect();
     let mut by_id: BTreeMap<String, Vec<&Observation>> = BTreeMap::new();
@@ -198,10 +218,19 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
             None => st.block(
                 Finding::new(
                     code::UNCLASSIFIED_HOST_API,
-                    format!(
-                        "the runtime reached {} ({}), which the trace never recorded",
-                        o.api, o.access_type
-                    ),
+                    match other_receivers(c, o)[..] {
+                        [] => format!(
+                            "the runtime reached {} ({}), which the trace never recorded",
+                            o.api, o.access_type
+                        ),
+                        ref receivers => format!(
+                            "the runtime reached {} ({}) on {}, which the trace never had it on: it had it on {}, and which of them this receiver stands for cannot be told from its values",
+                            o.api,
+                            o.access_type,
+                            o.receiver,
+                            receivers.join(", ")
+                        ),
+                    },
                     format!(
                         "remove the access, or classify it in {} as `dynamic-branch` or `node-leak`",
                         policy::RELATIVE_PATH
