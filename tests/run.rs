@@ -517,6 +517,43 @@ fn program_arguments_are_passed_after_the_target() {
 }
 
 #[test]
+fn every_preload_of_the_user_s_runs_and_sees_only_the_user_s_preloads() {
+    // `node -r a -r b`, and a `--require` in NODE_OPTIONS: tracer's bootloader is preloaded too,
+    // and takes itself off the list the program sees without making Node skip the next one.
+    let preload = |name: &str| {
+        format!(
+            "// A preload: says it ran, and the preloads the program sees.\n\
+             console.log('{name}', JSON.stringify(process._preload_modules));\n"
+        )
+    };
+    let tracer = Tracer::new()
+        .file("a.js", preload("a"))
+        .file("b.js", preload("b"))
+        .file("main.js", "console.log('main');\n");
+    let out = tracer
+        .args([
+            "-q", "run", "--", "node", "-r", "./a.js", "-r", "./b.js", "main.js",
+        ])
+        .run();
+    out.assert_code(0);
+    let listed = r#"["./a.js","./b.js"]"#;
+    assert_eq!(
+        out.stdout(),
+        format!("a {listed}\nb {listed}\nmain\n"),
+        "{}",
+        out.dump()
+    );
+    let b = out.workspace().join("b.js").display().to_string();
+    let out = out
+        .tracer()
+        .env("NODE_OPTIONS", format!("--require {b}"))
+        .args(["-q", "run", "main.js"])
+        .run();
+    out.assert_code(0);
+    assert_eq!(out.stdout(), format!("b [{b:?}]\nmain\n"), "{}", out.dump());
+}
+
+#[test]
 fn an_inline_data_url_source_map_is_resolved() {
     let out = Tracer::new()
         .fixture("ts/inline.ts")

@@ -14,9 +14,14 @@
   // The program's modules are its own: this file is in neither Node's module cache nor its list
   // of preloads (Node read the list before loading it; a worker reads its own).
   delete require.cache[__filename];
-  const preloads = process._preload_modules;
-  if (Array.isArray(preloads) && preloads.indexOf(__filename) >= 0) {
-    preloads.splice(preloads.indexOf(__filename), 1);
+  // A new list, never the one changed in place: Node is walking that one by index to load the
+  // preloads after this one (`-r ./setup.js`), and would skip the next.
+  const preloads = Object.getOwnPropertyDescriptor(process, '_preload_modules');
+  if (preloads && preloads.configurable && Array.isArray(preloads.value) &&
+      preloads.value.includes(__filename)) {
+    Object.defineProperty(process, '_preload_modules', Object.assign({}, preloads, {
+      value: preloads.value.filter((p) => p !== __filename),
+    }));
   }
   const channel = process.env.TRACER_BOOT;
   if (!channel) return;
