@@ -616,6 +616,50 @@ fn a_detached_child_that_reports_after_its_parent_exited_does_not_outlive_the_ru
 }
 
 #[test]
+fn node_s_test_coverage_is_the_program_s_alone() {
+    // `node --test --experimental-test-coverage`: the coverage table names the program's files,
+    // as without tracer, never tracer's bootloader (which every traced process loads).
+    let tracer = Tracer::new()
+        .file(
+            "lib.js",
+            "exports.half = (n) => n / 2;\nexports.unused = () => 0;\n",
+        )
+        .file(
+            "test/lib.test.js",
+            "const test = require('node:test');\nconst assert = require('node:assert');\nconst { half } = require('../lib.js');\ntest('halves', () => assert.strictEqual(half(4), 2));\n",
+        );
+    let coverage = |stdout: &str| -> Vec<String> {
+        stdout
+            .lines()
+            .filter(|l| l.starts_with("# ") && l.contains('|'))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    let plain = crate::support::in_a_cleared_environment("node")
+        .args(["--test", "--experimental-test-coverage"])
+        .current_dir(tracer.workspace())
+        .output()
+        .expect("node runs");
+    assert!(plain.status.success(), "{plain:?}");
+    let plain = coverage(&String::from_utf8_lossy(&plain.stdout));
+    assert!(plain.iter().any(|l| l.contains("lib.js")), "{plain:#?}");
+    let out = tracer
+        .args([
+            "-q",
+            "run",
+            "--timeout",
+            "60",
+            "--",
+            "node",
+            "--test",
+            "--experimental-test-coverage",
+        ])
+        .run();
+    out.assert_code(0);
+    assert_eq!(coverage(&out.stdout()), plain, "{}", out.dump());
+}
+
+#[test]
 fn a_report_the_program_writes_itself_is_never_attached_to() {
     let out = Tracer::new()
         .file(

@@ -43,6 +43,8 @@ pub const BOOT_JS: &str = concat!(
 /// `Driver::capture_console_in_batches`); added to the program's main context only, taken and
 /// deleted by the bootloader before the program's first line.
 pub const CONSOLE_BINDING: &str = "__tracerConsole";
+/// The folder in the run's folder that holds `boot.js`.
+const BOOT_SUBFOLDER: &str = "node_modules";
 /// The environment variable naming the channel (`FD:INODE:FOLDER`).
 pub const CHANNEL_ENV: &str = "TRACER_BOOT";
 /// The longest report read; a longer datagram is cut there and then fails to parse (the
@@ -181,7 +183,10 @@ impl Channel {
         // Named before the bootloader is written: a folder without it is never swept.
         let owner = dir.path().join(OWNER_FILE);
         std::fs::write(&owner, owner_stamp(std::process::id()).unwrap_or_default())?;
-        let boot = dir.path().join("boot.js");
+        // Under a `node_modules` folder: coverage tools leave such files out (Node's test runner,
+        // c8, nyc, jest, vitest), so the bootloader is never a row of the program's coverage.
+        std::fs::create_dir(dir.path().join(BOOT_SUBFOLDER))?;
+        let boot = dir.path().join(BOOT_SUBFOLDER).join("boot.js");
         std::fs::write(&boot, BOOT_JS.as_bytes())?;
         let (reading, sending) = unix::pair(libc::SOCK_DGRAM)?;
         unix::pass_credentials(&reading)?;
@@ -214,11 +219,16 @@ impl Channel {
         self.sending.as_raw_fd()
     }
 
-    /// What dropping the channel removes, in the order to remove it: the bootloader, the owner's
-    /// stamp, their folder (the watchdog removes them if tracer dies without dropping it; the next
-    /// run's `sweep_stale` if the watchdog was killed first).
-    pub fn leftovers(&self) -> [&Path; 3] {
-        [&self.boot, &self.owner, self.dir.path()]
+    /// What dropping the channel removes, in the order to remove it: the bootloader, its folder,
+    /// the owner's stamp, their folder (the watchdog removes them if tracer dies without dropping
+    /// it; the next run's `sweep_stale` if the watchdog was killed first).
+    pub fn leftovers(&self) -> [&Path; 4] {
+        [
+            &self.boot,
+            self.boot.parent().unwrap_or(self.dir.path()),
+            &self.owner,
+            self.dir.path(),
+        ]
     }
 
     /// The environment the command gets: `TRACER_BOOT`, and `NODE_OPTIONS` with the bootloader
@@ -329,8 +339,8 @@ fn owner_stamp(pid: u32) -> Option<String> {
 
 /// Removes the bootloader folders in `parent` whose tracer is gone without removing its own: one
 /// killed together with its watchdog (a program can do that under `tracer run`, as the same
-/// user). Only a folder of this user holding nothing but what tracer writes (`boot.js` and the
-/// owner's stamp), whose stamp names a process of this PID namespace that no longer runs (or a pid
+/// user). Only a folder of this user holding nothing but what tracer writes (`node_modules/boot.js`
+/// and the owner's stamp), whose stamp names a process of this PID namespace that no longer runs (or a pid
 /// now another process's): a folder of a running tracer, of another namespace, or with anything
 /// else in it is left alone.
 fn sweep_stale(parent: &Path) {
@@ -376,12 +386,21 @@ fn sweep_stale(parent: &Path) {
         let Ok(inside) = std::fs::read_dir(&folder) else {
             continue;
         };
+        let sub = folder.join(BOOT_SUBFOLDER);
         let only_ours = inside.flatten().all(|e| {
             let name = e.file_name();
-            (name == "boot.js" || name == OWNER_FILE) && e.file_type().is_ok_and(|t| t.is_file())
+            (name == OWNER_FILE && e.file_type().is_ok_and(|t| t.is_file()))
+                || (name == BOOT_SUBFOLDER
+                    && e.file_type().is_ok_and(|t| t.is_dir())
+                    && std::fs::read_dir(&sub).is_ok_and(|inside| {
+                        inside.flatten().all(|e| {
+                            e.file_name() == "boot.js" && e.file_type().is_ok_and(|t| t.is_file())
+                        })
+                    }))
         });
         if only_ours {
-            let _ = std::fs::remove_file(folder.join("boot.js"));
+            let _ = std::fs::remove_file(sub.join("boot.js"));
+            let _ = std::fs::remove_dir(&sub);
             let _ = std::fs::remove_file(folder.join(OWNER_FILE));
             let _ = std::fs::remove_dir(&folder);
         }
@@ -603,8 +622,8 @@ mod tests {
         let parent = tempfile::tempdir().unwrap();
         let folder = |name: &str, stamp: &str| {
             let dir = parent.path().join(format!("{BOOT_FOLDER_PREFIX}{name}"));
-            std::fs::create_dir(&dir).unwrap();
-            std::fs::write(dir.join("boot.js"), "//").unwrap();
+            std::fs::create_dir_all(dir.join(BOOT_SUBFOLDER)).unwrap();
+            std::fs::write(dir.join(BOOT_SUBFOLDER).join("boot.js"), "//").unwrap();
             std::fs::write(dir.join(OWNER_FILE), stamp).unwrap();
             dir
         };
@@ -615,7 +634,13 @@ mod tests {
         let gone = folder("gone", &format!("{ns} 4194305 1\n"));
         let reused = folder("reused", &format!("{ns} {} 1\n", std::process::id()));
         let elsewhere = folder("elsewhere", "1 4194305 1\n");
+        let holding_more = folder("more", &format!("{ns} 4194305 1\n"));
+        std::fs::write(holding_more.join(BOOT_SUBFOLDER).join("x.js"), "//").unwrap();
         sweep_stale(parent.path());
+        assert!(
+            holding_more.exists(),
+            "something tracer did not write is in it"
+        );
         assert!(running.exists(), "its tracer runs");
         assert!(!gone.exists());
         assert!(!reused.exists(), "its pid is now another process's");

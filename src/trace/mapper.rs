@@ -390,10 +390,13 @@ pub fn user_path(url: &str) -> Option<PathBuf> {
 /// Whether `path` is one of tracer's own files (its bootloader): never the user's code, so never
 /// a `script` event, a frame of a stack or the site of a failure.
 fn is_tracer_file(path: &Path) -> bool {
-    path.parent()
-        .and_then(Path::file_name)
-        .and_then(|name| name.to_str())
-        .is_some_and(|name| name.starts_with(BOOT_FOLDER_PREFIX))
+    // `…/tracer-boot-XXXX/node_modules/boot.js`, or a file right in that folder.
+    path.ancestors().skip(1).take(2).any(|folder| {
+        folder
+            .file_name()
+            .and_then(|name| name.to_str())
+            .is_some_and(|name| name.starts_with(BOOT_FOLDER_PREFIX))
+    })
 }
 
 /// Parses the frames of an `Error.stack` text (`    at fn (/path/file.js:3:9)`; the last frame of
@@ -587,6 +590,10 @@ mod tests {
         assert_eq!(user_path("/tmp/app.js"), Some(PathBuf::from("/tmp/app.js")));
         // tracer's own bootloader is never the user's file.
         assert_eq!(user_path("/dev/shm/tracer-boot-Ab12/boot.js"), None);
+        assert_eq!(
+            user_path("/dev/shm/tracer-boot-Ab12/node_modules/boot.js"),
+            None
+        );
         assert_eq!(user_path("file:///tmp/tracer-boot-Ab12/boot.js"), None);
     }
 
