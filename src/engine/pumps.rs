@@ -492,12 +492,32 @@ fn read_chunks(reader: &mut impl Read, mut take: impl FnMut(&[u8]) -> bool) -> b
 }
 
 /// One of the inspector's lines, as Node prints it on a process's stderr, or as a test runner
-/// passes a child's stderr on in its TAP report (`# Debugger attached.`).
+/// passes a child's stderr on in its TAP report (`# Debugger attached.`), or as a workspace runner
+/// passes a package's output on after its name (`packages/a test: `, see [`without_relay_prefix`]).
 fn is_inspector_line(line: &str) -> bool {
+    let line = without_relay_prefix(line);
     let line = line.strip_prefix("# ").unwrap_or(line);
     INSPECTOR_LINES
         .iter()
         .any(|prefix| line.starts_with(prefix))
+}
+
+/// A line a workspace runner relays from a package's script, without the name it puts in front:
+/// pnpm's `packages/a test: …`, turbo's `a:test: …` (at most one space in the name, which ends in
+/// `: `); the line itself otherwise. (A runner writes such a line whole; a read that ended inside
+/// the name itself would pass that part on before the rest is known.)
+fn without_relay_prefix(line: &str) -> &str {
+    match line.split_once(": ") {
+        Some((name, rest))
+            if !name.is_empty()
+                && name.len() <= 120
+                && name.matches(' ').count() <= 1
+                && !name.contains(['\t', '#']) =>
+        {
+            rest
+        }
+        _ => line,
+    }
 }
 
 fn could_be_inspector_line(partial: &str) -> bool {
@@ -506,7 +526,10 @@ fn could_be_inspector_line(partial: &str) -> bool {
             .iter()
             .any(|prefix| prefix.starts_with(partial) || partial.starts_with(prefix))
     };
-    could(partial) || partial == "#" || partial.strip_prefix("# ").is_some_and(could)
+    let either = |partial: &str| {
+        could(partial) || partial == "#" || partial.strip_prefix("# ").is_some_and(could)
+    };
+    either(partial) || either(without_relay_prefix(partial))
 }
 
 /// What of the program's stdout is passed through: everything but the inspector's lines that a
@@ -589,6 +612,26 @@ mod tests {
         );
         assert_eq!(lines, ["hello", "Error: boom", "    at x"]);
         assert_eq!(tail, "hello\nError: boom\n    at x\n");
+    }
+
+    #[test]
+    fn a_workspace_runner_s_relayed_inspector_lines_are_not_passed_on() {
+        // `pnpm -r test`: each package's lines after its name; turbo's `name:script: `.
+        let input: &[u8] = b"Scope: 2 of 3 workspace projects\npackages/a test$ node --test\npackages/a test: # Debugger listening on ws://127.0.0.1:9/x\npackages/a test: # For help, see: https://nodejs.org/en/docs/inspector\npackages/a test: # Debugger attached.\npackages/a test: ok 1 - a\na:test: Waiting for the debugger to disconnect...\na:test: Debugger is a word\nNote: it works\n";
+        let wanted = "Scope: 2 of 3 workspace projects\npackages/a test$ node --test\npackages/a test: ok 1 - a\na:test: Debugger is a word\nNote: it works\n";
+        // The runner writes a relayed line whole; a read may still end anywhere after its name.
+        let text = String::from_utf8_lossy(input);
+        let mut cuts = vec![input.len()];
+        for (at, _) in text.match_indices(": ") {
+            cuts.extend([at + 2, at + 5, at + 11]);
+        }
+        for cut in cuts {
+            let mut filter = StdoutFilter { carry: Vec::new() };
+            let mut out = filter.pass(&input[..cut]).into_owned();
+            out.extend_from_slice(&filter.pass(&input[cut..]));
+            out.extend_from_slice(&filter.flush());
+            assert_eq!(String::from_utf8_lossy(&out), wanted, "cut at {cut}");
+        }
     }
 
     #[test]

@@ -460,7 +460,8 @@ fn frames_of_text(text: &str, cwd: Option<&Path>) -> Vec<Frame> {
 
 /// A position a program printed about a file, as compilers, linters and test runners print them:
 /// `src/index.ts(1,7): error TS2322: …` (tsc), `src/a.ts:1:7 - error …` (tsc --pretty),
-/// `file:line:col: message`, `    src/x.ts:1:7:` (esbuild). 1-based as printed. A relative path is
+/// `file:line:col: message`: 1-based as printed; esbuild's `    src/x.ts:1:6:` and webpack's
+/// `ERROR in ./src/x.js 1:6-9`, whose columns are 0-based, made 1-based. A relative path is
 /// resolved against `cwd`; only a file that exists counts, so a URL or a time is never taken for one.
 pub fn printed_position(line: &str, cwd: &Path) -> Option<Frame> {
     static PAREN: LazyLock<Regex> = LazyLock::new(|| {
@@ -478,8 +479,17 @@ pub fn printed_position(line: &str, cwd: &Path) -> Option<Frame> {
         )
         .expect("valid regex")
     });
+    // esbuild's (and so vite's) location line under its `✘ [ERROR] …`: `    src/x.ts:1:7:`, alone on
+    // an indented line, with a 0-based column (esbuild's `location.column`).
+    static ESBUILD: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s+(?P<file>[^\s:()][^:()]*?):(?P<line>\d+):(?P<col>\d+):\s*$")
+            .expect("valid regex")
+    });
     let plain = crate::trace::values::strip_ansi(line);
-    if let Some(caps) = WEBPACK.captures(&plain) {
+    if let Some(caps) = WEBPACK
+        .captures(&plain)
+        .or_else(|| ESBUILD.captures(&plain))
+    {
         let path = cwd.join(&caps["file"]);
         if !path.is_file() {
             return None;
@@ -689,7 +699,8 @@ mod tests {
             "src/index.ts(1,7): error TS2322: Type 'string' is not assignable to type 'number'.",
             "src/index.ts:1:7 - error TS2322: Type 'string' is not assignable",
             "\x1b[96msrc/index.ts\x1b[0m:\x1b[93m1\x1b[0m:\x1b[93m7\x1b[0m - error",
-            "    src/./index.ts:1:7:",
+            // esbuild's location line: a 0-based column.
+            "    src/./index.ts:1:6:",
             &format!("{file}:1:7: error: no"),
         ] {
             let frame = printed_position(line, &cwd).unwrap_or_else(|| panic!("{line:?}"));
