@@ -660,6 +660,42 @@ fn node_s_test_coverage_is_the_program_s_alone() {
 }
 
 #[test]
+fn a_helper_process_s_error_outside_the_program_s_code_does_not_hide_the_failed_test() {
+    // As c8 does: a helper `node -e …` whose output nobody reads fails to compile, then the
+    // tests run and one fails. The failure is the test, not the helper's SyntaxError.
+    let out = Tracer::new()
+        .file(
+            "cover.js",
+            "// Starts a helper that dies of a SyntaxError (stdio ignored), then the tests.\n\
+             const { spawnSync } = require('node:child_process');\n\
+             spawnSync(process.execPath, ['-e', ')'], { stdio: 'ignore' });\n\
+             const run = spawnSync(process.execPath, ['--test', 'test/'], { stdio: 'inherit' });\n\
+             process.exit(run.status);\n",
+        )
+        .file(
+            "test/a.test.js",
+            "const test = require('node:test');\nconst assert = require('node:assert');\ntest('adds', () => {\n  assert.strictEqual(1 + 1, 3);\n});\n",
+        )
+        .args(["-q", "run", "--timeout", "60", "cover.js"])
+        .run();
+    out.assert_code(1);
+    let session = out.session();
+    assert!(
+        of_kind(&session.events, Kind::Exception).iter().any(|e| e
+            .error_message
+            .as_deref()
+            .is_some_and(|m| m.contains("SyntaxError"))),
+        "the helper's error is recorded: {}",
+        out.dump()
+    );
+    let failure = out.evidence().unwrap().failure;
+    assert_eq!(failure.kind, Kind::Exit, "{failure:?}");
+    let names: Vec<&str> = failure.tests.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["adds"], "{failure:?}");
+    assert_eq!(failure.tests[0].line, Some(4), "{failure:?}");
+}
+
+#[test]
 fn a_report_the_program_writes_itself_is_never_attached_to() {
     let out = Tracer::new()
         .file(

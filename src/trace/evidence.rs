@@ -246,12 +246,25 @@ pub fn build(
         return None;
     }
     // The program's own uncaught exception explains its exit best; else a worker's or a child's
-    // (a worker's unhandled error is recorded once, in the worker); else the exit itself.
+    // (a worker's unhandled error is recorded once, in the worker) in the program's own code;
+    // else the tests the runner said failed; else any other exception; else the exit itself.
     let exceptions = || events.iter().rev().filter(|e| e.kind == Kind::Exception);
+    let exit = events.iter().rev().find(|e| e.kind == Kind::Exit);
     let failure_event = exceptions()
         .find(|e| e.worker.is_none())
-        .or_else(|| exceptions().next())
-        .or_else(|| events.iter().rev().find(|e| e.kind == Kind::Exit))?;
+        .or_else(|| exceptions().find(|e| e.file.as_deref().is_some_and(is_own_code)))
+        .or_else(|| {
+            // A child's error nowhere in the program's code (a tool's helper process, whose
+            // output nobody reads: c8's watchdog, `node -e …`) explains the exit less than the
+            // tests the runner reported failing.
+            let other = exceptions().next()?;
+            let runner_said = exit.is_some_and(|exit| {
+                !test_report::all_failed(events, exit.id, Path::new(&session.cwd), is_own_code)
+                    .is_empty()
+            });
+            (!runner_said).then_some(other)
+        })
+        .or(exit)?;
     let mut failure = Failure {
         kind: failure_event.kind,
         event_id: failure_event.id,
