@@ -31,6 +31,9 @@ pub(super) fn read_tap_block(
     let mut diff: Vec<&str> = Vec::new();
     let mut section = "";
     let mut extended = false;
+    // node's assert after `+ actual - expected`: the `+ …` and `- …` lines of a one-line diff.
+    let mut sides: Vec<&str> = Vec::new();
+    let mut sides_other = false;
     // The block's keys are at the indentation of its `---`: a deeper line is a value's text (a
     // `source:` excerpt can hold `error: 'x'`), never a key.
     let mut key_indent: Option<usize> = None;
@@ -98,6 +101,19 @@ pub(super) fn read_tap_block(
                     extended = true;
                 }
             }
+            "error"
+                if extended
+                    && message
+                        .as_deref()
+                        .is_some_and(|m| m.ends_with(": + actual - expected")) =>
+            {
+                if trimmed.starts_with("+ ") || trimmed.starts_with("- ") {
+                    sides.push(trimmed);
+                } else if !trimmed.is_empty() {
+                    // A structure's difference (`[`, `1,` …) is left as the legend says.
+                    sides_other = true;
+                }
+            }
             "stack" if site.is_none() => {
                 let frame_text = if trimmed.starts_with("at ") {
                     trimmed.to_owned()
@@ -122,6 +138,19 @@ pub(super) fn read_tap_block(
             "diff" if !trimmed.is_empty() => diff.push(trimmed),
             _ => {}
         }
+    }
+    if let (Some(text), [actual, expected]) = (message.as_mut(), sides.as_slice())
+        && !sides_other
+        && actual.starts_with("+ ")
+        && expected.starts_with("- ")
+        && let Some(head) = text.strip_suffix(" + actual - expected")
+    {
+        // `Expected values to be strictly equal: actual 'hello world', expected 'Hello world'`.
+        *text = format!(
+            "{head} actual {}, expected {}",
+            &actual[2..],
+            &expected[2..]
+        );
     }
     if location.is_none()
         && let [Some(file), Some(line), Some(column)] = &at

@@ -87,6 +87,29 @@ fn node_test_s_tap_report() {
     let frame = test.frame.unwrap();
     assert_eq!((frame.line, frame.column), (5, 41));
     assert_eq!(test.event_id, 3);
+    // Strings are compared as a diff under a legend: a one-line diff reads as the values, a
+    // structure's stays as the legend says.
+    let error = |diff: &[&'static str]| {
+        let mut lines = vec![
+            "not ok 1 - greets",
+            "  ---",
+            "  error: |-",
+            "    Expected values to be strictly equal:",
+            "    + actual - expected",
+            "    ",
+        ];
+        lines.extend_from_slice(diff);
+        lines.extend(["  code: 'ERR_ASSERTION'", "  ..."]);
+        read(dir.path(), &lines).message
+    };
+    assert_eq!(
+        error(&["    + 'hello world'", "    - 'Hello world'"]),
+        "Expected values to be strictly equal: actual 'hello world', expected 'Hello world'"
+    );
+    assert_eq!(
+        error(&["      [", "        1,", "    +   2", "    -   3", "      ]"]),
+        "Expected values to be strictly equal: + actual - expected"
+    );
 }
 
 /// node-tap 21 (TAP 14, subtests indented): a failed assertion has no `error:`; the test is
