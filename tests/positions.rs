@@ -3,7 +3,7 @@
 //! error, an ES module graph, and the positions tools print (a CLI, a bundler, webpack, a test
 //! runner, a linter).
 
-use tracer::trace::event::Kind;
+use tracer::trace::event::{Event, Kind};
 use tracer::trace::evidence::Confidence;
 
 use crate::support::{Tracer, of_kind};
@@ -135,6 +135,21 @@ fn an_es_module_graph_runs_and_its_failure_is_in_the_dependency() {
     assert_eq!(evidence.confidence, Confidence::Medium);
 }
 
+/// The first console call of a run of the `loader/` fixtures, and `loader/order.ts`'s path.
+fn first_console_call(out: &crate::support::Output) -> (Event, String) {
+    let order = out
+        .workspace()
+        .join("loader/order.ts")
+        .display()
+        .to_string();
+    let events = out.events();
+    let log = (*of_kind(&events, Kind::Console)
+        .first()
+        .expect("the console call"))
+    .clone();
+    (log, order)
+}
+
 /// A workspace with the `loader/` fixtures: a tiny loader that puts 20 lines in front of `.ts` code.
 fn with_loader() -> Tracer {
     [
@@ -158,15 +173,7 @@ fn positions_under_a_loader_use_the_source_map_the_runtime_knows() {
         .args(["run", "loader/main.ts"])
         .run();
     out.assert_code(0);
-    let order = out
-        .workspace()
-        .join("loader/order.ts")
-        .display()
-        .to_string();
-    let events = out.events();
-    let log = *of_kind(&events, Kind::Console)
-        .first()
-        .expect("the console call");
+    let (log, order) = first_console_call(&out);
     assert_eq!(
         (log.file.as_deref(), log.line, log.column),
         (Some(order.as_str()), Some(3), Some(11)),
@@ -181,15 +188,7 @@ fn a_child_whose_own_flags_load_a_loader_has_its_positions_mapped() {
     // the map is known to the child's runtime only.
     let out = with_loader().args(["run", "loader/parent.js"]).run();
     out.assert_code(0);
-    let order = out
-        .workspace()
-        .join("loader/order.ts")
-        .display()
-        .to_string();
-    let events = out.events();
-    let log = *of_kind(&events, Kind::Console)
-        .first()
-        .expect("the console call");
+    let (log, order) = first_console_call(&out);
     assert_eq!(log.worker.as_deref(), Some("child 1"), "{log:?}");
     assert_eq!(
         (log.file.as_deref(), log.line, log.column),
@@ -209,8 +208,7 @@ fn a_transformed_position_that_fits_the_file_by_chance_is_still_unmapped() {
         .args(["run", "loader/main.js"])
         .run();
     out.assert_code(1);
-    let events = out.events();
-    let log = *of_kind(&events, Kind::Console).first().unwrap();
+    let (log, _) = first_console_call(&out);
     assert_eq!(log.generated.as_ref().map(|g| g.line), Some(5), "{log:?}");
     assert_eq!((log.line, log.column), (None, None), "{log:?}");
 }
@@ -224,13 +222,7 @@ fn a_transformed_position_with_no_known_map_is_unmapped_never_confidently_wrong(
         .args(["run", "loader/main.js"])
         .run();
     out.assert_code(1);
-    let order = out
-        .workspace()
-        .join("loader/order.ts")
-        .display()
-        .to_string();
-    let events = out.events();
-    let log = *of_kind(&events, Kind::Console).first().unwrap();
+    let (log, order) = first_console_call(&out);
     assert_eq!(log.file.as_deref(), Some(order.as_str()));
     assert_eq!((log.line, log.column), (None, None), "{log:?}");
     assert_eq!(log.generated.as_ref().map(|g| g.line), Some(23));

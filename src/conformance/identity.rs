@@ -154,13 +154,7 @@ impl<'c> Matcher<'c> {
         let groups = &mut self.groups;
         let by_thing = &self.by_thing;
         raw_trace::read_capture(&paths, case_dir, |event, _| {
-            let thing = (
-                event.realm.clone(),
-                event.receiver.clone(),
-                property_key(&event.api).to_owned(),
-                event.access_type.clone(),
-            );
-            let Some(&group) = by_thing.get(&thing) else {
+            let Some(&group) = by_thing.get(&thing_of(event, property_key(&event.api))) else {
                 return Ok(());
             };
             if groups[group].items.len() < 2 {
@@ -187,13 +181,7 @@ impl<'c> Matcher<'c> {
     /// The contract item `event` (an access recorded in the environment) is, if any.
     pub fn resolve(&mut self, event: &AccessLine) -> Option<Match> {
         let key = property_key(&event.api);
-        let thing = (
-            event.realm.clone(),
-            event.receiver.clone(),
-            key.to_owned(),
-            event.access_type.clone(),
-        );
-        let group = match self.by_thing.get(&thing) {
+        let group = match self.by_thing.get(&thing_of(event, key)) {
             Some(&group) => group,
             None => self.other_receiver(event, key)?,
         };
@@ -225,13 +213,7 @@ impl<'c> Matcher<'c> {
     /// environment reached itself.
     pub fn learn(&mut self, event: &AccessLine) {
         let key = property_key(&event.api);
-        let thing = (
-            event.realm.clone(),
-            event.receiver.clone(),
-            key.to_owned(),
-            event.access_type.clone(),
-        );
-        if let Some(&group) = self.by_thing.get(&thing) {
+        if let Some(&group) = self.by_thing.get(&thing_of(event, key)) {
             self.claimed.insert(group);
             return;
         }
@@ -351,6 +333,16 @@ impl<'c> Matcher<'c> {
     fn receiver_of(&self, group: usize) -> &String {
         &self.contract.items[self.groups[group].items[0]].receiver
     }
+}
+
+/// What an access touched: (realm, receiver, property key, access type).
+fn thing_of(event: &AccessLine, key: &str) -> (String, String, String, String) {
+    (
+        event.realm.clone(),
+        event.receiver.clone(),
+        key.to_owned(),
+        event.access_type.clone(),
+    )
 }
 
 /// What an access on a receiver the reference never had may be.

@@ -178,30 +178,27 @@
         typeof waitForDebugger !== 'function' || typeof close !== 'function') {
       return null;
     }
-    return {
-      open: (port, host) => open(port, host),
-      url: () => url(),
-      close: () => close(),
-      waitForDebugger: () => waitForDebugger(),
-      // `inspector` and `inspector/promises` take their `url` from the binding when they load
-      // (the program's first `require`), so they load with this one.
-      hideUrl: () => {
-        binding.url = hiddenUrl();
-      },
-    };
+    // `inspector` and `inspector/promises` take their `url` from the binding when they load
+    // (the program's first `require`), so they load with the hidden one.
+    return controls(open, url, close, waitForDebugger, binding);
   }
 
   // The public module, loaded now (where the binding cannot be had).
   function publicInspector() {
     const inspector = require('inspector');
     const { open, url, close, waitForDebugger } = inspector;
+    return controls(open, url, close, waitForDebugger, inspector);
+  }
+
+  // What the bootloader does with an inspector; `hideUrl` replaces `holder.url`.
+  function controls(open, url, close, waitForDebugger, holder) {
     return {
       open: (port, host) => open(port, host),
       url: () => url(),
       close: () => close(),
       waitForDebugger: () => waitForDebugger(),
       hideUrl: () => {
-        inspector.url = hiddenUrl();
+        holder.url = hiddenUrl();
       },
     };
   }
