@@ -247,13 +247,11 @@ impl Mapper {
                     column0,
                 ) =>
                 {
-                    let note = format!(
-                        "the runtime's position {}:{}:{} has no source-map mapping and does not fit the file on disk (the code that ran was transformed): the position is unmapped",
-                        generated.file, generated.line, generated.column
-                    );
-                    let mut frame = plain(function_name, generated);
-                    frame.unmapped = true;
-                    Some((frame, Some(note)))
+                    Some(unmapped(
+                        function_name,
+                        generated,
+                        "has no source-map mapping and does not fit the file on disk (the code that ran was transformed)",
+                    ))
                 }
                 None => Some((
                     plain(function_name, generated),
@@ -275,13 +273,11 @@ impl Mapper {
                     && !node_runs_as_is(&path)
                     && !self.script_lengths.contains_key(&generated.file)) =>
             {
-                let note = format!(
-                    "the runtime's position {}:{}:{} does not fit the file on disk, and no source map for it was known (a loader such as tsx transformed the code?): the position is unmapped",
-                    generated.file, generated.line, generated.column
-                );
-                let mut frame = plain(function_name, generated);
-                frame.unmapped = true;
-                Some((frame, Some(note)))
+                Some(unmapped(
+                    function_name,
+                    generated,
+                    "does not fit the file on disk, and no source map for it was known (a loader such as tsx transformed the code?)",
+                ))
             }
             MapEntry::None => Some((plain(function_name, generated), None)),
             MapEntry::Broken(note) => Some((
@@ -297,6 +293,17 @@ impl Mapper {
         path.starts_with(&self.workspace)
             && !path.components().any(|c| c.as_os_str() == "node_modules")
     }
+}
+
+/// A position in code that is not the file on disk, marked so, and the note that says `why`.
+fn unmapped(function_name: String, generated: Position, why: &str) -> (Frame, Option<String>) {
+    let note = format!(
+        "the runtime's position {}:{}:{} {why}: the position is unmapped",
+        generated.file, generated.line, generated.column
+    );
+    let mut frame = plain(function_name, generated);
+    frame.unmapped = true;
+    (frame, Some(note))
 }
 
 /// Whether Node runs the file at `path` as it is: JavaScript (`.js`, `.mjs`, `.cjs`, or no
