@@ -232,11 +232,12 @@ impl<'c> Matcher<'c> {
 
     /// The group of a key reached on a receiver the reference never had it on: among the
     /// receivers whose path is spelled the same (else all, when there is only one), the one this
-    /// receiver stands for most often (see [`Matcher::learn`]), else the one whose value the
-    /// access gave, else the only one the environment never reached, on its own receiver or
-    /// through another that stands for it; none when that does not name one.
+    /// receiver stands for most often (see [`Matcher::learn`]), else the only one whose value the
+    /// access gave, else (among those that gave it, if several did) the only one the environment
+    /// never reached, on its own receiver or through another that stands for it; none when that
+    /// does not name one.
     fn other_receiver(&self, event: &AccessLine, key: &str) -> Option<usize> {
-        let candidates = match self.receivers(event, key) {
+        let mut candidates = match self.receivers(event, key) {
             Receivers::None => return None,
             Receivers::One(g) => return Some(g),
             Receivers::Several(candidates) => candidates,
@@ -252,9 +253,12 @@ impl<'c> Matcher<'c> {
         {
             return Some(g);
         }
+        // A value several receivers' items gave (`1` for a `nodeType`) narrows, never decides.
         let by_value = self.gave_the_value(event, &candidates);
-        if let Some(&g) = by_value.first() {
-            return Some(g);
+        match by_value[..] {
+            [g] => return Some(g),
+            [] => {}
+            _ => candidates = by_value,
         }
         // Else the one receiver left that the environment never reached itself on this key, nor
         // through another receiver that stands for it (it reached every other one): with several
