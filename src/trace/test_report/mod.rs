@@ -1,7 +1,7 @@
 //! What a test runner printed about each failing test: the test's name, the assertion's message
 //! and the assertion's site in the user's code, read from the report's text. Formats
 //! read: TAP (`node --test` when its output is not a terminal; node-tap's), `node --test`'s spec reporter,
-//! mocha's, jest's, jasmine's, ava's and vitest's default reporters. A claim read from text, never the runtime's: the evidence
+//! mocha's, jest's, jasmine's, ava's, uvu's and vitest's default reporters. A claim read from text, never the runtime's: the evidence
 //! says so.
 
 use std::path::Path;
@@ -58,6 +58,8 @@ enum Heading {
     /// `  ✘ [fail]: add › adds two and two` (ava's listing: the test's title, then the failure's
     /// message if it has one; its report follows under the title, after a `─` rule).
     Ava(String),
+    /// `  FAIL  "adds two and two"` (uvu: the message, its `++`/`--` diff and the stack under it).
+    Uvu(String),
     /// A line that never belongs to a failure's text and names none: a passing test (`✓ adds`,
     /// `✔ adds`), a skipped one (`↓ adds`), a file's line in vitest's listing (`❯ test/a.test.js
     /// (2 tests | 1 failed)`) and a failed test's (`× adds 6ms`), vitest's rules (`⎯⎯⎯ Failed
@@ -131,6 +133,11 @@ impl Heading {
         if let Some(caps) = AVA.captures(line) {
             return Some(Heading::Ava(caps["name"].to_owned()));
         }
+        static UVU: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(r#"^\s*FAIL\s+"(?P<name>.+)"\s*$"#).expect("valid regex"));
+        if let Some(caps) = UVU.captures(line) {
+            return Some(Heading::Uvu(caps["name"].to_owned()));
+        }
         if LISTING.is_match(line) {
             return Some(Heading::Listing);
         }
@@ -146,7 +153,8 @@ impl Heading {
             | Heading::Numbered(n)
             | Heading::Bullet(n)
             | Heading::Fail(n)
-            | Heading::Ava(n) => n,
+            | Heading::Ava(n)
+            | Heading::Uvu(n) => n,
             Heading::Listing => "",
         }
     }

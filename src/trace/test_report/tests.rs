@@ -401,6 +401,59 @@ fn ava_s_rejected_promise_is_a_failed_test_of_its_own() {
     assert_site(&found[1], "test/math.test.js", 12, 60);
 }
 
+/// uvu 0.5: `FAIL  "name"`, its message, its one-line diff and the stack; every failed test.
+#[test]
+fn uvu_s_report() {
+    let dir = workspace();
+    std::fs::write(dir.path().join("test/math.js"), "x\n".repeat(20)).unwrap();
+    let at = |function: &str, position: &str| {
+        format!(
+            "    at {function} ({}/test/math.js:{position})",
+            dir.path().display()
+        )
+    };
+    let first = at("Object.handler", "9:10");
+    let second = at("Timeout._onTimeout", "13:60");
+    let lines = [
+        "math.js",
+        "• ✘ ✘   (1 / 3)",
+        "",
+        "   FAIL  \"multiplies wrong\"",
+        "    Expected values to be strictly equal:  (is)",
+        "",
+        "        ++7    (Expected)",
+        "        --6    (Actual)",
+        "",
+        "    at assert (/w/node_modules/uvu/assert/index.js:33:8)",
+        &first,
+        "",
+        "   FAIL  \"async rejects\"",
+        "    boom async",
+        "",
+        &second,
+        "",
+        "  Total:     3",
+        "  Passed:    1",
+    ];
+    let found = all_failed(&output(&lines), u64::MAX, dir.path(), &own_code);
+    let named: Vec<(&str, &str)> = found
+        .iter()
+        .map(|t| (t.name.as_str(), t.message.as_str()))
+        .collect();
+    assert_eq!(
+        named,
+        [
+            (
+                "multiplies wrong",
+                "Expected values to be strictly equal:  (is) (expected 7, actual 6)"
+            ),
+            ("async rejects", "boom async"),
+        ]
+    );
+    assert_site(&found[0], "test/math.js", 9, 10);
+    assert_site(&found[1], "test/math.js", 13, 60);
+}
+
 /// jasmine 5's default reporter: `Message:` is no part of the test's name.
 #[test]
 fn jasmine_s_report() {

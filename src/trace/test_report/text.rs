@@ -1,5 +1,5 @@
-//! The text reporters (`node --test`'s spec, mocha's, jest's, jasmine's, vitest's): a failing
-//! test's block after its heading.
+//! The text reporters (`node --test`'s spec, mocha's, jest's, jasmine's, uvu's, vitest's): a
+//! failing test's block after its heading.
 
 use std::path::Path;
 
@@ -7,8 +7,9 @@ use super::*;
 use crate::trace::event::Frame;
 
 /// A failure's text under its heading: the message is its first line that is not blank (with the
-/// values jest prints under it, `Expected: 18`, `Received: 16.2`, in parentheses), the site the
-/// first frame in the user's own code (`at …`; vitest's `❯ fn file:line:col`).
+/// values jest prints under it, `Expected: 18`, `Received: 16.2`, in parentheses, and uvu's one-line
+/// diff, `++7 (Expected)`, `--6 (Actual)`, as `(expected 7, actual 6)`), the site the first frame in
+/// the user's own code (`at …`; vitest's `❯ fn file:line:col`).
 pub(super) fn read_text_block(
     block: &[&str],
     cwd: &Path,
@@ -19,6 +20,8 @@ pub(super) fn read_text_block(
     let mut extended = false;
     // jest's values under its message (`Expected: 18`, `Received: 16.2`).
     let mut values: Vec<&str> = Vec::new();
+    // uvu's one-line diff (`++7    (Expected)`, `--6    (Actual)`).
+    let mut diff: [Option<&str>; 2] = [None, None];
     for line in block {
         let trimmed = line.trim();
         if trimmed.is_empty() {
@@ -36,6 +39,20 @@ pub(super) fn read_text_block(
             continue;
         }
         if trimmed.starts_with('>') || trimmed.starts_with('|') {
+            continue;
+        }
+        if let Some(expected) = trimmed
+            .strip_prefix("++")
+            .and_then(|t| t.strip_suffix("(Expected)"))
+        {
+            diff[0] = diff[0].or(Some(expected.trim()));
+            continue;
+        }
+        if let Some(actual) = trimmed
+            .strip_prefix("--")
+            .and_then(|t| t.strip_suffix("(Actual)"))
+        {
+            diff[1] = diff[1].or(Some(actual.trim()));
             continue;
         }
         if message.is_some()
@@ -60,6 +77,9 @@ pub(super) fn read_text_block(
     }
     if let Some(text) = message.as_mut().filter(|_| !values.is_empty()) {
         text.push_str(&format!(" ({})", values.join("; ")));
+    }
+    if let (Some(text), [Some(expected), Some(actual)]) = (message.as_mut(), diff) {
+        text.push_str(&format!(" (expected {expected}, actual {actual})"));
     }
     (message, site)
 }
