@@ -45,6 +45,14 @@ fn own_code(f: &str) -> bool {
     !f.contains("node_modules") && !f.starts_with("node:")
 }
 
+/// Each failed test's name and message, in order.
+fn names_and_messages(found: &[RunnerFailure]) -> Vec<(&str, &str)> {
+    found
+        .iter()
+        .map(|t| (t.name.as_str(), t.message.as_str()))
+        .collect()
+}
+
 /// The test's site is in `file`, at `line` and `column` (1-based, as printed).
 #[track_caller]
 fn assert_site(test: &RunnerFailure, file: &str, line: u32, column: u32) {
@@ -173,10 +181,7 @@ fn node_tap_s_report() {
         "  ...",
     ]);
     let all = all_failed(&output(&closed), u64::MAX, dir.path(), &own_code);
-    let named: Vec<(&str, &str)> = all
-        .iter()
-        .map(|t| (t.name.as_str(), t.message.as_str()))
-        .collect();
+    let named = names_and_messages(&all);
     assert_eq!(
         named,
         [(
@@ -381,10 +386,7 @@ fn ava_s_rejected_promise_is_a_failed_test_of_its_own() {
         "  2 tests failed",
     ];
     let found = all_failed(&output(&lines), u64::MAX, dir.path(), &own_code);
-    let named: Vec<(&str, &str)> = found
-        .iter()
-        .map(|t| (t.name.as_str(), t.message.as_str()))
-        .collect();
+    let named = names_and_messages(&found);
     assert_eq!(
         named,
         [
@@ -436,10 +438,7 @@ fn uvu_s_report() {
         "  Passed:    1",
     ];
     let found = all_failed(&output(&lines), u64::MAX, dir.path(), &own_code);
-    let named: Vec<(&str, &str)> = found
-        .iter()
-        .map(|t| (t.name.as_str(), t.message.as_str()))
-        .collect();
+    let named = names_and_messages(&found);
     assert_eq!(
         named,
         [
