@@ -1046,6 +1046,46 @@ fn the_stderr_tail_after_several_failed_tests_is_not_the_first_one_s() {
     );
 }
 
+/// jest running one test file prints each console call as it is made (`  console.log`, before
+/// the file's `FAIL` line) instead of in a `● Console` section: the call is read back all the
+/// same, on the process that ran the file, and is the failed test's own line (it once was
+/// neither).
+#[test]
+fn jest_running_one_file_has_its_console_calls_read_back() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/test-suite");
+    let Some((mut tracer, _)) = test_suite_with_modules("jest", "jest_running_one_file") else {
+        return;
+    };
+    for file in SECOND_FILE {
+        tracer = tracer.file(file, std::fs::read(example.join(file)).unwrap());
+    }
+    let out = tracer
+        .args(["-q", "run", "--", "npx", "jest", "__tests__/inventory.js"])
+        .run();
+    out.assert_code(1);
+    let events = out.events();
+    let calls: Vec<(&str, Option<&str>)> = of_kind(&events, Kind::Console)
+        .iter()
+        .map(|e| (e.value.as_deref().unwrap_or(""), e.file.as_deref()))
+        .collect();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls[0].0, "stock after the order {\"apples\":1}");
+    assert!(
+        calls[0].1.is_some_and(|f| f.ends_with("lib/inventory.js")),
+        "{calls:?}"
+    );
+    let evidence = out.evidence().expect("evidence");
+    let test = &evidence.failure.tests[0];
+    let printed = test.chain.iter().find(|s| s.value.is_some());
+    assert_eq!(
+        printed.and_then(|s| s.value.as_deref()),
+        Some("stock after the order {\"apples\":1}"),
+        "{:#?}",
+        test.chain
+    );
+    assert_eq!(printed.unwrap().worker, test.process, "{test:?}");
+}
+
 /// Each runner of `examples/test-suite` with a failing test in each of two files (node --test,
 /// mocha, jest, vitest; each from the npm registry but node's, skipped, saying so, without
 /// `npm ci`): both failed tests are named with their sites and the values the runner printed, both

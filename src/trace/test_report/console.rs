@@ -23,9 +23,11 @@ const MAX_TEXT_LINES: usize = 50;
 /// jest: `FAIL test/a.test.js` / `PASS test/a.test.js` (the file the blocks after it are of).
 static JEST_FILE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*(?:FAIL|PASS)\s+(\S+)").expect("regex"));
-/// jest: `    console.log` (a block's heading, in a `● Console` section).
+/// jest: `    console.log`, a block's heading in a `● Console` section (a file's calls, printed
+/// with its result), or `  console.log`, printed as the call is made (one test file, or
+/// `--verbose`), before the `FAIL`/`PASS` line of the file it ran in.
 static JEST_CALL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^    console\.(log|info|debug|warn|error|trace|dir|table|group|assert|count|time|timeLog|timeEnd)$")
+    Regex::new(r"^(  |    )console\.(log|info|debug|warn|error|trace|dir|table|group|assert|count|time|timeLog|timeEnd)$")
         .expect("regex")
 });
 /// vitest: `stdout | test/a.test.js > suite > test` (or `stderr | …`).
@@ -50,6 +52,16 @@ pub fn runner_console(events: &[Event], cwd: &Path, processes: &[Process]) -> Ve
             .or_insert_with(|| process_running(processes, events, cwd, file))
             .clone()
     };
+    // The file each line's next `FAIL`/`PASS` heading names: a call jest prints as it is made
+    // comes before its file's result.
+    let mut next_file: Vec<Option<&str>> = vec![None; lines.len()];
+    let mut coming = None;
+    for (at, (_, text)) in lines.iter().enumerate().rev() {
+        if let Some(file) = JEST_FILE.captures(text) {
+            coming = file.get(1).map(|f| f.as_str());
+        }
+        next_file[at] = coming;
+    }
     let mut found = Vec::new();
     let mut jest_file: Option<String> = None;
     let mut at = 0;
@@ -58,36 +70,53 @@ pub fn runner_console(events: &[Event], cwd: &Path, processes: &[Process]) -> Ve
         if let Some(file) = JEST_FILE.captures(text) {
             jest_file = Some(file[1].to_owned());
         }
-        if let (Some(method), Some(file)) = (JEST_CALL.captures(text), &jest_file) {
-            // The text (6 spaces in) up to the first blank line; then a code frame (for warn and
-            // error) and the call site, `at NAME (FILE:LINE:COLUMN)`, 6 spaces in.
+        if let Some(call) = JEST_CALL.captures(text) {
+            let heading = call[1].len();
+            // The text (2 spaces further in) up to the first blank line; then a code frame (for
+            // warn and error) and the call site, `at NAME (FILE:LINE:COLUMN)`, as far in as the
+            // text. A code frame's marked line (`    > 4 | …` in a section) is 2 spaces less in.
+            let (text_in, marked) = (
+                " ".repeat(heading + 2),
+                format!("{}> ", " ".repeat(heading)),
+            );
             let block: Vec<&str> = lines[at + 1..]
                 .iter()
                 .map(|(_, l)| l.as_str())
-                // A code frame's marked line (`    > 4 | …`) is less indented.
-                .take_while(|l| l.is_empty() || l.starts_with("      ") || l.starts_with("    > "))
+                .take_while(|l| l.is_empty() || l.starts_with(&text_in) || l.starts_with(&marked))
                 .collect();
+            let site_line = block
+                .iter()
+                .rev()
+                .find(|l| l.trim_start().starts_with("at "));
+            // A section's call belongs to the file whose result it is under; a call printed as
+            // made, to the file whose result comes next, and only with the site jest prints after
+            // it (two spaces and `console.log` alone could be anyone's output).
+            let file = if heading == 4 {
+                jest_file.clone()
+            } else {
+                site_line.and(next_file[at]).map(str::to_owned)
+            };
+            let Some(file) = file else {
+                at += 1;
+                continue;
+            };
             let message: Vec<&str> = block
                 .iter()
                 .take_while(|l| !l.trim().is_empty())
                 .take(MAX_TEXT_LINES)
-                .map(|l| &l[6..])
+                .map(|l| &l[heading + 2..])
                 .collect();
-            let site = block
-                .iter()
-                .rev()
-                .find(|l| l.trim_start().starts_with("at "))
-                .and_then(|l| {
-                    mapper::printed_stack_frames(l.trim(), cwd)
-                        .into_iter()
-                        .next()
-                });
+            let site = site_line.and_then(|l| {
+                mapper::printed_stack_frames(l.trim(), cwd)
+                    .into_iter()
+                    .next()
+            });
             let mut call = call_event(
                 event,
-                &method[1],
+                &call[2],
                 message.join("\n"),
                 "jest",
-                file,
+                &file,
                 cwd,
                 &mut running,
             );

@@ -801,6 +801,58 @@ fn jest_s_console_section_is_read_back_as_console_calls() {
     );
 }
 
+/// jest 29 running one file (or `--verbose`) prints each call as it is made, 2 spaces in, before
+/// its file's `FAIL`/`PASS` line: the call is that file's; the same two spaces and
+/// `console.log` without jest's call site after them are someone's output, not a call.
+#[test]
+fn jest_s_calls_printed_as_made_are_read_back_with_the_file_after_them() {
+    let dir = workspace();
+    let lines = format!("{}\n", "x".repeat(40)).repeat(10);
+    std::fs::write(dir.path().join("test/add.test.js"), &lines).unwrap();
+    let events = output(&[
+        "  console.log",
+        "    just text a program printed",
+        "",
+        "  console.log",
+        "    items [ { price: 10, quantity: 2 } ]",
+        "",
+        "      at Object.log (test/add.test.js:5:13)",
+        "",
+        "  console.warn",
+        "    about to total",
+        "",
+        "      5 |     console.log('items', items);",
+        "    > 6 |     console.warn('about to total');",
+        "        |             ^",
+        "",
+        "      at Object.warn (test/add.test.js:6:13)",
+        "",
+        "FAIL test/add.test.js",
+        "  total",
+        "    ✕ takes ten percent off with TEN (15 ms)",
+    ]);
+    let calls = runner_console(&events, dir.path(), &[]);
+    let seen: Vec<(&str, &str, Option<u32>)> = calls
+        .iter()
+        .map(|c| {
+            (
+                c.level.as_deref().unwrap(),
+                c.value.as_deref().unwrap(),
+                c.line,
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("log", "items [ { price: 10, quantity: 2 } ]", Some(5)),
+            ("warn", "about to total", Some(6)),
+        ]
+    );
+    let file = dir.path().join("test/add.test.js");
+    assert_eq!(calls[1].test_file.as_deref(), file.to_str());
+}
+
 /// vitest 2's blocks of what a test printed (`stdout | FILE > SUITE > TEST`).
 #[test]
 fn vitest_s_printed_blocks_are_read_back_as_console_calls() {
