@@ -1125,3 +1125,87 @@ fn a_receiver_the_browser_never_had_is_matched_to_the_one_its_values_name() {
     assert_eq!(found, expected, "{:#}", diff["blocking"]);
     assert_eq!(diff["counts"]["observed"], 4, "{:#}", diff["counts"]);
 }
+
+/// What a page computes in jsdom and in happy-dom is what it computes there without the probe,
+/// where the probe's own work could change it: a method's DOMException is thrown to the page
+/// (it was once swallowed, the probe's reads of its `name` and `message` recorded in its place),
+/// and an object whose own keys the environment computes is not enumerated (happy-dom's `<select>`
+/// cached its empty option list when the probe listed its keys, and the option appended next was
+/// not selected; asked for its `Symbol.toStringTag`, it gained an own property for it).
+#[test]
+fn what_the_page_computes_in_jsdom_and_happy_dom_is_the_same_under_the_probe() {
+    let Some(modules) = jsdom_modules() else {
+        return;
+    };
+    let app = "var out = [];\
+               try { document.querySelector('!!'); out.push('no throw'); } catch (e) { out.push('threw ' + e.name); }\
+               var select = document.createElement('select'), option = document.createElement('option');\
+               select.appendChild(option);\
+               out.push(option.selected, !!Object.getOwnPropertyDescriptor(select, Symbol.toStringTag));\
+               document.title = JSON.stringify(out);";
+    let environments = [
+        (
+            "jsdom",
+            format!(
+                "const {{ JSDOM }} = require('jsdom');\n\
+                 const dom = new JSDOM(`<body><script>{app}</script></body>`, {{ url: 'https://example.test/', runScripts: 'dangerously' }});\n\
+                 console.log(dom.window.document.title);\ndom.window.close();\n"
+            ),
+        ),
+        (
+            "happy-dom",
+            format!(
+                "const {{ Window }} = require('happy-dom');\n\
+                 const window = new Window({{ url: 'https://example.test/', settings: {{ enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true }} }});\n\
+                 const script = window.document.createElement('script');\n\
+                 script.textContent = {app:?};\nwindow.document.body.appendChild(script);\n\
+                 console.log(window.document.title);\nwindow.happyDOM.close();\n"
+            ),
+        ),
+    ];
+    // The reference names the members, so that the probe watches them.
+    let mut trace = format!("{HEADER}\n");
+    for (seq, (api, access, receiver)) in [
+        ("document.querySelector", "call", "HTMLDocument"),
+        ("document.createElement", "call", "HTMLDocument"),
+        ("Node.prototype.appendChild", "call", "HTMLSelectElement"),
+        (
+            "HTMLOptionElement.prototype.selected",
+            "get",
+            "HTMLOptionElement",
+        ),
+        ("DOMException.prototype.name", "get", "DOMException"),
+        ("DOMException.prototype.message", "get", "DOMException"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        trace.push_str(&format!(
+            "{{\"type\":\"access\",\"seq\":{},\"realm\":\"main\",\"phase\":\"init\",\"api\":\"{api}\",\"accessType\":\"{access}\",\"receiver\":\"{receiver}\",\"stack\":[{{\"url\":\"https://example.test/app.js\",\"line\":1,\"column\":1}}]}}\n",
+            seq + 1
+        ));
+    }
+    for (name, final_js) in environments {
+        let tracer = Tracer::new()
+            .file("case/ruyi-trace/logs/current.ndjson", &trace)
+            .file("case/result/final.js", &final_js);
+        std::os::unix::fs::symlink(&modules, tracer.workspace().join("node_modules")).unwrap();
+        let plain = under_plain_node(&tracer);
+        // happy-dom names its DOMException `DOMException` where the browser says `SyntaxError`.
+        assert!(
+            plain.starts_with(r#"["threw "#) && plain.ends_with(",true,false]"),
+            "{name}: {plain}"
+        );
+        let out = audited_as_under_plain_node(tracer);
+        let trace = read(&out, "tmp/node-trace.ndjson");
+        let thrown: Value = trace
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|a| a["api"] == "document.querySelector")
+            .unwrap_or_else(|| panic!("{name}: no querySelector record in\n{trace}"));
+        assert_eq!(
+            thrown["exception"]["type"], "DOMException",
+            "{name}: {thrown:#}"
+        );
+    }
+}

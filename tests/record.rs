@@ -1232,6 +1232,15 @@ fn the_widened_probe_is_invisible_to_the_page() {
         "{seen:#}"
     );
     find(&accesses, "Math.tan", "call");
+    // A method's DOMException is thrown to the page and recorded as the call's (it was once
+    // swallowed: the probe's own reads of its `name` and `message` took its place).
+    assert_eq!(seen["domException"][0], "DOMException", "{seen:#}");
+    assert_eq!(
+        seen["domExceptionName"][1], "InvalidCharacterError",
+        "{seen:#}"
+    );
+    let thrown = find(&accesses, "document.querySelector", "call");
+    assert_eq!(thrown["exception"]["name"], "SyntaxError", "{thrown:#}");
     let page = Path::new(FIXTURES).join("invisible/page.html");
     assert_eq!(seen, seen_without_tracer(&browser, &page));
 }

@@ -309,6 +309,7 @@ fn config(
         .collect();
     let mut config = json!({
         "tags": tags,
+        "keysComputedBy": &crate::conformance::contract::KEYS_COMPUTED_BY[..],
         "markNested": mark_nested,
         "readOnly": read_only,
         "knownMembers": known_members,

@@ -390,11 +390,21 @@ impl Builder {
         // Last occurrence first: of a name written twice, only the last counts, as for every
         // reader of the line.
         let mut done = 0u32;
+        // Whether the value's own keys are the environment's to compute (not sampled), asked
+        // once, at the line's first key list.
+        let mut computed = None;
         for (name, text) in event.fields.named_texts_last_first() {
             let Some(d) = dimension_index(name) else {
                 continue;
             };
             if done & (1 << d) != 0 {
+                continue;
+            }
+            if KEY_LISTS.contains(&name)
+                && *computed.get_or_insert_with(|| {
+                    event.raw_field("prototypeChain").is_some_and(keys_computed)
+                })
+            {
                 continue;
             }
             done |= 1 << d;

@@ -49,6 +49,71 @@ pub const DIMENSIONS: [&str; 16] = [
     "sideEffect",
 ];
 
+/// The interfaces whose objects have indexed or named properties (WebIDL's legacy platform
+/// objects, as Chromium exposes them): their own keys are computed by the environment's code, which
+/// jsdom and happy-dom run as a `Proxy`'s traps, and running those is not invisible to the page
+/// (happy-dom's `ownKeys` of a `<select>` caches its option list: an option appended next is not
+/// selected). The probe does not list the own keys of a value whose prototype chain holds one of
+/// them, in the browser or in an environment, and a contract built from a trace that has them
+/// leaves them out ([`keys_computed`]): not sampled, on either side.
+pub const KEYS_COMPUTED_BY: [&str; 40] = [
+    "HTMLCollection",
+    "HTMLAllCollection",
+    "HTMLFormControlsCollection",
+    "HTMLOptionsCollection",
+    "NodeList",
+    "RadioNodeList",
+    "NamedNodeMap",
+    "DOMTokenList",
+    "DOMStringList",
+    "DOMStringMap",
+    "Storage",
+    "CSSStyleDeclaration",
+    "CSSRuleList",
+    "StyleSheetList",
+    "MediaList",
+    "FileList",
+    "DataTransferItemList",
+    "DOMRectList",
+    "HTMLFormElement",
+    "HTMLSelectElement",
+    "PluginArray",
+    "Plugin",
+    "MimeTypeArray",
+    "TouchList",
+    "SVGLengthList",
+    "SVGNumberList",
+    "SVGPointList",
+    "SVGStringList",
+    "SVGTransformList",
+    "TextTrackList",
+    "TextTrackCueList",
+    "AudioTrackList",
+    "VideoTrackList",
+    "SourceBufferList",
+    "CSSNumericArray",
+    "CSSTransformValue",
+    "CSSUnparsedValue",
+    "SpeechRecognitionResultList",
+    "SpeechRecognitionResult",
+    "SpeechGrammarList",
+];
+
+/// The dimensions that list a value's own keys.
+pub const KEY_LISTS: [&str; 4] = ["keys", "ownNames", "ownSymbols", "ownKeys"];
+
+/// Whether a `prototypeChain` (the field's JSON text: an array of names) holds an interface of
+/// [`KEYS_COMPUTED_BY`], whose objects' own keys are not sampled.
+pub fn keys_computed(chain: &str) -> bool {
+    let names: Vec<String> = match serde_json::from_str(chain) {
+        Ok(names) => names,
+        Err(_) => return false,
+    };
+    names
+        .iter()
+        .any(|name| KEYS_COMPUTED_BY.contains(&name.as_str()))
+}
+
 /// The index of a dimension in [`DIMENSIONS`] (a `match`: this runs for every field of every line).
 fn dimension_index(name: &str) -> Option<usize> {
     Some(match name {

@@ -151,3 +151,42 @@ fn policy_lowers_only_untagged_stateless_items() {
     assert_eq!(c.items[0].priority, "P2");
     assert_eq!(c.items[2].priority, "P0");
 }
+
+/// The own keys of a collection (an interface with indexed or named properties) are not sampled:
+/// a trace that has them (an older recording) gives a contract without them; another value's
+/// own keys are kept.
+#[test]
+fn a_collection_s_own_keys_are_left_out_of_the_contract() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = concat!(
+        r#"{"type":"header","schema":"tracer-trace/v1","baselineId":"b1"}"#,
+        "\n",
+        r#"{"type":"access","seq":1,"api":"navigator.plugins","accessType":"get","realm":"main","receiver":"Navigator","phase":"init","prototypeChain":["PluginArray","Object"],"keys":["0","1"],"ownKeys":["0","1"],"ownNames":["0","1"],"ownSymbols":[],"brand":"[object PluginArray]"}"#,
+        "\n",
+        r#"{"type":"access","seq":2,"api":"navigator.connection","accessType":"get","realm":"main","receiver":"Navigator","phase":"init","prototypeChain":["NetworkInformation","EventTarget","Object"],"keys":[],"ownSymbols":[]}"#,
+        "\n",
+    );
+    let c = build(dir.path(), trace);
+    let plugins = c
+        .items
+        .iter()
+        .find(|i| i.api == "navigator.plugins")
+        .unwrap();
+    for dimension in KEY_LISTS {
+        assert!(!plugins.expected.contains_key(dimension), "{plugins:?}");
+    }
+    assert_eq!(
+        plugins.expected["brand"],
+        [Value::from("[object PluginArray]")]
+    );
+    let connection = c
+        .items
+        .iter()
+        .find(|i| i.api == "navigator.connection")
+        .unwrap();
+    assert_eq!(connection.expected["keys"], [Value::Array(vec![])]);
+    assert!(keys_computed(r#"["RadioNodeList","NodeList","Object"]"#));
+    assert!(!keys_computed(
+        r#"["HTMLDivElement","HTMLElement","Element","Node","EventTarget","Object"]"#
+    ));
+}

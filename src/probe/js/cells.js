@@ -367,6 +367,10 @@ function restack(error, above) {
       if (apply(strIndexOf, lines[i], [atPrefix]) !== 0) continue;
       if (apply(strIndexOf, lines[i], [config.ownUrl]) < 0) return false;
       apply(captureStack, ErrorC, [error, above]);
+      // Formatted now, while the probe reads nothing as the page's: formatting a DOMException's
+      // stack reads its `name` and `message` through their (wrapped) getters.
+      const again = gopd(error, "stack");
+      if (again && typeof again.get === "function") apply(again.get, error, []);
       return true;
     }
   } catch (_) {
@@ -418,7 +422,10 @@ const foreignFunctionProtos = [];
 
 // Calls the watched function for `trap`'s access, as the page called it: what it returned, and
 // whether it threw (`calledThrew`, `calledError`, read at once by the caller: no object is made per
-// call). An error it threw has the probe's frames taken out of its stack.
+// call). An error it threw has the probe's frames taken out of its stack: that runs no access of
+// the page's (formatting a DOMException's stack reads its wrapped `name` and `message`, whose
+// traps would record the probe's own reads and, calling this function again, reset what the
+// first call found: the error would be swallowed), and what it found is set after it.
 let calledThrew = false;
 let calledError;
 function callWatched(trap, target, thisArg, args) {
@@ -428,9 +435,14 @@ function callWatched(trap, target, thisArg, args) {
   try {
     return apply(target, thisArg, args);
   } catch (e) {
+    busy++;
+    try {
+      if (!restack(e, trap)) cleanStack(e);
+    } finally {
+      busy--;
+    }
     calledThrew = true;
     calledError = e;
-    if (!restack(e, trap)) cleanStack(e);
     return undefined;
   } finally {
     inside--;

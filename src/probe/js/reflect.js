@@ -538,16 +538,48 @@ function tracerReflect(g, options) {
     return out;
   }
 
+  // The interfaces whose objects have indexed or named properties (`opts.keysComputedBy`, the
+  // tool's `contract::KEYS_COMPUTED_BY`): their own keys are computed by the environment's code,
+  // which jsdom and happy-dom run as a Proxy's traps, and running them is not invisible (happy-dom's
+  // `ownKeys` of a `<select>` caches its option list, and an option appended next is then not
+  // selected). Their own-key lists are not measured, in the browser or in an environment: absent,
+  // not sampled.
+  const INDEXED_OR_NAMED = O.create(null);
+  const indexedOrNamed = isArray(opts.keysComputedBy) ? opts.keysComputedBy : [];
+  for (let i = 0; i < indexedOrNamed.length; i++) INDEXED_OR_NAMED[indexedOrNamed[i]] = true;
+  function keysComputed(chain) {
+    for (let i = 0; i < chain.length; i++) if (INDEXED_OR_NAMED[chain[i]] === true) return true;
+    return false;
+  }
+  // Such an object's brand, as `Object.prototype.toString` gives it, without asking the object
+  // for its `Symbol.toStringTag` (a Proxy's `get` trap: happy-dom's binds the member it is asked
+  // for onto the object, an own property the page would then see): the tag is looked up along the
+  // chain from its prototype, a getter called on the object as the lookup would.
+  function brandOfComputed(value) {
+    try {
+      for (let p = getProto(value), i = 0; p !== null && i < 64; p = getProto(p), i++) {
+        const d = gopd(p, toStringTag);
+        if (d === undefined) continue;
+        const tag = "get" in d ? (typeof d.get === "function" ? apply(d.get, value, []) : undefined) : d.value;
+        return "[object " + (typeof tag === "string" ? tag : "Object") + "]";
+      }
+    } catch (_) {
+      return "[object Unknown]";
+    }
+    return "[object Object]";
+  }
+
   // The value facts: brand, constructor name, instanceof, prototype chain, and the own-key lists
-  // of objects and functions.
+  // of objects and functions (but those whose keys the environment computes, above).
   function measureValue(value, out) {
     const facts = out || {};
-    facts.brand = brandOf(value);
-    facts.constructorName = constructorNameOf(value);
     const chain = chainOf(value);
+    const computed = value !== null && typeof value === "object" && keysComputed(chain);
+    facts.brand = computed ? brandOfComputed(value) : brandOf(value);
+    facts.constructorName = constructorNameOf(value);
     facts.prototypeChain = chain;
     facts.instanceOf = instanceOfNames(value, chain);
-    if (value !== null && (typeof value === "object" || typeof value === "function")) {
+    if (value !== null && (typeof value === "object" || typeof value === "function") && !computed) {
       const lists = keyLists(value);
       facts.keys = lists.keys;
       facts.ownNames = lists.ownNames;

@@ -78,6 +78,7 @@ const M = tracerReflect(g, {
   // In an environment under audit: such a record leaves brief (see `environmentsOwn`).
   probeNearest: typeof config.environmentUrls === "object" && config.environmentUrls !== null,
   idPrefix: "o",
+  keysComputedBy: config.keysComputedBy,
   pinGlobalError: config.pinGlobalError === true,
 });
 
