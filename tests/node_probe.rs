@@ -1209,3 +1209,56 @@ fn what_the_page_computes_in_jsdom_and_happy_dom_is_the_same_under_the_probe() {
         );
     }
 }
+
+/// A member read on another interface than any the reference read it on, and defined elsewhere
+/// (jsdom's `style.top`, on `CSSStyleDeclaration.prototype`, where Chromium holds a style's
+/// properties as its own and the reference recorded only `DOMRectReadOnly.prototype.top`), is not
+/// that item's: it was once matched to it, and the rectangle's item had four false findings
+/// (receiver, owner, value) while the style's read was not reported.
+#[test]
+fn a_member_of_an_unrelated_interface_is_not_the_only_item_with_its_name() {
+    let trace = [
+        HEADER.to_owned(),
+        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"DOMRectReadOnly.prototype.top","accessType":"get","receiver":"DOMRect","owner":"DOMRectReadOnly.prototype","returnValue":45,"stack":[{"url":"https://a.test/js/app.js","line":1,"column":12,"functionName":""}]}"#.to_owned(),
+    ]
+    .join("\n")
+        + "\n";
+    let case = Tracer::new()
+        .file("case/ruyi-trace/logs/current.ndjson", trace)
+        .file(
+            "case/result/final.js",
+            "class DOMRectReadOnly { get top() { return 45; } }\n\
+             class DOMRect extends DOMRectReadOnly {}\n\
+             class CSSStyleDeclaration { get top() { return '1%'; } }\n\
+             Object.assign(globalThis, { DOMRectReadOnly, DOMRect, CSSStyleDeclaration });\n\
+             globalThis.page = { rect: new DOMRect(), style: new CSSStyleDeclaration() };\n\
+             require('../page/app.js');\n",
+        )
+        .file(
+            "case/page/app.js",
+            "var out = [page.rect.top, page.style.top];\nconsole.log(JSON.stringify(out));\n",
+        );
+    let out = audited_as_under_plain_node(case);
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    let blocking: Vec<(String, String)> = diff["blocking"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["code"].as_str().unwrap().to_owned(),
+                f["message"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        blocking,
+        [(
+            "UNCLASSIFIED_HOST_API".to_owned(),
+            "the runtime reached CSSStyleDeclaration.prototype.top (get), which the trace never recorded".to_owned()
+        )],
+        "{}",
+        out.dump()
+    );
+    assert_eq!(diff["counts"]["observed"], 1, "{diff:#}");
+}

@@ -5,7 +5,8 @@
 //!   `api`: `length` for `navigator.plugins.length` and `PluginArray.prototype.length`, the
 //!   constructor for a `construct`) and its access type. A receiver that differs from every
 //!   reference access of that key (jsdom's plain `Element` for Chromium's `MathMLElement`) is
-//!   matched on the rest: the receiver whose path is spelled the same, else the only one; where
+//!   matched on the rest: the receiver whose path is spelled the same, else the only one if the
+//!   property is defined where it was there (its owner); where
 //!   several receivers' items share the path, the one this receiver's values name most often over
 //!   the whole recording (a primitive value that only one receiver's items gave: `"math"` for a
 //!   `nodeName`), else the one whose value the access gave, else the only receiver left that the
@@ -301,11 +302,31 @@ impl<'c> Matcher<'c> {
             })
             .collect();
         match (same_path.len(), groups.len()) {
-            (0, 1) => Receivers::One(groups[0]),
+            // Another path and another receiver: the same thing only where the property is
+            // defined where the reference's was (jsdom's `style.top` on `CSSStyleDeclaration` is
+            // not the reference's `DOMRectReadOnly.prototype.top`, the only `top` it read).
+            (0, 1) if self.same_owner(event, groups[0]) => Receivers::One(groups[0]),
             (0, _) => Receivers::None,
             (1, _) => Receivers::One(same_path[0]),
             _ => Receivers::Several(same_path),
         }
+    }
+
+    /// Whether the access's property is defined where one of the group's items had it (its
+    /// `owner`, as the environment measured it).
+    fn same_owner(&self, event: &AccessLine, group: usize) -> bool {
+        let Some(owner) = event
+            .raw_field("owner")
+            .and_then(|text| serde_json::from_str::<Value>(text).ok())
+        else {
+            return false;
+        };
+        self.groups[group].items.iter().any(|&i| {
+            self.contract.items[i]
+                .expected
+                .get("owner")
+                .is_some_and(|owners| owners.contains(&owner))
+        })
     }
 
     /// The `candidates` whose items gave the value the access gave: a primitive (an object's
