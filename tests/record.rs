@@ -159,6 +159,40 @@ fn a_missing_browser_is_exit_4_with_the_install_hint() {
     );
 }
 
+/// A page that never loads (nothing listens on its loopback port) is exit 4, and leaves the trace
+/// recorded before it as it was and no half-written one (it once left a trace of its header
+/// alone in the earlier one's place, which `contract build` took as a page that touched nothing).
+#[test]
+fn a_page_that_never_loads_leaves_the_earlier_trace_and_no_half_written_one() {
+    let Some(browser) = chromium_or_skip("a_page_that_never_loads_leaves_the_earlier_trace") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("case/ruyi-trace/logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    let earlier = "{\"type\":\"header\",\"schema\":\"tracer-trace/v1\",\"baselineId\":\"b1\"}\n";
+    std::fs::write(logs.join("current.ndjson"), earlier).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/page.html");
+    let output = record_with(dir.path(), &browser.to_string_lossy(), &[&url]);
+    assert_eq!(output.status.code(), Some(4), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("ERR_CONNECTION_REFUSED"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(logs.join("current.ndjson")).unwrap(),
+        earlier
+    );
+    let left: Vec<_> = std::fs::read_dir(&logs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["current.ndjson"]);
+}
+
 /// The probe's reflection code runs in Node unchanged (the audit measures the Node side with it).
 #[test]
 fn reflect_js_measures_in_node() {

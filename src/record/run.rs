@@ -1,7 +1,8 @@
 //! A recording (what `tracer record` does): resolve what to record (a page file, a loopback URL, or a bare script in a
 //! blank page), start Chromium, stream the probe's records into
-//! `CASE/ruyi-trace/logs/current.ndjson`, stop the browser, and report. The trace file is created
-//! only once the browser is up, so a failed start leaves an earlier trace in place.
+//! `CASE/ruyi-trace/logs/current.ndjson`, stop the browser, and report. The trace is written beside
+//! it and takes its place only once the recording has ended with a trace to keep, so a failed
+//! recording leaves an earlier trace in place and no half-written one.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -119,8 +120,9 @@ pub fn record(request: &Request, styles: &Styles) -> Result<u8> {
         .duration_since(UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64() * 1000.0);
     let stamp = humantime::format_rfc3339_seconds(started_at).to_string();
+    let partial = Partial::new(&trace_path);
     let mut writer = TraceWriter::create(
-        &trace_path,
+        &partial.path,
         &HeaderInfo {
             baseline_id: &args.baseline_id,
             runtime: "chromium",
@@ -147,8 +149,8 @@ pub fn record(request: &Request, styles: &Styles) -> Result<u8> {
 
     let unknown = unknown_names(&watch.asked, &report.installs);
     if !unknown.is_empty() {
-        // A trace without what was asked for would be taken for the one asked for.
-        let _ = std::fs::remove_file(&trace_path);
+        // A trace without what was asked for would be taken for the one asked for (the partial
+        // trace is removed when `partial` goes).
         let realms = realm_list(&report.realms);
         let names: Vec<String> = unknown
             .iter()
@@ -168,6 +170,8 @@ pub fn record(request: &Request, styles: &Styles) -> Result<u8> {
         ))
         .into());
     }
+
+    partial.keep_as(&trace_path)?;
 
     if !args.quiet {
         let mut err = std::io::stderr().lock();
@@ -216,6 +220,47 @@ pub fn record(request: &Request, styles: &Styles) -> Result<u8> {
         Ending::Signalled(signal) => exit::for_signal(signal),
         Ending::PageGone | Ending::BrowserGone => exit::CANNOT_TRACE,
     })
+}
+
+/// The trace while it is written: a file of its own beside the trace, put in the trace's place
+/// once the recording has ended with a trace to keep, else removed when this goes, so that a
+/// failed recording (a page that never loaded) leaves no half-written trace and an earlier trace
+/// in place.
+struct Partial {
+    path: PathBuf,
+    kept: bool,
+}
+
+impl Partial {
+    fn new(trace: &Path) -> Partial {
+        let mut name = trace.file_name().unwrap_or_default().to_owned();
+        name.push(".partial");
+        Partial {
+            path: trace.with_file_name(name),
+            kept: false,
+        }
+    }
+
+    /// Puts the written trace in `trace`'s place.
+    fn keep_as(mut self, trace: &Path) -> Result<()> {
+        std::fs::rename(&self.path, trace).with_context(|| {
+            format!(
+                "moving the trace from {} to {}",
+                self.path.display(),
+                trace.display()
+            )
+        })?;
+        self.kept = true;
+        Ok(())
+    }
+}
+
+impl Drop for Partial {
+    fn drop(&mut self) {
+        if !self.kept {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
 }
 
 /// The names of `asked` that every realm reported naming nothing there (none when no realm
