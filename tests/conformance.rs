@@ -977,3 +977,42 @@ fn the_depth_contract_build_accepts_is_the_depth_the_check_reads() {
         refused.stderr
     );
 }
+
+/// A trace without an access (a page whose script never ran, a recording that failed) makes a
+/// contract without items: `contract build` warns, and the check never calls it `matched`,
+/// whatever the environment did (it once said "matched: 0 of 0 items" and exited 0).
+#[test]
+fn a_contract_without_items_is_never_matched() {
+    let case = Case::new();
+    std::fs::create_dir_all(case.path("ruyi-trace/logs")).unwrap();
+    std::fs::write(
+        case.path("ruyi-trace/logs/current.ndjson"),
+        "{\"type\":\"header\",\"schema\":\"tracer-trace/v1\",\"baselineId\":\"b1\"}\n",
+    )
+    .unwrap();
+    let run = case.build(&["-q"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("the trace has no access lines"),
+        "{}",
+        run.stderr
+    );
+    let audit = case.tracer(&[
+        "audit",
+        "--case-dir",
+        "case",
+        "--entry",
+        "case/result/final.js",
+    ]);
+    assert_eq!(audit.code, 3, "{}", audit.stderr);
+    let (code, diff, _) = case.check();
+    assert_eq!(code, 3);
+    assert!(!diff.matched);
+    assert_eq!(diff.codes(), ["EMPTY_CONTRACT"], "{diff:#?}");
+    assert!(
+        diff.finding("EMPTY_CONTRACT")
+            .message
+            .contains("ruyi-trace/logs/current.ndjson"),
+        "{diff:#?}"
+    );
+}

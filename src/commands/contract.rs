@@ -121,5 +121,13 @@ pub fn build(args: ContractBuildArgs, global: &GlobalArgs, styles: &Styles) -> R
             );
         }
     }
+    if contract.items.is_empty() {
+        // Said even with -q: the check will refuse this contract (EMPTY_CONTRACT).
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "{} the trace has no access lines: the contract has no items, and `tracer check` compares nothing against it (EMPTY_CONTRACT); record the page running the script again",
+            styles.warning.style("warning:")
+        );
+    }
     Ok(exit::SUCCESS)
 }

@@ -75,6 +75,7 @@ pub mod code {
     pub const UNCLASSIFIED_HOST_API: &str = "UNCLASSIFIED_HOST_API";
     pub const NODE_LEAK: &str = "NODE_LEAK";
     pub const DYNAMIC_BRANCH: &str = "DYNAMIC_BRANCH";
+    pub const EMPTY_CONTRACT: &str = "EMPTY_CONTRACT";
 }
 
 /// One hash or id as the contract has it, as the audit has it, and as computed from disk now.
@@ -279,6 +280,19 @@ pub fn check(case_dir: &Path, label: &str) -> Outcome {
                 });
             }
         }
+    }
+    // Nothing to compare is no conformance: a trace without an access (a page whose script never
+    // ran, a recording that failed) would otherwise be `matched` by whatever the environment did.
+    if let Some(c) = contract.as_ref().filter(|c| c.items.is_empty()) {
+        let traces: Vec<&str> = c.traces.iter().map(|t| t.path.as_str()).collect();
+        st.block(Finding::new(
+            code::EMPTY_CONTRACT,
+            format!(
+                "the contract has no items: its trace ({}) recorded no access of the page's, so nothing could be compared",
+                traces.join(", ")
+            ),
+            "record the page running the script again (`tracer record`), check that the trace has access lines, then `tracer contract build`",
+        ));
     }
     let mut requests = RequestsReport::default();
     if let (Some(c), Some(a)) = (&contract, &audit) {
