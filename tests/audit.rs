@@ -245,6 +245,52 @@ fn an_entry_that_fails_after_the_script_is_named_as_a_risk() {
     );
 }
 
+/// An entry that fails before it makes a window: every item is not reached because of it, one
+/// group of the work list that names how the entry ended (it was once "the environment lacks a
+/// `main` realm: provide it", for each item).
+#[test]
+fn an_entry_that_fails_before_making_a_window_is_why_nothing_was_reached() {
+    let tracer = case(&[(
+        "result/final.js",
+        "function setup() { throw new Error('config missing: PAGE_URL'); }\n\
+         setup();\n\
+         const vm = require('vm');\n\
+         vm.createContext({});\n"
+            .to_owned(),
+    )]);
+    let out = audit(tracer, "case/result/final.js");
+    out.assert_code(3);
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    let missing: Vec<&Value> = diff["blocking"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "MISSING_OBSERVATION")
+        .collect();
+    assert!(!missing.is_empty(), "{diff:#}");
+    for f in &missing {
+        assert_eq!(f["cause"], "not-reached", "{f:#}");
+        assert!(
+            f["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("the entry exited with code 1 (Error: config missing: PAGE_URL at result/final.js:1:26)"),
+            "{f:#}"
+        );
+    }
+    let titles: Vec<&str> = diff["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["title"].as_str().unwrap())
+        .collect();
+    assert!(
+        titles.contains(&"not reached: the entry exited with code 1 (Error: config missing: PAGE_URL at result/final.js:1:26) before the script ran"),
+        "{titles:#?}"
+    );
+    assert!(!titles.iter().any(|t| t.contains("lacks")), "{titles:#?}");
+}
+
 /// A Python entry that fails after writing its observations: its traceback still reaches the
 /// user's terminal, and the audit names the exception (redacted as a Node entry's evidence is) and
 /// the line it was raised at.

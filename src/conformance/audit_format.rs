@@ -214,6 +214,25 @@ pub struct EntryFailure {
     pub column: Option<u32>,
 }
 
+impl Audit {
+    /// How the entry ended when it did not end well (`exited with code 1 (Error: … at
+    /// result/final.js:2:26)`), else `None`; an audit that records no exit code (a hand-made one)
+    /// says nothing either way, and an exit without a place says no more than the code does.
+    pub fn entry_ended(&self) -> Option<String> {
+        let how = self
+            .entry_failure
+            .as_ref()
+            .filter(|f| f.kind != "exit" || f.file.is_some())
+            .map(|f| f.describe());
+        match (self.exit_code, &how) {
+            (Some(0), _) | (None, None) => None,
+            (Some(code), Some(how)) => Some(format!("exited with code {code} ({how})")),
+            (Some(code), None) => Some(format!("exited with code {code}")),
+            (None, Some(how)) => Some(format!("failed ({how})")),
+        }
+    }
+}
+
 impl EntryFailure {
     /// `Error: boom at result/final.js:12:5`.
     pub fn describe(&self) -> String {

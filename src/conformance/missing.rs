@@ -13,6 +13,9 @@
 //!   order), the closest value before that which differed between them, and the last item before
 //!   it the environment lacks.
 //!
+//! Where the entry failed and the environment made no realm of the item's kind, the item is
+//! [`NOT_REACHED`] with how the entry ended as its divergence.
+//!
 //! An audit without the tool's recording (an entry's own observations only) has no cause.
 
 use serde_json::{Value, json};
@@ -51,6 +54,8 @@ pub struct Progress {
     /// The last item the environment lacks (whether the script went there is not known: the
     /// probe has nothing to watch where a path does not resolve).
     pub last_lacking: Option<Reached>,
+    /// How the entry ended, when it did not end well (see `Audit::entry_ended`).
+    pub entry_ended: Option<String>,
 }
 
 /// The interface (or singleton) an api path's member belongs to: `MimeType` for
@@ -121,6 +126,23 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
             .filter(|r| !r.is_default && r.probed_before.is_none())
             .map(|r| r.name.as_str())
             .collect();
+        if let (true, Some(ended)) = (unprobed.is_empty(), &progress.entry_ended) {
+            // No such realm, and the entry failed: whether it would have made one is not known,
+            // but the script never ran where the browser reached the item.
+            return Explanation {
+                cause: NOT_REACHED,
+                message: format!(
+                    "the entry {ended}, and the environment made no `{}` realm: the script never ran where the browser reached {} ({})",
+                    item.realm, item.api, item.access_type
+                ),
+                action:
+                    "make the entry finish with exit code 0 (see ENTRY_FAILED), then audit again"
+                        .into(),
+                divergence: Some(json!({ "entryEnded": ended })),
+                follows: Vec::new(),
+                lacks: None,
+            };
+        }
         if unprobed.is_empty() {
             // Every realm the environment made was probed, and none is of this kind: the
             // environment has no such realm (a frame it never made a window for).
@@ -386,6 +408,7 @@ mod tests {
                 differed("HTMLCanvasElement.prototype.getContext"),
             ],
             last_lacking: None,
+            entry_ended: None,
         };
         let why = explain(
             &item("MimeType.prototype.description", "get"),
@@ -467,6 +490,7 @@ mod tests {
                 observed: json!([null]),
             }],
             last_lacking: None,
+            entry_ended: None,
         };
         let why = explain(&item("x.y", "call"), &recording(&[], &[]), &progress);
         assert_eq!(why.cause, NOT_REACHED);
@@ -493,6 +517,7 @@ mod tests {
             last_reached: Some(at("Document.prototype.createElement")),
             differences: vec![differed("Node.prototype.ownerDocument")],
             last_lacking: Some(at("trustedTypes")),
+            entry_ended: None,
         };
         let why = explain(&item("x.y", "call"), &recording(&[], &[]), &progress);
         assert!(
@@ -508,6 +533,7 @@ mod tests {
             last_reached: None,
             differences: Vec::new(),
             last_lacking: Some(at("trustedTypes")),
+            entry_ended: None,
         };
         let why = explain(&item("x.y", "call"), &recording(&[], &[]), &progress);
         let d = why.divergence.unwrap();

@@ -125,6 +125,20 @@ fn classify(f: &Finding, leaked: &HashMap<String, usize>) -> (String, String, St
                 .map(|x| (x, "differed"))
                 .or_else(|| d.get("lastReached").map(|x| (x, "lastReached")))
         });
+        if let Some(ended) = f
+            .divergence
+            .as_ref()
+            .and_then(|d| d.get("entryEnded"))
+            .and_then(Value::as_str)
+        {
+            return (
+                "divergence\tentry".into(),
+                "divergence".into(),
+                format!("not reached: the entry {ended} before the script ran"),
+                "make the entry finish with exit code 0 (see ENTRY_FAILED), then audit again"
+                    .into(),
+            );
+        }
         let (key, title, action) = match at {
             Some((x, "differed")) => {
                 let api = x["api"].as_str().unwrap_or("");

@@ -241,7 +241,10 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
         }
     }
     let mut observed = 0;
-    let mut progress = missing::Progress::default();
+    let mut progress = missing::Progress {
+        entry_ended: a.entry_ended(),
+        ..missing::Progress::default()
+    };
     for item in &c.items {
         let blocking_item = item.priority != "P2";
         let Some(observations) = by_id.get(&item.id) else {

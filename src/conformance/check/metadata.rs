@@ -105,21 +105,8 @@ pub(super) fn check_audit_metadata(
         st.risks.push(f);
     }
     // An entry that failed may have been cut short after the last item the contract asks for:
-    // the verdict stands on what was observed, with that named. An audit that records no exit
-    // code (a hand-made one) says nothing either way.
-    // An exit without a place says no more than the code does.
-    let how = a
-        .entry_failure
-        .as_ref()
-        .filter(|f| f.kind != "exit" || f.file.is_some())
-        .map(|f| f.describe());
-    let ended = match (a.exit_code, &how) {
-        (Some(0), _) | (None, None) => None,
-        (Some(code), Some(how)) => Some(format!("exited with code {code} ({how})")),
-        (Some(code), None) => Some(format!("exited with code {code}")),
-        (None, Some(how)) => Some(format!("failed ({how})")),
-    };
-    if let Some(ended) = ended {
+    // the verdict stands on what was observed, with that named.
+    if let Some(ended) = a.entry_ended() {
         let mut f = Finding::new(
             code::ENTRY_FAILED,
             format!(
