@@ -107,16 +107,22 @@ fn classify(f: &Finding, leaked: &HashMap<String, usize>) -> (String, String, St
     if let Some(lacking) = &f.lacks {
         // The interface the lacking part belongs to (the lacking interface itself, or the
         // interface of a lacking member).
-        let owner = if lacking == api {
-            owner_of(api)
-        } else {
-            lacking.as_str()
-        };
+        if lacking == api {
+            // A member lacking where its interface is there (happy-dom's `HTMLElement` without
+            // `offsetParent`): the title must not say the interface is.
+            let owner = owner_of(api);
+            return (
+                format!("lacks-members\t{owner}"),
+                "lacks".into(),
+                format!("the environment's {owner} lacks members the browser has: provide them"),
+                format!("provide the members below on {owner}, as the browser does"),
+            );
+        }
         return (
-            format!("lacks\t{owner}"),
+            format!("lacks\t{lacking}"),
             "lacks".into(),
-            format!("the environment lacks {owner}: provide it"),
-            format!("provide {owner} with the members below, as the browser does"),
+            format!("the environment lacks {lacking}: provide it"),
+            format!("provide {lacking} with the members below, as the browser does"),
         );
     }
     if f.cause.as_deref() == Some(missing::NOT_REACHED) {
@@ -367,9 +373,25 @@ mod tests {
             f.lacks = Some("CanvasRenderingContext2D".into());
             blocking.push(f);
         }
+        // A member the environment lacks on an interface it has is said as such, apart.
+        let mut member = finding(
+            "HTMLElement.prototype.offsetParent",
+            "",
+            json!(null),
+            json!(null),
+        );
+        member.code = "MISSING_OBSERVATION".into();
+        member.dimension = None;
+        member.cause = Some(missing::ENVIRONMENT_LACKS.into());
+        member.lacks = Some("HTMLElement.prototype.offsetParent".into());
         let groups = groups(&blocking);
         assert_eq!(groups.len(), 2);
         assert!(groups.iter().all(|g| g.count == 2));
+        let with_member = super::groups(&[member]);
+        assert_eq!(
+            with_member[0].title,
+            "the environment's HTMLElement lacks members the browser has: provide them"
+        );
         let lacks = groups.iter().find(|g| g.kind == "lacks").unwrap();
         assert!(
             lacks.title.contains("CanvasRenderingContext2D"),
