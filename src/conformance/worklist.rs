@@ -102,8 +102,8 @@ fn added_keys(f: &Finding) -> Option<Vec<String>> {
 fn classify(f: &Finding, leaked: &HashMap<String, usize>) -> (String, String, String, String) {
     let api = f.api.as_deref().unwrap_or("");
     let dim = f.dimension.as_deref().unwrap_or("");
-    let expected = f.expected.clone().unwrap_or(Value::Null);
-    let observed = f.observed.clone().unwrap_or(Value::Null);
+    let expected = without_ids(f.expected.as_ref());
+    let observed = without_ids(f.observed.as_ref());
     if let Some(lacking) = &f.lacks {
         // The interface the lacking part belongs to (the lacking interface itself, or the
         // interface of a lacking member).
@@ -252,8 +252,8 @@ pub fn groups(blocking: &[Finding]) -> Vec<Group> {
                         title,
                         count: 0,
                         items: Vec::new(),
-                        expected: f.expected.clone(),
-                        observed: f.observed.clone(),
+                        expected: f.expected.as_ref().map(|v| without_ids(Some(v))),
+                        observed: f.observed.as_ref().map(|v| without_ids(Some(v))),
                         action,
                     },
                 ));
@@ -262,7 +262,7 @@ pub fn groups(blocking: &[Finding]) -> Vec<Group> {
         };
         let group = &mut out[position].1;
         group.count += 1;
-        if group.observed != f.observed {
+        if group.observed != f.observed.as_ref().map(|v| without_ids(Some(v))) {
             group.observed = None;
         }
         if !item.is_empty() && !group.items.contains(&item) {
@@ -283,6 +283,22 @@ pub fn groups(blocking: &[Finding]) -> Vec<Group> {
         }
     }
     groups
+}
+
+/// `value` (null when absent) without the `id` of its objects (`{"$object": "Document", "id":
+/// "o51"}`): a run's own numbering, which one difference must not split into groups by.
+fn without_ids(value: Option<&Value>) -> Value {
+    match value {
+        None => Value::Null,
+        Some(Value::Array(items)) => items.iter().map(|v| without_ids(Some(v))).collect(),
+        Some(Value::Object(map)) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| !(k.as_str() == "id" && map.contains_key("$object")))
+                .map(|(k, v)| (k.clone(), without_ids(Some(v))))
+                .collect(),
+        ),
+        Some(other) => other.clone(),
+    }
 }
 
 /// A value in at most 80 characters.
@@ -384,9 +400,23 @@ mod tests {
         member.dimension = None;
         member.cause = Some(missing::ENVIRONMENT_LACKS.into());
         member.lacks = Some("HTMLElement.prototype.offsetParent".into());
+        // One difference of object values is one group, whatever the objects' ids.
+        blocking.extend(["o51", "o44"].map(|id| {
+            finding(
+                "Document.prototype.implementation",
+                "returnValue",
+                json!([{"$object": "HTMLDocument", "id": id}]),
+                json!([{"$object": "Document", "id": id}]),
+            )
+        }));
         let groups = groups(&blocking);
-        assert_eq!(groups.len(), 2);
+        assert_eq!(groups.len(), 3, "{groups:#?}");
         assert!(groups.iter().all(|g| g.count == 2));
+        assert!(
+            groups.iter().any(|g| g.title
+                == r#"returnValue differs the same way (expected [{"$object":"HTMLDocument"}], here [{"$object":"Document"}])"#),
+            "{groups:#?}"
+        );
         let with_member = super::groups(&[member]);
         assert_eq!(
             with_member[0].title,
