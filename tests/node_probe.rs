@@ -1214,7 +1214,8 @@ fn what_the_page_computes_in_jsdom_and_happy_dom_is_the_same_under_the_probe() {
 /// (jsdom's `style.top`, on `CSSStyleDeclaration.prototype`, where Chromium holds a style's
 /// properties as its own and the reference recorded only `DOMRectReadOnly.prototype.top`), is not
 /// that item's: it was once matched to it, and the rectangle's item had four false findings
-/// (receiver, owner, value) while the style's read was not reported.
+/// (receiver, owner, value) while the style's read was not reported. The style's read is said to
+/// be one the trace could not have had.
 #[test]
 fn a_member_of_an_unrelated_interface_is_not_the_only_item_with_its_name() {
     let trace = [
@@ -1255,7 +1256,7 @@ fn a_member_of_an_unrelated_interface_is_not_the_only_item_with_its_name() {
         blocking,
         [(
             "UNCLASSIFIED_HOST_API".to_owned(),
-            "the runtime reached CSSStyleDeclaration.prototype.top (get), which the trace never recorded".to_owned()
+            "the runtime reached CSSStyleDeclaration.prototype.top (get), which the trace could not have recorded: Chromium holds a style's CSS properties as named properties of each CSSStyleDeclaration, where the recorder cannot watch them; if the script reaches it in the browser too, classify it as `dynamic-branch` in notes/trace-runtime-policy.json".to_owned()
         )],
         "{}",
         out.dump()

@@ -19,4 +19,5 @@ pub mod policy;
 pub mod raw_trace;
 pub mod requests;
 pub mod seal;
+pub mod unwatchable;
 pub mod worklist;

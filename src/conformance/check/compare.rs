@@ -2,6 +2,7 @@
 //! missing and why.
 
 use super::*;
+use crate::conformance::unwatchable;
 
 /// Whether two values say the same thing where both sampled it. Absent is "not sampled", at any
 /// depth: inside an object (a descriptor, an `Fn`, an exception), a field only one side has is
@@ -144,7 +145,6 @@ pub(super) fn node_global(api: &str) -> Option<&'static str> {
     NODE_GLOBALS.iter().copied().find(|g| *g == head)
 }
 
-/// Compares every item with its observations; returns how many items were observed.
 /// The receivers the contract has `o`'s path and access type on, in its order (at most 8 named).
 fn other_receivers(c: &Contract, o: &Observation) -> Vec<String> {
     let mut receivers: Vec<String> = Vec::new();
@@ -165,6 +165,7 @@ fn other_receivers(c: &Contract, o: &Observation) -> Vec<String> {
     receivers
 }
 
+/// Compares every item with its observations; returns how many items were observed.
 pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> usize {
     let ids: HashSet<&str> = c.items.iter().map(|i| i.id.as_str()).collect();
     let mut by_id: BTreeMap<String, Vec<&Observation>> = BTreeMap::new();
@@ -219,10 +220,18 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
                 Finding::new(
                     code::UNCLASSIFIED_HOST_API,
                     match other_receivers(c, o)[..] {
-                        [] => format!(
-                            "the runtime reached {} ({}), which the trace never recorded",
-                            o.api, o.access_type
-                        ),
+                        [] => match unwatchable::why(&o.api) {
+                            None => format!(
+                                "the runtime reached {} ({}), which the trace never recorded",
+                                o.api, o.access_type
+                            ),
+                            Some(why) => format!(
+                                "the runtime reached {} ({}), which the trace could not have recorded: {why}; if the script reaches it in the browser too, classify it as `dynamic-branch` in {}",
+                                o.api,
+                                o.access_type,
+                                policy::RELATIVE_PATH
+                            ),
+                        },
                         ref receivers => format!(
                             "the runtime reached {} ({}) on {}, which the trace never had it on: it had it on {}, and which of them this receiver stands for cannot be told from its values",
                             o.api,
