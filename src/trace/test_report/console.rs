@@ -38,11 +38,20 @@ static VITEST_CALL: LazyLock<Regex> =
 /// events placed on the track of the process that ran their file (none for the program), stamped
 /// with the time their report was printed.
 pub fn runner_console(events: &[Event], cwd: &Path, processes: &[Process]) -> Vec<Event> {
-    let lines: Vec<(&Event, String)> = events
+    // A package's lines a workspace runner relayed are read as its own; the events made keep
+    // the worker of the line as printed.
+    let relayed = super::relay::unrelayed(events);
+    let (lines, printed_by): (Vec<(&Event, String)>, Vec<Option<&String>>) = relayed
         .iter()
-        .filter(|e| e.kind == Kind::Output)
-        .filter_map(|e| Some((e, strip_ansi(e.value.as_deref()?).into_owned())))
-        .collect();
+        .zip(events)
+        .filter(|(e, _)| e.kind == Kind::Output)
+        .filter_map(|(e, original)| {
+            Some((
+                (e, strip_ansi(e.value.as_deref()?).into_owned()),
+                original.worker.as_ref(),
+            ))
+        })
+        .unzip();
     let mut mapper = Mapper::new(cwd.to_owned());
     // Which process ran each file, found once per file (it reads the whole event log).
     let mut placed: HashMap<String, Option<String>> = HashMap::new();
@@ -113,6 +122,7 @@ pub fn runner_console(events: &[Event], cwd: &Path, processes: &[Process]) -> Ve
             });
             let mut call = call_event(
                 event,
+                printed_by[at],
                 &call[2],
                 message.join("\n"),
                 "jest",
@@ -145,6 +155,7 @@ pub fn runner_console(events: &[Event], cwd: &Path, processes: &[Process]) -> Ve
             };
             let mut call = call_event(
                 event,
+                printed_by[at],
                 method,
                 message.join("\n"),
                 "vitest",
@@ -166,6 +177,7 @@ pub fn runner_console(events: &[Event], cwd: &Path, processes: &[Process]) -> Ve
 
 fn call_event(
     printed: &Event,
+    printed_by: Option<&String>,
     method: &str,
     text: String,
     runner: &str,
@@ -178,7 +190,7 @@ fn call_event(
     event.value = Some(text);
     event.worker = running(file)
         .filter(|p| p != "program")
-        .or_else(|| printed.worker.clone());
+        .or_else(|| printed_by.cloned());
     event.test_file = Some(cwd.join(file).to_string_lossy().into_owned());
     event.note = Some(format!(
         "read from {runner}'s report of {file} (output event {}): {runner} replaced the console where the test ran, so the call itself was not seen",

@@ -15,6 +15,7 @@ use crate::trace::values::strip_ansi;
 
 mod ava;
 mod console;
+mod relay;
 mod tap;
 mod text;
 
@@ -251,6 +252,7 @@ pub fn all_failed(
     cwd: &Path,
     is_own_code: &dyn Fn(&str) -> bool,
 ) -> Vec<RunnerFailure> {
+    let events = relay::unrelayed(events);
     let mut found: Vec<RunnerFailure> = Vec::new();
     let mut add = |test: RunnerFailure| {
         if !found

@@ -882,3 +882,47 @@ fn vitest_s_printed_blocks_are_read_back_as_console_calls() {
         calls[0].note
     );
 }
+
+/// `pnpm -r test` relays each package's TAP after `<package> <script>: `, announced by
+/// `<package> <script>$ <command>`, the packages' lines interleaved: each package's failed test is
+/// read from its own lines (none was read before); a line's own `Name: ` is left alone.
+#[test]
+fn a_workspace_runner_s_relayed_reports_are_read_package_by_package() {
+    let dir = workspace();
+    let events = output(&[
+        "Scope: 2 of 3 workspace projects",
+        "packages/a test$ node --test test/",
+        "packages/b test$ node --test test/",
+        "packages/b test: TAP version 13",
+        "packages/a test: TAP version 13",
+        "packages/b test: # Subtest: b greets",
+        "packages/a test: # Subtest: a adds",
+        "packages/b test: not ok 1 - b greets",
+        "packages/a test: not ok 1 - a adds",
+        "packages/b test:   ---",
+        "packages/a test:   ---",
+        "packages/b test:   error: 'b broke'",
+        "packages/a test:   error: 'a broke'",
+        "packages/b test:   ...",
+        "packages/a test:   ...",
+        "Error: not a package's line",
+        "packages/b test: Failed",
+    ]);
+    let seen: Vec<(String, String)> = all_failed(&events, u64::MAX, dir.path(), &|_| true)
+        .into_iter()
+        .map(|t| (t.name, t.message))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("b greets".to_owned(), "b broke".to_owned()),
+            ("a adds".to_owned(), "a broke".to_owned())
+        ]
+    );
+    // Nothing announced, nothing taken off.
+    let plain = output(&["TypeError [ERR_X]: not ok 1 - something"]);
+    assert!(matches!(
+        relay::unrelayed(&plain),
+        std::borrow::Cow::Borrowed(_)
+    ));
+}
