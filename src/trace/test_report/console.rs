@@ -121,8 +121,7 @@ pub fn runner_console(events: &[Event], cwd: &Path, processes: &[Process]) -> Ve
                     .next()
             });
             let mut call = call_event(
-                event,
-                printed_by[at],
+                (event, printed_by[at]),
                 &call[2],
                 message.join("\n"),
                 "jest",
@@ -154,8 +153,7 @@ pub fn runner_console(events: &[Event], cwd: &Path, processes: &[Process]) -> Ve
                 "log"
             };
             let mut call = call_event(
-                event,
-                printed_by[at],
+                (event, printed_by[at]),
                 method,
                 message.join("\n"),
                 "vitest",
@@ -175,9 +173,9 @@ pub fn runner_console(events: &[Event], cwd: &Path, processes: &[Process]) -> Ve
     found
 }
 
+/// A console event read from the report line `printed` (with the worker of the line as printed).
 fn call_event(
-    printed: &Event,
-    printed_by: Option<&String>,
+    (printed, printed_by): (&Event, Option<&String>),
     method: &str,
     text: String,
     runner: &str,
