@@ -22,6 +22,7 @@ fn test_suite() -> Tracer {
         "test/cart.test.js",
         "spec/cart.spec.js",
         "vitest/cart.spec.mjs",
+        "tape/cart.js",
     ] {
         tracer = tracer.file(file, std::fs::read(example.join(file)).unwrap());
     }
@@ -29,12 +30,13 @@ fn test_suite() -> Tracer {
 }
 
 /// The files of `examples/test-suite`'s second failing test for every runner (`lib/inventory.js`).
-const SECOND_FILE: [&str; 5] = [
+const SECOND_FILE: [&str; 6] = [
     "lib/inventory.js",
     "test/inventory.test.js",
     "spec/inventory.spec.js",
     "vitest/inventory.spec.mjs",
     "__tests__/inventory.js",
+    "tape/inventory.js",
 ];
 
 /// `examples/test-suite` in a new workspace, its installed `node_modules` linked in, and the
@@ -1087,7 +1089,8 @@ fn jest_running_one_file_has_its_console_calls_read_back() {
 }
 
 /// Each runner of `examples/test-suite` with a failing test in each of two files (node --test,
-/// mocha, jest, vitest; each from the npm registry but node's, skipped, saying so, without
+/// mocha, jest, vitest, tape, which prints its TAP through the console; each from the npm
+/// registry but node's, skipped, saying so, without
 /// `npm ci`): both failed tests are named with their sites and the values the runner printed, both
 /// are `test` events of the stream, and each has a chain of its own: the second file's test has
 /// its own code's line (`lib/inventory.js`), the first none of it (the chain once took the other
@@ -1123,6 +1126,13 @@ fn every_runner_names_both_failed_tests_each_with_its_own_chain() {
             " > ",
             "vitest/cart.spec.mjs",
             "vitest/inventory.spec.mjs",
+        ),
+        (
+            "test:tape",
+            Some("tape"),
+            " - ",
+            "tape/cart.js",
+            "tape/inventory.js",
         ),
     ];
     for (script, package, separator, cart, inventory) in cases {

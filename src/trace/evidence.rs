@@ -760,6 +760,9 @@ fn test_window<'a>(events: &'a [Event], report: &'a Event, name: &str) -> (u64, 
     if leaf.is_empty() {
         return (0, report);
     }
+    if let Some(window) = tap_console_window(events, leaf) {
+        return window;
+    }
     // The runner prints its listing through its console (mocha) or on its stdout. A listing of
     // console calls is the bound where there is one: the tests' console calls (the chain's steps)
     // come on the same channel, in the order they were made, where the program's output comes on
@@ -800,6 +803,24 @@ fn test_window<'a>(events: &'a [Event], report: &'a Event, name: &str) -> (u64, 
         });
     }
     window.unwrap_or((0, report))
+}
+
+/// Where a failed test's own events lie for a runner that prints its TAP through the console
+/// (tape): after the test's `# name` line, before the first `not ok` after it, on that channel,
+/// where the test's own console calls come in the order they were made.
+fn tap_console_window<'a>(events: &'a [Event], leaf: &str) -> Option<(u64, &'a Event)> {
+    let console = |e: &&Event| e.kind == Kind::Console;
+    let text = |e: &Event| e.value.as_deref().map(|v| strip_ansi(v).trim().to_owned());
+    let start = events
+        .iter()
+        .filter(console)
+        .find(|e| text(e).is_some_and(|t| t.strip_prefix("# ") == Some(leaf)))?;
+    let end = events
+        .iter()
+        .filter(console)
+        .filter(|e| e.id > start.id && e.worker == start.worker)
+        .find(|e| text(e).is_some_and(|t| t.starts_with("not ok ")))?;
+    Some((start.id, end))
 }
 
 /// The most steps of a failed test's own chain (`FailedTest::chain`).
@@ -1108,6 +1129,34 @@ mod tests {
             (after, before.value.as_deref()),
             (6, Some("    2) an urgent order takes its items once"))
         );
+    }
+
+    /// tape prints its TAP through the console: a test's window is from its `# name` line to the
+    /// first `not ok` after it there, whenever the output's copy of the report arrived (once the
+    /// whole window before the report's output line, with the next test's console call in it).
+    #[test]
+    fn a_test_s_window_is_between_its_tap_lines_when_tape_prints_them_through_the_console() {
+        let event = |id: u64, kind: Kind, value: &str| {
+            let mut e = Event::new(kind, id as f64, "x");
+            e.id = id;
+            e.value = Some(value.to_owned());
+            e
+        };
+        let console = |id, value| event(id, Kind::Console, value);
+        let events = [
+            console(1, "# discounts 100 by ten percent"),
+            console(2, "PRICE-LOG discounting 100"),
+            console(3, "not ok 2 should be strictly equal"),
+            console(4, "# reserves two of five"),
+            console(5, "STOCK-LOG reserving 5"),
+            console(6, "not ok 4 should be strictly equal"),
+            event(7, Kind::Output, "not ok 2 should be strictly equal"),
+            event(8, Kind::Output, "not ok 4 should be strictly equal"),
+        ];
+        let (after, before) = test_window(&events, &events[6], "discounts 100 by ten percent");
+        assert_eq!((after, before.id), (1, 3));
+        let (after, before) = test_window(&events, &events[7], "reserves two of five");
+        assert_eq!((after, before.id), (4, 6));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! What a test runner printed about each failing test: the test's name, the assertion's message
 //! and the assertion's site in the user's code, read from the report's text. Formats
-//! read: TAP (`node --test` when its output is not a terminal; node-tap's), `node --test`'s spec reporter,
+//! read: TAP (`node --test` when its output is not a terminal; node-tap's; tape's), `node --test`'s spec reporter,
 //! mocha's, jest's, jasmine's, ava's, uvu's and vitest's default reporters. A claim read from text, never the runtime's: the evidence
 //! says so.
 
@@ -73,7 +73,7 @@ impl Heading {
     fn read(line: &str) -> Option<Heading> {
         static TAP: LazyLock<Regex> = LazyLock::new(|| {
             Regex::new(
-                r"^\s*not ok \d+(?: - (?P<name>.*?))?\s*(?P<directive>#\s*(?i:todo|skip)\b.*)?$",
+                r"^\s*not ok \d+(?:\s+(?:- )?(?P<name>.*?))?\s*(?P<directive>#\s*(?i:todo|skip)\b.*)?$",
             )
             .expect("valid regex")
         });
@@ -345,6 +345,9 @@ pub fn all_failed(
                             (indentation(l) < indent).then(|| subtest.trim().to_owned())
                         }) {
                             name = test;
+                        } else if let Some(test) = tape_test(&lines[..at], event, indent) {
+                            // tape: the test is the `# name` comment its assertions follow.
+                            name = test;
                         }
                         let assertion = match heading.name().trim() {
                             "" => "not ok",
@@ -389,6 +392,30 @@ fn summarizes_failed_subtests(before: &[(&Event, String)], event: &Event, indent
         }
     }
     false
+}
+
+/// tape's name of the test whose assertion failed at `indent` (of `event`'s stream): the nearest
+/// `# name` comment before it at that indentation, over the lines its test printed, back to the
+/// previous test's `# name` (TAP's own `# tests 4` counts are not names).
+fn tape_test(before: &[(&Event, String)], event: &Event, indent: usize) -> Option<String> {
+    for (e, line) in before.iter().rev() {
+        if e.worker != event.worker || e.stream != event.stream || indentation(line) != indent {
+            continue;
+        }
+        let Some(comment) = line.trim_start().strip_prefix("# ") else {
+            continue;
+        };
+        let name = comment.trim();
+        let count = name.split_once(' ').is_some_and(|(word, n)| {
+            matches!(word, "tests" | "pass" | "fail" | "ok" | "skip" | "todo")
+                && n.trim().parse::<u64>().is_ok()
+        });
+        if name.is_empty() || count || name.starts_with("Subtest:") {
+            return None;
+        }
+        return Some(name.to_owned());
+    }
+    None
 }
 
 /// Whether a failure's message line announces the lines after it (node's assert:

@@ -1,4 +1,5 @@
-//! TAP (`node --test` when its output is not a terminal; node-tap's): a failure's YAML block.
+//! TAP (`node --test` when its output is not a terminal; node-tap's; tape's): a failure's YAML
+//! block.
 
 use std::path::Path;
 
@@ -13,8 +14,9 @@ pub(super) struct TapBlock {
     /// without `at`), else `location:` (where the test is declared; node --test) or `at:`
     /// (`fileName`, `lineNumber`, `columnNumber`; node-tap).
     pub(super) site: Option<Frame>,
-    /// node-tap's failed assertion (`compare:`, `diff:`, `at:`, no `error:`): what its `diff:`
-    /// says when it is one line against one (` (expected 18, actual 16.2)`), else empty.
+    /// A failed assertion without `error:` (node-tap's `compare:`, `diff:`, `at:`; tape's
+    /// `operator:`, `expected:`, `actual:`, `at:`): what its `diff:` says when it is one line
+    /// against one, or its `expected:` and `actual:` (` (expected 18, actual 16.2)`), else empty.
     pub(super) assertion: Option<String>,
 }
 
@@ -28,23 +30,30 @@ pub(super) fn read_tap_block(
     let mut location = None;
     let mut assertion = false;
     let mut at: [Option<String>; 3] = [None, None, None];
+    // tape's `expected:` and `actual:` (one line each).
+    let mut compared: [Option<&str>; 2] = [None, None];
     let mut diff: Vec<&str> = Vec::new();
     let mut section = "";
     let mut extended = false;
     // node's assert after `+ actual - expected`: the `+ …` and `- …` lines of a one-line diff.
     let mut sides: Vec<&str> = Vec::new();
     let mut sides_other = false;
-    // The block's keys are at the indentation of its `---`: a deeper line is a value's text (a
-    // `source:` excerpt can hold `error: 'x'`), never a key.
+    // The block's keys are at the indentation of its first line after `---` (that of the `---`
+    // itself in node's and node-tap's blocks, two more in tape's): a deeper line is a value's text
+    // (a `source:` excerpt can hold `error: 'x'`), never a key.
     let mut key_indent: Option<usize> = None;
+    let mut opened = false;
     for line in block {
         let trimmed = line.trim();
         if trimmed == "..." {
             break;
         }
-        if trimmed == "---" && key_indent.is_none() {
-            key_indent = Some(indentation(line));
+        if trimmed == "---" && !opened {
+            opened = true;
             continue;
+        }
+        if opened && key_indent.is_none() && !trimmed.is_empty() {
+            key_indent = Some(indentation(line));
         }
         if key_indent.is_none_or(|indent| indentation(line) == indent)
             && let Some((key, value)) = trimmed.split_once(':')
@@ -61,11 +70,26 @@ pub(super) fn read_tap_block(
                     | "diff"
                     | "compare"
                     | "source"
+                    | "operator"
+                    | "expected"
+                    | "actual"
             )
         {
             let value = value.trim();
             section = key;
             match key {
+                "expected" | "actual" if !value.is_empty() && !value.starts_with('|') => {
+                    compared[usize::from(key == "actual")] = Some(value);
+                }
+                // tape: the assertion's site on the line (`at: Test.<anonymous> (FILE:L:C)`).
+                "at" if !value.is_empty() => {
+                    assertion = true;
+                    location = mapper::printed_stack_frames(&format!("at {value}"), cwd)
+                        .into_iter()
+                        .next()
+                        .or(location);
+                }
+                "operator" => assertion = true,
                 "error" if !value.starts_with('|') && !value.is_empty() => {
                     message = Some(unquote(value).to_owned());
                 }
@@ -159,12 +183,13 @@ pub(super) fn read_tap_block(
             .into_iter()
             .next();
     }
-    let assertion = (assertion && message.is_none()).then(|| match diff.as_slice() {
-        ["--- expected", "+++ actual", hunk, expected, actual]
+    let assertion = (assertion && message.is_none()).then(|| match (diff.as_slice(), compared) {
+        (["--- expected", "+++ actual", hunk, expected, actual], _)
             if hunk.starts_with("@@") && expected.starts_with('-') && actual.starts_with('+') =>
         {
             format!(" (expected {}, actual {})", &expected[1..], &actual[1..])
         }
+        (_, [Some(expected), Some(actual)]) => format!(" (expected {expected}, actual {actual})"),
         _ => String::new(),
     });
     TapBlock {

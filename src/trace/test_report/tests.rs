@@ -926,3 +926,72 @@ fn a_workspace_runner_s_relayed_reports_are_read_package_by_package() {
         std::borrow::Cow::Borrowed(_)
     ));
 }
+
+/// tape 5's TAP: a failed assertion (`not ok 2 should be strictly equal`, no dash) with
+/// `operator:`, `expected:`, `actual:` and `at:` and its stack, under the `# name` comment of its
+/// test, the test's own output between them: each failed test named, with both values and its
+/// site (none was read).
+#[test]
+fn tape_s_report() {
+    let dir = workspace();
+    let lines = format!("{}\n", "x".repeat(40)).repeat(10);
+    std::fs::write(dir.path().join("test/price.test.js"), &lines).unwrap();
+    std::fs::write(dir.path().join("test/stock.test.js"), &lines).unwrap();
+    let root = dir.path().display().to_string();
+    let report = [
+        "TAP version 13".to_owned(),
+        "# adds two numbers".to_owned(),
+        "ok 1 should be strictly equal".to_owned(),
+        "# discounts 100 by ten percent".to_owned(),
+        "PRICE-LOG discounting 100".to_owned(),
+        "not ok 2 should be strictly equal".to_owned(),
+        "  ---".to_owned(),
+        "    operator: equal".to_owned(),
+        "    expected: 90".to_owned(),
+        "    actual:   80".to_owned(),
+        format!("    at: Test.<anonymous> ({root}/test/price.test.js:8:5)"),
+        "    stack: |-".to_owned(),
+        "      Error: should be strictly equal".to_owned(),
+        format!(
+            "          at Test.assert [as _assert] ({root}/node_modules/tape/lib/test.js:548:48)"
+        ),
+        format!("          at Test.<anonymous> ({root}/test/price.test.js:8:5)"),
+        "  ...".to_owned(),
+        "# reserves two of five".to_owned(),
+        "not ok 3 should be strictly equal".to_owned(),
+        "  ---".to_owned(),
+        "    operator: equal".to_owned(),
+        "    expected: 3".to_owned(),
+        "    actual:   4".to_owned(),
+        format!("    at: Test.<anonymous> ({root}/test/stock.test.js:8:5)"),
+        "  ...".to_owned(),
+        "".to_owned(),
+        "1..3".to_owned(),
+        "# tests 3".to_owned(),
+        "# pass  1".to_owned(),
+        "# fail  2".to_owned(),
+    ];
+    let events = output(&report.iter().map(String::as_str).collect::<Vec<_>>());
+    let seen: Vec<(String, String, Option<u32>)> =
+        all_failed(&events, u64::MAX, dir.path(), &|f| {
+            !f.contains("node_modules")
+        })
+        .into_iter()
+        .map(|t| (t.name, t.message, t.frame.map(|f| f.line)))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (
+                "discounts 100 by ten percent".to_owned(),
+                "should be strictly equal (expected 90, actual 80)".to_owned(),
+                Some(8)
+            ),
+            (
+                "reserves two of five".to_owned(),
+                "should be strictly equal (expected 3, actual 4)".to_owned(),
+                Some(8)
+            ),
+        ]
+    );
+}
