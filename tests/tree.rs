@@ -1089,7 +1089,9 @@ fn jest_running_one_file_has_its_console_calls_read_back() {
 }
 
 /// Each runner of `examples/test-suite` with a failing test in each of two files (node --test,
-/// mocha, jest, vitest, tape, which prints its TAP through the console; each from the npm
+/// mocha, mocha `--parallel` (whose main process lists a file's tests once a worker ran the whole
+/// file: each test's chain once was empty), jest, vitest, tape, which prints its TAP through the
+/// console; each from the npm
 /// registry but node's, skipped, saying so, without
 /// `npm ci`): both failed tests are named with their sites and the values the runner printed, both
 /// are `test` events of the stream, and each has a chain of its own: the second file's test has
@@ -1108,6 +1110,13 @@ fn every_runner_names_both_failed_tests_each_with_its_own_chain() {
         ),
         (
             "test:mocha",
+            Some("mocha"),
+            " › ",
+            "spec/cart.spec.js",
+            "spec/inventory.spec.js",
+        ),
+        (
+            "test:mocha-parallel",
             Some("mocha"),
             " › ",
             "spec/cart.spec.js",

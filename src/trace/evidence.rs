@@ -432,7 +432,7 @@ pub fn build(
             .iter()
             .find(|e| e.id == *report)
             .map_or((0, failure_event), |report| {
-                test_window(events, report, &test.name)
+                test_window(events, report, &test.name, test.process.as_deref())
             }),
         _ => (0, failure_event),
     };
@@ -452,7 +452,7 @@ pub fn build(
             let Some(report) = events.iter().find(|e| e.id == *reported_at) else {
                 continue;
             };
-            let (after, before) = test_window(events, report, &test.name);
+            let (after, before) = test_window(events, report, &test.name, test.process.as_deref());
             let steps = steps_of(
                 events,
                 after,
@@ -749,8 +749,16 @@ static LISTING: LazyLock<Regex> =
 
 /// Where a failed test's own events lie, for a runner that lists each test as it ends: after the
 /// listing line before its own (exclusive), before its own (`report`, the report's heading, when
-/// the runner listed none).
-fn test_window<'a>(events: &'a [Event], report: &'a Event, name: &str) -> (u64, &'a Event) {
+/// the runner listed none). A listing another process than the test's (`process`) printed bounds
+/// the test's events only from above (mocha's `--parallel`: a worker runs a whole file before the
+/// main process lists any of its tests, so the listing before the test's own says nothing of when
+/// it began).
+fn test_window<'a>(
+    events: &'a [Event],
+    report: &'a Event,
+    name: &str,
+    process: Option<&str>,
+) -> (u64, &'a Event) {
     let leaf = name
         .rsplit(" › ")
         .next()
@@ -796,6 +804,9 @@ fn test_window<'a>(events: &'a [Event], report: &'a Event, name: &str) -> (u64, 
             .map(|e| e.id)
             .next_back()
             .unwrap_or(0);
+        if process.is_some_and(|p| process_of(own.worker.as_deref()) != p) {
+            return (0, own);
+        }
         window = Some(match window {
             Some((other_after, other)) if other.id > own.id => (other_after.max(after), other),
             Some((other_after, _)) => (other_after.max(after), own),
@@ -1105,7 +1116,7 @@ mod tests {
             output(9, "  2) stock"),
         ];
         let name = "stock › an urgent order takes its items once";
-        let (after, before) = test_window(&events, &events[8], name);
+        let (after, before) = test_window(&events, &events[8], name, None);
         assert_eq!((after, before.id), (1, 4));
         // The console's batch after the report's line, the report printed through the console
         // as well (its ts is no guide: a batch's calls are timed by their age in it).
@@ -1124,7 +1135,7 @@ mod tests {
             })
             .collect();
         let report = late.iter().find(|e| e.ts == 9.0).unwrap();
-        let (after, before) = test_window(&late, report, name);
+        let (after, before) = test_window(&late, report, name, None);
         assert_eq!(
             (after, before.value.as_deref()),
             (6, Some("    2) an urgent order takes its items once"))
@@ -1153,9 +1164,10 @@ mod tests {
             event(7, Kind::Output, "not ok 2 should be strictly equal"),
             event(8, Kind::Output, "not ok 4 should be strictly equal"),
         ];
-        let (after, before) = test_window(&events, &events[6], "discounts 100 by ten percent");
+        let (after, before) =
+            test_window(&events, &events[6], "discounts 100 by ten percent", None);
         assert_eq!((after, before.id), (1, 3));
-        let (after, before) = test_window(&events, &events[7], "reserves two of five");
+        let (after, before) = test_window(&events, &events[7], "reserves two of five", None);
         assert_eq!((after, before.id), (4, 6));
     }
 
