@@ -451,6 +451,19 @@ fn a_page_s_own_error_hooks_are_neither_called_nor_left_changed_by_the_probe() {
 
 /// jsdom, when the example's `node_modules` are there (`.ci/run` installs them; skipped, saying
 /// so, without).
+/// A reference trace that names each `(api, accessType, receiver)`, one access each, made by a
+/// script at `https://example.test/app.js`: what the probe watches in the environment.
+fn naming_trace(accesses: &[(&str, &str, &str)]) -> String {
+    let mut trace = format!("{HEADER}\n");
+    for (seq, (api, access, receiver)) in accesses.iter().enumerate() {
+        trace.push_str(&format!(
+            "{{\"type\":\"access\",\"seq\":{},\"realm\":\"main\",\"phase\":\"init\",\"api\":\"{api}\",\"accessType\":\"{access}\",\"receiver\":\"{receiver}\",\"stack\":[{{\"url\":\"https://example.test/app.js\",\"line\":1,\"column\":1}}]}}\n",
+            seq + 1
+        ));
+    }
+    trace
+}
+
 fn jsdom_modules() -> Option<std::path::PathBuf> {
     let modules =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/jsdom/node_modules");
@@ -721,23 +734,14 @@ function facts(window) {
         ),
     ];
     // The reference names the members, so that the probe watches them.
-    let mut trace = format!("{HEADER}\n");
-    for (seq, (api, access, receiver)) in [
+    let trace = naming_trace(&[
         ("document.cookie", "get", "HTMLDocument"),
         ("navigator.userAgent", "get", "Navigator"),
         ("document.getElementById", "call", "HTMLDocument"),
         ("document.title", "get", "HTMLDocument"),
         ("document.createElement", "call", "HTMLDocument"),
         ("Node.prototype.textContent", "get", "HTMLDivElement"),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        trace.push_str(&format!(
-            "{{\"type\":\"access\",\"seq\":{},\"realm\":\"main\",\"phase\":\"init\",\"api\":\"{api}\",\"accessType\":\"{access}\",\"receiver\":\"{receiver}\",\"stack\":[{{\"url\":\"https://example.test/app.js\",\"line\":1,\"column\":1}}]}}\n",
-            seq + 1
-        ));
-    }
+    ]);
     for (name, final_js) in environments {
         let tracer = Tracer::new()
             .file("case/ruyi-trace/logs/current.ndjson", &trace)
@@ -1164,8 +1168,7 @@ fn what_the_page_computes_in_jsdom_and_happy_dom_is_the_same_under_the_probe() {
         ),
     ];
     // The reference names the members, so that the probe watches them.
-    let mut trace = format!("{HEADER}\n");
-    for (seq, (api, access, receiver)) in [
+    let trace = naming_trace(&[
         ("document.querySelector", "call", "HTMLDocument"),
         ("document.createElement", "call", "HTMLDocument"),
         ("Node.prototype.appendChild", "call", "HTMLSelectElement"),
@@ -1176,15 +1179,7 @@ fn what_the_page_computes_in_jsdom_and_happy_dom_is_the_same_under_the_probe() {
         ),
         ("DOMException.prototype.name", "get", "DOMException"),
         ("DOMException.prototype.message", "get", "DOMException"),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        trace.push_str(&format!(
-            "{{\"type\":\"access\",\"seq\":{},\"realm\":\"main\",\"phase\":\"init\",\"api\":\"{api}\",\"accessType\":\"{access}\",\"receiver\":\"{receiver}\",\"stack\":[{{\"url\":\"https://example.test/app.js\",\"line\":1,\"column\":1}}]}}\n",
-            seq + 1
-        ));
-    }
+    ]);
     for (name, final_js) in environments {
         let tracer = Tracer::new()
             .file("case/ruyi-trace/logs/current.ndjson", &trace)

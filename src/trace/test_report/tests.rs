@@ -25,6 +25,20 @@ fn output_on(lines: &[(Stream, &str)]) -> Vec<Event> {
     events
 }
 
+/// Each console call read back: its method, its text and its line.
+fn levels_texts_lines(calls: &[Event]) -> Vec<(&str, &str, Option<u32>)> {
+    calls
+        .iter()
+        .map(|c| {
+            (
+                c.level.as_deref().unwrap(),
+                c.value.as_deref().unwrap(),
+                c.line,
+            )
+        })
+        .collect()
+}
+
 fn workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("test")).unwrap();
@@ -772,16 +786,7 @@ fn jest_s_console_section_is_read_back_as_console_calls() {
         "    expect(received).toBe(expected) // Object.is equality",
     ]);
     let calls = runner_console(&events, dir.path(), &[]);
-    let seen: Vec<(&str, &str, Option<u32>)> = calls
-        .iter()
-        .map(|c| {
-            (
-                c.level.as_deref().unwrap(),
-                c.value.as_deref().unwrap(),
-                c.line,
-            )
-        })
-        .collect();
+    let seen = levels_texts_lines(&calls);
     assert_eq!(
         seen,
         [
@@ -832,16 +837,7 @@ fn jest_s_calls_printed_as_made_are_read_back_with_the_file_after_them() {
         "    ✕ takes ten percent off with TEN (15 ms)",
     ]);
     let calls = runner_console(&events, dir.path(), &[]);
-    let seen: Vec<(&str, &str, Option<u32>)> = calls
-        .iter()
-        .map(|c| {
-            (
-                c.level.as_deref().unwrap(),
-                c.value.as_deref().unwrap(),
-                c.line,
-            )
-        })
-        .collect();
+    let seen = levels_texts_lines(&calls);
     assert_eq!(
         seen,
         [
