@@ -479,15 +479,20 @@ fn jsdom_modules() -> Option<std::path::PathBuf> {
     None
 }
 
+/// A case of `trace` and `final_js`, with `modules` (the installed jsdom and happy-dom) linked in.
+fn case_in(modules: &std::path::Path, trace: &str, final_js: &str) -> Tracer {
+    let tracer = Tracer::new()
+        .file("case/ruyi-trace/logs/current.ndjson", trace)
+        .file("case/result/final.js", final_js);
+    std::os::unix::fs::symlink(modules, tracer.workspace().join("node_modules")).unwrap();
+    tracer
+}
+
 /// A case whose environment is `final_js` under jsdom, against an empty trace; `None` (skipped,
 /// saying so) without jsdom.
 fn jsdom_case(final_js: &str) -> Option<Tracer> {
     let modules = jsdom_modules()?;
-    let tracer = Tracer::new()
-        .file("case/ruyi-trace/logs/current.ndjson", format!("{HEADER}\n"))
-        .file("case/result/final.js", final_js);
-    std::os::unix::fs::symlink(&modules, tracer.workspace().join("node_modules")).unwrap();
-    Some(tracer)
+    Some(case_in(&modules, &format!("{HEADER}\n"), final_js))
 }
 
 #[test]
@@ -743,10 +748,7 @@ function facts(window) {
         ("Node.prototype.textContent", "get", "HTMLDivElement"),
     ]);
     for (name, final_js) in environments {
-        let tracer = Tracer::new()
-            .file("case/ruyi-trace/logs/current.ndjson", &trace)
-            .file("case/result/final.js", &final_js);
-        std::os::unix::fs::symlink(&modules, tracer.workspace().join("node_modules")).unwrap();
+        let tracer = case_in(&modules, &trace, &final_js);
         let plain = in_a_cleared_environment("node")
             .arg(tracer.workspace().join("case/result/final.js"))
             .current_dir(tracer.workspace())
@@ -1181,10 +1183,7 @@ fn what_the_page_computes_in_jsdom_and_happy_dom_is_the_same_under_the_probe() {
         ("DOMException.prototype.message", "get", "DOMException"),
     ]);
     for (name, final_js) in environments {
-        let tracer = Tracer::new()
-            .file("case/ruyi-trace/logs/current.ndjson", &trace)
-            .file("case/result/final.js", &final_js);
-        std::os::unix::fs::symlink(&modules, tracer.workspace().join("node_modules")).unwrap();
+        let tracer = case_in(&modules, &trace, &final_js);
         let plain = under_plain_node(&tracer);
         // happy-dom names its DOMException `DOMException` where the browser says `SyntaxError`.
         assert!(
