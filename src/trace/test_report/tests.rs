@@ -500,6 +500,36 @@ fn jasmine_s_report() {
     assert_site(&test, "test/add.test.js", 4, 99);
 }
 
+/// @hapi/lab 26's failure list: `  2) price discounts 100 by ten percent:`, then its legend
+/// (`actual expected`) and a diff only its colours read (`8090`), then the message and the site.
+#[test]
+fn lab_s_report() {
+    let dir = workspace();
+    let file = dir.path().join("test/add.test.js");
+    let frame = format!("      at {}:4:30", file.display());
+    let test = read(
+        dir.path(),
+        &[
+            "Failed tests:",
+            "",
+            "  2) price discounts 100 by ten percent:",
+            "",
+            "      actual expected",
+            "",
+            "      8090",
+            "",
+            "      Expected 80 to equal specified value: 90",
+            "",
+            &frame,
+            "",
+            "2 of 4 tests failed",
+        ],
+    );
+    assert_eq!(test.name, "price discounts 100 by ten percent");
+    assert_eq!(test.message, "Expected 80 to equal specified value: 90");
+    assert_site(&test, "test/add.test.js", 4, 30);
+}
+
 /// jest's `● Console` section (what a file's tests printed, when it runs in a worker) comes
 /// before its failures and names no test.
 #[test]

@@ -1,5 +1,5 @@
-//! The text reporters (`node --test`'s spec, mocha's, jest's, jasmine's, uvu's, vitest's): a
-//! failing test's block after its heading.
+//! The text reporters (`node --test`'s spec, mocha's, jest's, jasmine's, uvu's, vitest's,
+//! @hapi/lab's): a failing test's block after its heading.
 
 use std::path::Path;
 
@@ -22,9 +22,19 @@ pub(super) fn read_text_block(
     let mut values: Vec<&str> = Vec::new();
     // uvu's one-line diff (`++7    (Expected)`, `--6    (Actual)`).
     let mut diff: [Option<&str>; 2] = [None, None];
+    // @hapi/lab's legend (`actual expected`) before its message, and the diff under it, whose
+    // two values only its colours tell apart (`8090`).
+    let mut legend = false;
     for line in block {
         let trimmed = line.trim();
         if trimmed.is_empty() {
+            continue;
+        }
+        if message.is_none() && trimmed == "actual expected" {
+            legend = true;
+            continue;
+        }
+        if std::mem::take(&mut legend) {
             continue;
         }
         let frames = match trimmed.strip_prefix("❯ ") {
