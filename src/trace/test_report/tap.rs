@@ -12,7 +12,7 @@ pub(super) struct TapBlock {
     pub(super) message: Option<String>,
     /// The first frame of `stack:` in the user's own code (frames are `Fn (file:line:col)`,
     /// without `at`), else `location:` (where the test is declared; node --test) or `at:`
-    /// (`fileName`, `lineNumber`, `columnNumber`; node-tap).
+    /// (`fileName`, `lineNumber`, `columnNumber`, node-tap's; a frame on the line, tape's).
     pub(super) site: Option<Frame>,
     /// A failed assertion without `error:` (node-tap's `compare:`, `diff:`, `at:`; tape's
     /// `operator:`, `expected:`, `actual:`, `at:`): what its `diff:` says when it is one line
