@@ -847,13 +847,35 @@ fn node_leaks_and_unclassified_host_apis_block_and_a_dynamic_branch_is_a_risk() 
         .as_array_mut()
         .unwrap()
         .push(extra("navigator.webdriver"));
+    // A member the trace has, but under another path and receiver only: said so.
+    let mut elsewhere = extra("WorkerNavigator.prototype.userAgent");
+    elsewhere["receiver"] = "WorkerNavigator".into();
+    audit["observations"]
+        .as_array_mut()
+        .unwrap()
+        .push(elsewhere);
     case.write_audit(&audit);
     let (code, diff, _) = case.check();
     assert_eq!(code, 3);
     assert_eq!(diff.finding("NODE_LEAK").priority.as_deref(), Some("P1"));
+    let unclassified: Vec<(Option<&str>, &str)> = diff
+        .blocking
+        .iter()
+        .filter(|f| f.code == "UNCLASSIFIED_HOST_API")
+        .map(|f| (f.api.as_deref(), f.message.as_str()))
+        .collect();
     assert_eq!(
-        diff.finding("UNCLASSIFIED_HOST_API").api.as_deref(),
-        Some("navigator.webdriver")
+        unclassified,
+        [
+            (
+                Some("navigator.webdriver"),
+                "the runtime reached navigator.webdriver (get) on Window, which the trace never recorded"
+            ),
+            (
+                Some("WorkerNavigator.prototype.userAgent"),
+                "the runtime reached WorkerNavigator.prototype.userAgent (get) on WorkerNavigator, which the trace never recorded (it has userAgent (get) only as navigator.userAgent on Navigator)"
+            ),
+        ]
     );
 
     // Classified as a dynamic branch (the policy changes the contract, so rebuild it first).

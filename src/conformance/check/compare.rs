@@ -165,6 +165,39 @@ fn other_receivers(c: &Contract, o: &Observation) -> Vec<String> {
     receivers
 }
 
+/// Where the contract has `o`'s property and access type under another path and receiver (at
+/// most 4 named), as a clause for its message: that the trace has the member, but not there
+/// (happy-dom's `Element.prototype.textContent` set on a `div`, where the trace set
+/// `Node.prototype.textContent` on a `pre` only); empty when it has none.
+fn same_key_elsewhere(c: &Contract, o: &Observation) -> String {
+    let key = crate::conformance::identity::property_key(&o.api);
+    let mut places: Vec<String> = Vec::new();
+    for item in &c.items {
+        if item.access_type == o.access_type
+            && item.realm == o.realm
+            && crate::conformance::identity::property_key(&item.api) == key
+        {
+            let place = format!("{} on {}", item.api, item.receiver);
+            if !places.contains(&place) {
+                places.push(place);
+            }
+        }
+    }
+    if places.is_empty() {
+        return String::new();
+    }
+    if places.len() > 4 {
+        let more = places.len() - 4;
+        places.truncate(4);
+        places.push(format!("{more} more"));
+    }
+    format!(
+        " (it has {key} ({}) only as {})",
+        o.access_type,
+        places.join(", ")
+    )
+}
+
 /// Compares every item with its observations; returns how many items were observed.
 pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> usize {
     let ids: HashSet<&str> = c.items.iter().map(|i| i.id.as_str()).collect();
@@ -222,8 +255,11 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
                     match other_receivers(c, o)[..] {
                         [] => match unwatchable::why(&o.api) {
                             None => format!(
-                                "the runtime reached {} ({}), which the trace never recorded",
-                                o.api, o.access_type
+                                "the runtime reached {} ({}) on {}, which the trace never recorded{}",
+                                o.api,
+                                o.access_type,
+                                o.receiver,
+                                same_key_elsewhere(c, o)
                             ),
                             Some(why) => format!(
                                 "the runtime reached {} ({}), which the trace could not have recorded: {why}; if the script reaches it in the browser too, classify it as `dynamic-branch` in {}",
