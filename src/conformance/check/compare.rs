@@ -157,12 +157,17 @@ fn other_receivers(c: &Contract, o: &Observation) -> Vec<String> {
             receivers.push(item.receiver.clone());
         }
     }
-    if receivers.len() > 8 {
-        let more = receivers.len() - 8;
-        receivers.truncate(8);
-        receivers.push(format!("{more} more"));
+    at_most(receivers, 8)
+}
+
+/// The first `n` of `names`, and how many more there are as one more name (`3 more`).
+fn at_most(mut names: Vec<String>, n: usize) -> Vec<String> {
+    if names.len() > n {
+        let more = names.len() - n;
+        names.truncate(n);
+        names.push(format!("{more} more"));
     }
-    receivers
+    names
 }
 
 /// Where the contract has `o`'s property and access type under another path and receiver (at
@@ -186,15 +191,10 @@ fn same_key_elsewhere(c: &Contract, o: &Observation) -> String {
     if places.is_empty() {
         return String::new();
     }
-    if places.len() > 4 {
-        let more = places.len() - 4;
-        places.truncate(4);
-        places.push(format!("{more} more"));
-    }
     format!(
         " (it has {key} ({}) only as {})",
         o.access_type,
-        places.join(", ")
+        at_most(places, 4).join(", ")
     )
 }
 
