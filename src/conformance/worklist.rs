@@ -376,30 +376,26 @@ mod tests {
                 json!("Document"),
             ),
         ];
-        for member in ["font", "fillRect"] {
-            let mut f = finding(
-                &format!("CanvasRenderingContext2D.prototype.{member}"),
-                "",
-                json!(null),
-                json!(null),
-            );
+        // An item missing because the environment lacks `lacks`.
+        let lacking = |api: &str, lacks: &str| {
+            let mut f = finding(api, "", json!(null), json!(null));
             f.code = "MISSING_OBSERVATION".into();
             f.dimension = None;
             f.cause = Some(missing::ENVIRONMENT_LACKS.into());
-            f.lacks = Some("CanvasRenderingContext2D".into());
-            blocking.push(f);
+            f.lacks = Some(lacks.into());
+            f
+        };
+        for member in ["font", "fillRect"] {
+            blocking.push(lacking(
+                &format!("CanvasRenderingContext2D.prototype.{member}"),
+                "CanvasRenderingContext2D",
+            ));
         }
         // A member the environment lacks on an interface it has is said as such, apart.
-        let mut member = finding(
+        let member = lacking(
             "HTMLElement.prototype.offsetParent",
-            "",
-            json!(null),
-            json!(null),
+            "HTMLElement.prototype.offsetParent",
         );
-        member.code = "MISSING_OBSERVATION".into();
-        member.dimension = None;
-        member.cause = Some(missing::ENVIRONMENT_LACKS.into());
-        member.lacks = Some("HTMLElement.prototype.offsetParent".into());
         // One difference of object values is one group, whatever the objects' ids.
         blocking.extend(["o51", "o44"].map(|id| {
             finding(

@@ -1096,12 +1096,6 @@ mod tests {
     /// before it or after the report).
     #[test]
     fn a_test_s_window_is_its_console_listing_s_when_the_output_comes_later() {
-        let event = |id: u64, kind: Kind, value: &str| {
-            let mut e = Event::new(kind, id as f64, "x");
-            e.id = id;
-            e.value = Some(value.to_owned());
-            e
-        };
         let console = |id, value| event(id, Kind::Console, value);
         let output = |id, value| event(id, Kind::Output, value);
         let events = [
@@ -1142,17 +1136,19 @@ mod tests {
         );
     }
 
+    /// An event of `kind` numbered `id` (and timed by it) with `value`.
+    fn event(id: u64, kind: Kind, value: &str) -> Event {
+        let mut e = Event::new(kind, id as f64, "x");
+        e.id = id;
+        e.value = Some(value.to_owned());
+        e
+    }
+
     /// tape prints its TAP through the console: a test's window is from its `# name` line to the
     /// first `not ok` after it there, whenever the output's copy of the report arrived (once the
     /// whole window before the report's output line, with the next test's console call in it).
     #[test]
     fn a_test_s_window_is_between_its_tap_lines_when_tape_prints_them_through_the_console() {
-        let event = |id: u64, kind: Kind, value: &str| {
-            let mut e = Event::new(kind, id as f64, "x");
-            e.id = id;
-            e.value = Some(value.to_owned());
-            e
-        };
         let console = |id, value| event(id, Kind::Console, value);
         let events = [
             console(1, "# discounts 100 by ten percent"),
