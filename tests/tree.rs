@@ -1091,9 +1091,9 @@ fn jest_running_one_file_has_its_console_calls_read_back() {
 /// Each runner of `examples/test-suite` with a failing test in each of two files (node --test,
 /// mocha, mocha `--parallel` (whose main process lists a file's tests once a worker ran the whole
 /// file: each test's chain once was empty), jest, vitest, tape, which prints its TAP through the
-/// console; each from the npm
-/// registry but node's, skipped, saying so, without
-/// `npm ci`): both failed tests are named with their sites and the values the runner printed, both
+/// console, mocha's dot reporter and jasmine, which print a mark per test and name none until the
+/// report (both tests once had the same chain, both files' lines); each from the npm registry but
+/// node's, skipped, saying so, without `npm ci`): both failed tests are named with their sites and the values the runner printed, both
 /// are `test` events of the stream, and each has a chain of its own: the second file's test has
 /// its own code's line (`lib/inventory.js`), the first none of it (the chain once took the other
 /// file's lines, and jest's and vitest's replaced consoles gave none).
@@ -1142,6 +1142,21 @@ fn every_runner_names_both_failed_tests_each_with_its_own_chain() {
             " - ",
             "tape/cart.js",
             "tape/inventory.js",
+        ),
+        // A mark per test as it ends (`.`, `!`; jasmine's `F`), no test named until the report.
+        (
+            "test:mocha-dot",
+            Some("mocha"),
+            " › ",
+            "spec/cart.spec.js",
+            "spec/inventory.spec.js",
+        ),
+        (
+            "test:jasmine",
+            Some("jasmine"),
+            " ",
+            "spec/cart.spec.js",
+            "spec/inventory.spec.js",
         ),
     ];
     for (script, package, separator, cart, inventory) in cases {

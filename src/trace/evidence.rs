@@ -45,6 +45,8 @@ use crate::trace::session::{EVIDENCE_CONTEXT, Session};
 use crate::trace::test_report;
 use crate::trace::values::{cap, strip_ansi};
 
+mod progress;
+
 /// Said with every evidence chain, whatever its confidence.
 pub const CAVEAT: &str = "This chain orders captured events by time and shows the closest events before the failure: that is correlation, not proof of cause.";
 
@@ -428,11 +430,11 @@ pub fn build(
     // (`test_window`), where the runner lists its tests as they end (mocha's spec reporter runs
     // every file in one process).
     let (after, before) = match (&failure.test, test_reports.first()) {
-        (Some(test), Some(report)) if failure_event.kind == Kind::Exit => events
+        (Some(_), Some(report)) if failure_event.kind == Kind::Exit => events
             .iter()
             .find(|e| e.id == *report)
             .map_or((0, failure_event), |report| {
-                test_window(events, report, &test.name, test.process.as_deref())
+                failed_test_window(events, report, &failure.tests, 0)
             }),
         _ => (0, failure_event),
     };
@@ -448,11 +450,19 @@ pub fn build(
     // Each failed test's own chain: of the process that ran its file (and of its file), before
     // its runner reported it.
     if failure_event.kind == Kind::Exit {
-        for (test, reported_at) in failure.tests.iter_mut().zip(&test_reports) {
-            let Some(report) = events.iter().find(|e| e.id == *reported_at) else {
+        let windows: Vec<Option<(u64, &Event)>> = test_reports
+            .iter()
+            .take(failure.tests.len())
+            .enumerate()
+            .map(|(index, reported_at)| {
+                let report = events.iter().find(|e| e.id == *reported_at)?;
+                Some(failed_test_window(events, report, &failure.tests, index))
+            })
+            .collect();
+        for (test, window) in failure.tests.iter_mut().zip(windows) {
+            let Some((after, before)) = window else {
                 continue;
             };
-            let (after, before) = test_window(events, report, &test.name, test.process.as_deref());
             let steps = steps_of(
                 events,
                 after,
@@ -747,6 +757,27 @@ fn steps_of(
 static LISTING: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*(?:[✓✔✕✖×√]|\d+\))\s+\S").expect("regex"));
 
+/// Where the `index`th of the failed `tests` has its own events: as its runner's listing of its
+/// tests as they end bounds them (`test_window`), else as its runner's marks of them do (one
+/// process running every test, `progress`), else all before its `report`.
+fn failed_test_window<'a>(
+    events: &'a [Event],
+    report: &'a Event,
+    tests: &[FailedTest],
+    index: usize,
+) -> (u64, &'a Event) {
+    let test = &tests[index];
+    test_window(events, report, &test.name, test.process.as_deref())
+        .or_else(|| {
+            let process = test.process.as_deref()?;
+            tests
+                .iter()
+                .all(|t| t.process.as_deref() == Some(process))
+                .then(|| progress::progress_window(events, report, index, tests.len(), process))?
+        })
+        .unwrap_or((0, report))
+}
+
 /// Where a failed test's own events lie, for a runner that lists each test as it ends: after the
 /// listing line before its own (exclusive), before its own (`report`, the report's heading, when
 /// the runner listed none). A listing another process than the test's (`process`) printed bounds
@@ -758,7 +789,7 @@ fn test_window<'a>(
     report: &'a Event,
     name: &str,
     process: Option<&str>,
-) -> (u64, &'a Event) {
+) -> Option<(u64, &'a Event)> {
     let leaf = name
         .rsplit(" › ")
         .next()
@@ -766,10 +797,10 @@ fn test_window<'a>(
         .unwrap_or(name)
         .trim();
     if leaf.is_empty() {
-        return (0, report);
+        return None;
     }
     if let Some(window) = tap_console_window(events, leaf) {
-        return window;
+        return Some(window);
     }
     // The runner prints its listing through its console (mocha) or on its stdout. A listing of
     // console calls is the bound where there is one: the tests' console calls (the chain's steps)
@@ -783,12 +814,16 @@ fn test_window<'a>(
         // The console's listing is taken in the order of its calls, whenever its batches arrived
         // (after the report's line of output, at times): its first line naming the test is the
         // listing's, made as the test ended, before the report (printed through the console too).
+        // A listing line is one line: a console call of several is a report's entry (mocha's
+        // `  1) total` with the test's name, message and stack under it), printed once every test
+        // has ended (its dot reporter lists no test as it ends).
         let listed = |e: &Event| {
             e.kind == kind
                 && (kind == Kind::Console || e.id < report.id)
-                && e.value
-                    .as_deref()
-                    .is_some_and(|v| LISTING.is_match(&strip_ansi(v)))
+                && e.value.as_deref().is_some_and(|v| {
+                    let v = strip_ansi(v);
+                    LISTING.is_match(&v) && !v.trim_end().contains('\n')
+                })
         };
         let Some(own) = events.iter().find(|e| {
             listed(e)
@@ -805,7 +840,7 @@ fn test_window<'a>(
             .next_back()
             .unwrap_or(0);
         if process.is_some_and(|p| process_of(own.worker.as_deref()) != p) {
-            return (0, own);
+            return Some((0, own));
         }
         window = Some(match window {
             Some((other_after, other)) if other.id > own.id => (other_after.max(after), other),
@@ -813,7 +848,7 @@ fn test_window<'a>(
             None => (after, own),
         });
     }
-    window.unwrap_or((0, report))
+    window
 }
 
 /// Where a failed test's own events lie for a runner that prints its TAP through the console
@@ -1110,7 +1145,7 @@ mod tests {
             output(9, "  2) stock"),
         ];
         let name = "stock › an urgent order takes its items once";
-        let (after, before) = test_window(&events, &events[8], name, None);
+        let (after, before) = test_window(&events, &events[8], name, None).unwrap();
         assert_eq!((after, before.id), (1, 4));
         // The console's batch after the report's line, the report printed through the console
         // as well (its ts is no guide: a batch's calls are timed by their age in it).
@@ -1129,7 +1164,7 @@ mod tests {
             })
             .collect();
         let report = late.iter().find(|e| e.ts == 9.0).unwrap();
-        let (after, before) = test_window(&late, report, name, None);
+        let (after, before) = test_window(&late, report, name, None).unwrap();
         assert_eq!(
             (after, before.value.as_deref()),
             (6, Some("    2) an urgent order takes its items once"))
@@ -1161,9 +1196,10 @@ mod tests {
             event(8, Kind::Output, "not ok 4 should be strictly equal"),
         ];
         let (after, before) =
-            test_window(&events, &events[6], "discounts 100 by ten percent", None);
+            test_window(&events, &events[6], "discounts 100 by ten percent", None).unwrap();
         assert_eq!((after, before.id), (1, 3));
-        let (after, before) = test_window(&events, &events[7], "reserves two of five", None);
+        let (after, before) =
+            test_window(&events, &events[7], "reserves two of five", None).unwrap();
         assert_eq!((after, before.id), (4, 6));
     }
 
