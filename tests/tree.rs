@@ -497,6 +497,41 @@ throw new TypeError('the test failed');
     );
 }
 
+/// Node's own flags (`process.execArgv`, which `process.argv` leaves out) are listed with each
+/// process, where they were given (the process list once showed `node c.js` for `node
+/// --no-warnings --stack-size=900 c.js`).
+#[test]
+fn a_process_s_own_node_flags_are_listed_with_it() {
+    let out = Tracer::new()
+        .file("c.js", "process.exitCode = 3;\n")
+        .file(
+            "p.js",
+            "const { spawnSync } = require('node:child_process');\n\
+             const r = spawnSync(process.execPath, ['--no-warnings', '--stack-size=900', 'c.js'], { stdio: 'inherit' });\n\
+             process.exit(r.status);\n",
+        )
+        .args(["-q", "run", "--", "node", "--no-deprecation", "p.js"])
+        .run();
+    out.assert_code(1);
+    let session = out.session();
+    let flags = |role: &str| {
+        let process = session.processes.iter().find(|p| p.role == role);
+        process.map(|p| p.exec_argv.clone()).unwrap_or_default()
+    };
+    assert_eq!(
+        flags("program"),
+        ["--no-deprecation"],
+        "{:#?}",
+        session.processes
+    );
+    assert_eq!(flags("child"), ["--no-warnings", "--stack-size=900"]);
+    let replay = out.tracer().args(["replay", "latest"]).run().stdout();
+    assert!(
+        replay.contains("child 1: node --no-warnings --stack-size=900 c.js · exited with 3"),
+        "{replay}"
+    );
+}
+
 #[test]
 fn children_started_with_exec_argv_and_silent_forks_are_traced_and_never_wait_or_see_an_inspector()
 {

@@ -258,6 +258,11 @@ fn dispatch(
             pid: report.pid,
             ppid: report.ppid,
             argv: argv.clone(),
+            exec_argv: report
+                .exec_argv
+                .iter()
+                .map(|a| config.redactor.apply(a).into_owned())
+                .collect(),
             role: "child".into(),
             label: None,
             ts: config.clock.ms(),

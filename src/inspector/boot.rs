@@ -61,6 +61,8 @@ pub struct ChannelReport {
     pub ppid: u32,
     /// `process.argv` (at most 16 items of 200 characters).
     pub argv: Vec<String>,
+    /// `process.execArgv`, Node's own flags (at most 8 items of 200 characters).
+    pub exec_argv: Vec<String>,
     /// Node's `process.version`, as the bootloader reported it with its URL (at most
     /// `MAX_VERSION` characters, else none).
     pub version: Option<String>,
@@ -96,6 +98,8 @@ struct Line {
     ppid: u32,
     #[serde(default)]
     argv: Vec<String>,
+    #[serde(default, rename = "execArgv")]
+    exec_argv: Vec<String>,
     #[serde(default)]
     url: Option<String>,
     #[serde(default)]
@@ -129,6 +133,7 @@ fn parse(line: &[u8]) -> Option<ChannelReport> {
         pid: line.pid,
         ppid: line.ppid,
         argv: line.argv,
+        exec_argv: line.exec_argv,
         version: line
             .version
             .filter(|v| v.len() <= MAX_VERSION && v.starts_with('v')),

@@ -94,7 +94,7 @@ pub fn chrome_trace(session: &Session) -> Value {
                 "dur": last - us(process.ts),
                 "pid": process_pid,
                 "tid": MAIN_TID,
-                "args": {"ppid": process.ppid, "argv": process.argv, "exitingWith": process.exiting_with, "exitCode": process.exit_code, "signal": process.signal},
+                "args": {"ppid": process.ppid, "argv": process.argv, "execArgv": process.exec_argv, "exitingWith": process.exiting_with, "exitCode": process.exit_code, "signal": process.signal},
             }));
         }
     }

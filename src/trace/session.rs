@@ -109,9 +109,14 @@ impl Process {
 
     /// `4242 child 1: node test/a.test.js · exiting with 1`, paths shown relative to `cwd`.
     pub fn describe(&self, cwd: &str) -> String {
-        let argv: Vec<&str> = self
+        // Node's own flags where they were given: after the executable, before the script.
+        let words = self
             .argv
             .iter()
+            .take(1)
+            .chain(&self.exec_argv)
+            .chain(self.argv.iter().skip(1));
+        let argv: Vec<&str> = words
             .enumerate()
             .map(|(i, a)| {
                 if i == 0 {
@@ -160,6 +165,11 @@ pub struct Process {
     pub ppid: u32,
     /// `process.argv` (at most 16 items, each at most 200 characters; redacted like any value).
     pub argv: Vec<String>,
+    /// Node's own flags, `process.execArgv` (`--require x`, `--test`; at most 8 items of 200
+    /// characters, redacted like any value), which `argv` leaves out (additive; absent when none,
+    /// and for a process listed from `/proc`, whose `argv` holds them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exec_argv: Vec<String>,
     /// `program` (the command tracer started, when it is Node), `child` (a Node process it
     /// started, traced), `launcher` (npm's, npx's, pnpm's, yarn's or corepack's own process, or a
     /// process that is not Node between two of the tree, such as npm's `sh -c`: listed, not

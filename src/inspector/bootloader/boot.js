@@ -54,6 +54,8 @@
   const { writeSync, fstatSync } = fs;
   const head = { pid: process.pid, ppid: process.ppid };
   const fullArgv = process.argv.slice(0, 16).map((a) => String(a).slice(0, 200));
+  // Node's own flags (`--require x`, `--test`, `--max-old-space-size=…`), which `argv` leaves out.
+  const execArgv = process.execArgv.slice(0, 8).map((a) => String(a).slice(0, 200));
   const [fdText, inodeText] = channel.split(':');
   const channelFd = Number(fdText);
   // The descriptor, only while it is still the socket tracer made: a number the program (or
@@ -68,10 +70,12 @@
   };
   const report = (fields, opened) => {
     let argv = fullArgv;
-    let line = stringify(assign({}, head, { argv }, fields)) + '\n';
-    while (byteLength(line) > 4000 && argv.length > 1) {
-      argv = argv.slice(0, -1);
-      line = stringify(assign({}, head, { argv }, fields)) + '\n';
+    let flags = execArgv.length > 0 ? { execArgv } : {};
+    let line = stringify(assign({}, head, { argv }, flags, fields)) + '\n';
+    while (byteLength(line) > 4000 && (argv.length > 1 || flags.execArgv)) {
+      if (argv.length > 1) argv = argv.slice(0, -1);
+      else flags = {};
+      line = stringify(assign({}, head, { argv }, flags, fields)) + '\n';
     }
     const fd = opened === undefined ? openChannel() : opened;
     if (fd < 0) return false;
