@@ -23,6 +23,8 @@ fn test_suite() -> Tracer {
         "spec/cart.spec.js",
         "vitest/cart.spec.mjs",
         "tape/cart.js",
+        "uvu/cart.js",
+        "qunit/cart.js",
     ] {
         tracer = tracer.file(file, std::fs::read(example.join(file)).unwrap());
     }
@@ -30,13 +32,15 @@ fn test_suite() -> Tracer {
 }
 
 /// The files of `examples/test-suite`'s second failing test for every runner (`lib/inventory.js`).
-const SECOND_FILE: [&str; 6] = [
+const SECOND_FILE: [&str; 8] = [
     "lib/inventory.js",
     "test/inventory.test.js",
     "spec/inventory.spec.js",
     "vitest/inventory.spec.mjs",
     "__tests__/inventory.js",
     "tape/inventory.js",
+    "uvu/inventory.js",
+    "qunit/inventory.js",
 ];
 
 /// `examples/test-suite` in a new workspace, its installed `node_modules` linked in, and the
@@ -1126,8 +1130,9 @@ fn jest_running_one_file_has_its_console_calls_read_back() {
 /// Each runner of `examples/test-suite` with a failing test in each of two files (node --test,
 /// mocha, mocha `--parallel` (whose main process lists a file's tests once a worker ran the whole
 /// file: each test's chain once was empty), jest, vitest, tape, which prints its TAP through the
-/// console, mocha's dot reporter and jasmine, which print a mark per test and name none until the
-/// report (both tests once had the same chain, both files' lines); each from the npm registry but
+/// console, mocha's dot reporter, jasmine and uvu, which print a mark per test and name none until
+/// the report (both tests once had the same chain, both files' lines), QUnit's TAP; each from the
+/// npm registry but
 /// node's, skipped, saying so, without `npm ci`): both failed tests are named with their sites and the values the runner printed, both
 /// are `test` events of the stream, and each has a chain of its own: the second file's test has
 /// its own code's line (`lib/inventory.js`), the first none of it (the chain once took the other
@@ -1192,6 +1197,24 @@ fn every_runner_names_both_failed_tests_each_with_its_own_chain() {
             " ",
             "spec/cart.spec.js",
             "spec/inventory.spec.js",
+        ),
+        // uvu writes its marks and report on stdout, its tests' lines came through the console
+        // late at times (each chain once changed from run to run).
+        (
+            "test:uvu",
+            Some("uvu"),
+            " - ",
+            "uvu/cart.js",
+            "uvu/inventory.js",
+        ),
+        // QUnit prints TAP through its console, its keys padded (`actual  : 16.2`; no test was
+        // read once).
+        (
+            "test:qunit",
+            Some("qunit"),
+            " > ",
+            "qunit/cart.js",
+            "qunit/inventory.js",
         ),
     ];
     for (script, package, separator, cart, inventory) in cases {

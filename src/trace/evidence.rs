@@ -799,7 +799,9 @@ fn test_window<'a>(
     if leaf.is_empty() {
         return None;
     }
-    if let Some(window) = tap_console_window(events, leaf) {
+    if let Some(window) =
+        tap_console_window(events, leaf).or_else(|| tap_result_window(events, leaf))
+    {
         return Some(window);
     }
     // The runner prints its listing through its console (mocha) or on its stdout. A listing of
@@ -867,6 +869,30 @@ fn tap_console_window<'a>(events: &'a [Event], leaf: &str) -> Option<(u64, &'a E
         .filter(|e| e.id > start.id && e.worker == start.worker)
         .find(|e| text(e).is_some_and(|t| t.starts_with("not ok ")))?;
     Some((start.id, end))
+}
+
+/// Where a failed test's own events lie for a runner that prints a TAP result per test through
+/// the console (QUnit's `ok 1 price > adds`, `not ok 2 price > discounts …` and its block, one
+/// call each): after the result line before the test's own `not ok`, before that one, on that
+/// channel, where the test's own console calls come in the order they were made.
+fn tap_result_window<'a>(events: &'a [Event], leaf: &str) -> Option<(u64, &'a Event)> {
+    static RESULT: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"^(?:not )?ok \d+\b|^TAP version \d+$").expect("regex"));
+    let first_line = |e: &Event| {
+        let text = strip_ansi(e.value.as_deref()?);
+        Some(text.lines().next().unwrap_or("").trim_end().to_owned())
+    };
+    let console = || events.iter().filter(|e| e.kind == Kind::Console);
+    let end = console().find(|e| {
+        first_line(e).is_some_and(|l| {
+            l.starts_with("not ok ") && RESULT.is_match(&l) && l.ends_with(&format!(" {leaf}"))
+        })
+    })?;
+    let start = console()
+        .filter(|e| e.id < end.id && e.worker == end.worker)
+        .rfind(|e| first_line(e).is_some_and(|l| RESULT.is_match(&l)))
+        .map_or(0, |e| e.id);
+    Some((start, end))
 }
 
 /// The most steps of a failed test's own chain (`FailedTest::chain`).

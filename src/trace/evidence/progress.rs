@@ -1,18 +1,25 @@
 //! Where a failed test's events lie for a runner that prints one mark per test as it ends and
 //! names no test until its report (jasmine's `.`/`F`, @hapi/lab's `.`/`x`, mocha's dot reporter's
-//! `․`/`!`): between the mark before the test's own failure mark and that mark, read from where the
+//! `․`/`!`, uvu's `•`/`✘` with its `(1 / 2)` count): between the mark before the test's own failure mark and that mark, read from where the
 //! process's console calls fall among the marks on its stdout.
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use crate::trace::event::{Event, Kind, Stream};
 use crate::trace::values::strip_ansi;
 
 /// A mark of a test that passed, was skipped or is pending (`.` jasmine and lab, `․` mocha's dot,
-/// `*` jasmine's pending, `-` lab's skipped, `,` mocha's pending).
-const OTHER_MARKS: &[char] = &['.', '․', '*', '-', ','];
-/// A mark of a test that failed (`F` jasmine, `x` lab, `!` mocha's dot).
-const FAIL_MARKS: &[char] = &['F', 'x', '!'];
+/// `•` uvu, `*` jasmine's pending, `-` lab's skipped, `,` mocha's pending).
+const OTHER_MARKS: &[char] = &['.', '․', '•', '*', '-', ','];
+/// A mark of a test that failed (`F` jasmine, `x` lab, `!` mocha's dot, `✘` uvu).
+const FAIL_MARKS: &[char] = &['F', 'x', '!', '✘'];
+
+/// uvu's count after a file's marks (`  (1 / 2)`: passed of all), which ends their line.
+static COUNT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\(\d+ / \d+\)[ \t]*(?:\n|$)").expect("regex"));
 
 /// A failure mark on the program's stdout: how many of the process's printed console calls came
 /// before it, and how many came before the mark printed just before it.
@@ -61,7 +68,16 @@ pub(super) fn progress_window<'a>(
     }
     let mark = marks.get(index)?;
     let after = mark.since.checked_sub(1).map_or(0, |i| printed[i].0.id);
-    let before = printed.get(mark.until).map_or(report, |(e, _)| *e);
+    let before = match (printed.get(mark.until), mark.until.checked_sub(1)) {
+        (Some((first_after, _)), _) => *first_after,
+        // The last test's window ends with the report, or with the window's last console call
+        // where its batch arrived after the report (the event after it is the bound).
+        (None, Some(last)) if printed[last].0.id >= report.id => events
+            .iter()
+            .find(|e| e.id > printed[last].0.id)
+            .unwrap_or(report),
+        (None, _) => report,
+    };
     Some((after, before))
 }
 
@@ -104,6 +120,10 @@ fn fail_marks(stdout: &str, printed: &[&str]) -> Option<Vec<FailMark>> {
                 since_at_line = since;
             }
             ' ' => {}
+            '(' if line_holds_marks_alone && COUNT.is_match(&format!("({rest}")) => {
+                // The count ends the line: its newline comes next.
+                rest = &rest[rest.find('\n').unwrap_or(rest.len())..];
+            }
             c if line_holds_marks_alone && FAIL_MARKS.contains(&c) => {
                 line.push(FailMark {
                     since,
@@ -158,6 +178,23 @@ mod tests {
             Some(vec![
                 FailMark { since: 0, until: 0 },
                 FailMark { since: 0, until: 1 }
+            ])
+        );
+    }
+
+    /// uvu: a file's name, its marks with its tests' console output, its count, its failures.
+    #[test]
+    fn uvu_s_count_ends_a_line_of_marks() {
+        let stdout = "price.test.js\n• PRICE-LOG discounting 100\n✘   (1 / 2)\n\n  FAIL  \"discounts\"\nstock.test.js\n• STOCK-LOG reserving 5\n✘   (1 / 2)\n";
+        let marks = fail_marks(
+            stdout,
+            &["PRICE-LOG discounting 100", "STOCK-LOG reserving 5"],
+        );
+        assert_eq!(
+            marks,
+            Some(vec![
+                FailMark { since: 0, until: 1 },
+                FailMark { since: 1, until: 2 }
             ])
         );
     }

@@ -1,7 +1,7 @@
 //! What a test runner printed about each failing test: the test's name, the assertion's message
 //! and the assertion's site in the user's code, read from the report's text. Formats
 //! read: TAP (`node --test` when its output is not a terminal; node-tap's; tape's), `node --test`'s spec reporter,
-//! mocha's, jest's, jasmine's, ava's, uvu's and vitest's default reporters. A claim read from text, never the runtime's: the evidence
+//! mocha's, jest's, jasmine's, ava's, uvu's and vitest's default reporters, QUnit's TAP. A claim read from text, never the runtime's: the evidence
 //! says so.
 
 use std::path::Path;

@@ -1,5 +1,5 @@
-//! TAP (`node --test` when its output is not a terminal; node-tap's; tape's): a failure's YAML
-//! block.
+//! TAP (`node --test` when its output is not a terminal; node-tap's; tape's; QUnit's): a
+//! failure's YAML block.
 
 use std::path::Path;
 
@@ -8,7 +8,8 @@ use crate::trace::event::Frame;
 
 /// What a TAP failure's YAML block says.
 pub(super) struct TapBlock {
-    /// `error:` (inline, or `|-` with the message under it).
+    /// `error:` (inline, or `|-` with the message under it); QUnit's `message:` with its
+    /// `expected:` and `actual:` (`failed (expected 90, actual 80)`).
     pub(super) message: Option<String>,
     /// The first frame of `stack:` in the user's own code (frames are `Fn (file:line:col)`,
     /// without `at`), else `location:` (where the test is declared; node --test) or `at:`
@@ -42,6 +43,8 @@ pub(super) fn read_tap_block(
     // itself in node's and node-tap's blocks, two more in tape's): a deeper line is a value's text
     // (a `source:` excerpt can hold `error: 'x'`), never a key.
     let mut key_indent: Option<usize> = None;
+    // QUnit's `message:`.
+    let mut said: Option<String> = None;
     let mut opened = false;
     for line in block {
         let trimmed = line.trim();
@@ -55,12 +58,15 @@ pub(super) fn read_tap_block(
         if opened && key_indent.is_none() && !trimmed.is_empty() {
             key_indent = Some(indentation(line));
         }
+        // QUnit pads a key to its block's widest (`actual  : 80`).
         if key_indent.is_none_or(|indent| indentation(line) == indent)
             && let Some((key, value)) = trimmed.split_once(':')
+            && let key = key.trim_end()
             && !key.contains(' ')
             && matches!(
                 key,
                 "error"
+                    | "message"
                     | "stack"
                     | "location"
                     | "failureType"
@@ -92,6 +98,11 @@ pub(super) fn read_tap_block(
                 "operator" => assertion = true,
                 "error" if !value.starts_with('|') && !value.is_empty() => {
                     message = Some(unquote(value).to_owned());
+                }
+                // QUnit: the assertion's message (`failed` when the test gave none), with its
+                // `actual:` and `expected:`.
+                "message" if !value.starts_with('|') && !value.is_empty() => {
+                    said = Some(unquote(value).to_owned());
                 }
                 "location" => {
                     let at = unquote(value);
@@ -182,6 +193,16 @@ pub(super) fn read_tap_block(
         location = mapper::printed_stack_frames(&format!("at {file}:{line}:{column}"), cwd)
             .into_iter()
             .next();
+    }
+    if message.is_none()
+        && let Some(said) = said
+    {
+        message = Some(match compared {
+            [Some(expected), Some(actual)] => {
+                format!("{said} (expected {expected}, actual {actual})")
+            }
+            _ => said,
+        });
     }
     let assertion = (assertion && message.is_none()).then(|| match (diff.as_slice(), compared) {
         (["--- expected", "+++ actual", hunk, expected, actual], _)

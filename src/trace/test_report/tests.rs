@@ -417,7 +417,8 @@ fn ava_s_rejected_promise_is_a_failed_test_of_its_own() {
     assert_site(&found[1], "test/math.test.js", 12, 60);
 }
 
-/// uvu 0.5: `FAIL  "name"`, its message, its one-line diff and the stack; every failed test.
+/// uvu 0.5: `FAIL  "name"`, its message (its operator, `  (is)`, left out), its one-line diff
+/// and the stack; every failed test.
 #[test]
 fn uvu_s_report() {
     let dir = workspace();
@@ -458,7 +459,7 @@ fn uvu_s_report() {
         [
             (
                 "multiplies wrong",
-                "Expected values to be strictly equal:  (is) (expected 7, actual 6)"
+                "Expected values to be strictly equal: (expected 7, actual 6)"
             ),
             ("async rejects", "boom async"),
         ]

@@ -89,6 +89,11 @@ pub(super) fn read_text_block(
         text.push_str(&format!(" ({})", values.join("; ")));
     }
     if let (Some(text), [Some(expected), Some(actual)]) = (message.as_mut(), diff) {
+        // uvu's operator after its message (`Expected values to be strictly equal:  (is)`).
+        static OPERATOR: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(r"\s{2,}\(\w+\)$").expect("valid regex"));
+        let end = OPERATOR.find(text).map_or(text.len(), |m| m.start());
+        text.truncate(end);
         text.push_str(&format!(" (expected {expected}, actual {actual})"));
     }
     (message, site)
