@@ -1204,6 +1204,81 @@ fn what_the_page_computes_in_jsdom_and_happy_dom_is_the_same_under_the_probe() {
     }
 }
 
+/// One class of the environment standing for two of the browser's (jsdom's `SVGElement` for
+/// Chromium's `SVGCircleElement` and `SVGRectElement`): each object's reads are the item of the
+/// class its own values name (a `nodeName` of `"circle"`), even a read made before that one. They
+/// were once one observation, the circle's: `nodeName` gave `["circle","rect"]` there and the
+/// rectangle's items were "not reached".
+#[test]
+fn one_class_of_the_environment_for_two_of_the_browser_s_is_told_apart_by_each_object() {
+    let read = |seq: u32, api: &str, receiver: &str, value: &str, line: u32| {
+        format!(
+            r#"{{"type":"access","seq":{seq},"realm":"main","phase":"init","api":"{api}","accessType":"get","receiver":"{receiver}","returnValue":"{value}","stack":[{{"url":"https://a.test/js/app.js","line":{line},"column":5,"functionName":""}}]}}"#
+        )
+    };
+    let trace = [
+        HEADER.to_owned(),
+        read(
+            1,
+            "Element.prototype.namespaceURI",
+            "SVGCircleElement",
+            "svg",
+            1,
+        ),
+        read(
+            2,
+            "Node.prototype.nodeName",
+            "SVGCircleElement",
+            "circle",
+            2,
+        ),
+        read(
+            3,
+            "Element.prototype.namespaceURI",
+            "SVGRectElement",
+            "svg",
+            3,
+        ),
+        read(4, "Node.prototype.nodeName", "SVGRectElement", "rect", 4),
+    ]
+    .join("\n")
+        + "\n";
+    let case = Tracer::new()
+        .file("case/ruyi-trace/logs/current.ndjson", trace)
+        .file(
+            "case/result/final.js",
+            "const names = new WeakMap();\n\
+             class Node { get nodeName() { return names.get(this); } }\n\
+             class Element extends Node { get namespaceURI() { return 'svg'; } }\n\
+             class SVGElement extends Element {}\n\
+             Object.assign(globalThis, { Node, Element, SVGElement });\n\
+             const circle = new SVGElement(), rect = new SVGElement();\n\
+             names.set(circle, 'circle'); names.set(rect, 'rect');\n\
+             globalThis.page = { circle, rect };\n\
+             require('../page/app.js');\n",
+        )
+        .file(
+            "case/page/app.js",
+            "var a = page.circle.namespaceURI;\nvar b = page.circle.nodeName;\nvar c = page.rect.namespaceURI;\nvar d = page.rect.nodeName;\nconsole.log(JSON.stringify([a, b, c, d]));\n",
+        );
+    let out = audited_as_under_plain_node(case);
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    assert_eq!(diff["counts"]["observed"], 4, "{diff:#}");
+    let mut codes = blocking_codes(&diff);
+    codes.sort();
+    assert_eq!(
+        codes,
+        [
+            r#""DIMENSION_MISMATCH" "Element.prototype.namespaceURI" "receiver""#,
+            r#""DIMENSION_MISMATCH" "Element.prototype.namespaceURI" "receiver""#,
+            r#""DIMENSION_MISMATCH" "Node.prototype.nodeName" "receiver""#,
+            r#""DIMENSION_MISMATCH" "Node.prototype.nodeName" "receiver""#,
+        ],
+        "{}",
+        out.dump()
+    );
+}
+
 /// A member read on another interface than any the reference read it on, and defined elsewhere
 /// (jsdom's `style.top`, on `CSSStyleDeclaration.prototype`, where Chromium holds a style's
 /// properties as its own and the reference recorded only `DOMRectReadOnly.prototype.top`), is not

@@ -9,7 +9,9 @@
 //!   property is defined where it was there (its owner); where
 //!   several receivers' items share the path, the one this receiver's values name most often over
 //!   the whole recording (a primitive value that only one receiver's items gave: `"math"` for a
-//!   `nodeName`), else the one whose value the access gave, else the only receiver left that the
+//!   `nodeName`), and first the one the object's own values name where the recorder numbers its
+//!   receivers (`receiverId`: jsdom's `SVGElement` is a `circle` on one object, a `rect` on
+//!   another), else the one whose value the access gave, else the only receiver left that the
 //!   environment never reached itself; else the access is no item's (the check says which
 //!   receivers it could have stood for). The receiver is then a finding on the item, never a
 //!   reason to re-key it. The owner is a dimension, never part of the identity.
@@ -82,6 +84,11 @@ pub struct Matcher<'c> {
     /// with how often (see [`Matcher::learn`]): its keys whose value names none go to the most
     /// named one's items too.
     stands_for: HashMap<(String, String), HashMap<String, u64>>,
+    /// The same for one object of the environment (its realm instance and its `receiverId`, where
+    /// the recorder numbers receivers): jsdom's one `SVGElement` class stands for Chromium's
+    /// `SVGCircleElement` on one object and `SVGRectElement` on another, and an object's own
+    /// values say which.
+    object_stands_for: HashMap<(String, String), HashMap<String, u64>>,
     /// The groups the environment reached on their own receiver (see [`Matcher::learn`]).
     claimed: HashSet<usize>,
 }
@@ -103,6 +110,7 @@ impl<'c> Matcher<'c> {
             by_thing: HashMap::new(),
             by_key: HashMap::new(),
             stands_for: HashMap::new(),
+            object_stands_for: HashMap::new(),
             claimed: HashSet::new(),
         };
         let mut order: Vec<usize> = (0..contract.items.len()).collect();
@@ -223,6 +231,10 @@ impl<'c> Matcher<'c> {
         };
         if let [g] = self.gave_the_value(event, &candidates)[..] {
             let stood_for = self.receiver_of(g).clone();
+            if let Some(object) = object_of(event) {
+                let votes = self.object_stands_for.entry(object).or_default();
+                *votes.entry(stood_for.clone()).or_default() += 1;
+            }
             let votes = self
                 .stands_for
                 .entry((event.realm.clone(), event.receiver.clone()))
@@ -243,16 +255,20 @@ impl<'c> Matcher<'c> {
             Receivers::One(g) => return Some(g),
             Receivers::Several(candidates) => candidates,
         };
-        if let Some(votes) = self
+        // What the object itself stands for decides first, then what its class does.
+        let object_votes = object_of(event).and_then(|o| self.object_stands_for.get(&o));
+        let class_votes = self
             .stands_for
-            .get(&(event.realm.clone(), event.receiver.clone()))
-            && let Some(g) = candidates
+            .get(&(event.realm.clone(), event.receiver.clone()));
+        for votes in [object_votes, class_votes].into_iter().flatten() {
+            if let Some(g) = candidates
                 .iter()
                 .copied()
                 .filter(|&g| votes.contains_key(self.receiver_of(g)))
                 .max_by_key(|&g| (votes[self.receiver_of(g)], std::cmp::Reverse(g)))
-        {
-            return Some(g);
+            {
+                return Some(g);
+            }
         }
         // A value several receivers' items gave (`1` for a `nodeType`) narrows, never decides.
         let by_value = self.gave_the_value(event, &candidates);
@@ -358,6 +374,13 @@ impl<'c> Matcher<'c> {
     fn receiver_of(&self, group: usize) -> &String {
         &self.contract.items[self.groups[group].items[0]].receiver
     }
+}
+
+/// The object an access was made on, where the recorder numbered it: (realm instance, `receiverId`).
+fn object_of(event: &AccessLine) -> Option<(String, String)> {
+    let id = event.raw_field("receiverId")?;
+    let realm = event.raw_field("realmId").unwrap_or(&event.realm);
+    Some((realm.to_owned(), id.to_owned()))
 }
 
 /// What an access touched: (realm, receiver, property key, access type).

@@ -19,7 +19,7 @@ use anyhow::Result;
 use crate::conformance::audit_format::{Observation, TimelineEntry};
 use crate::conformance::contract::{Builder, Contract};
 use crate::conformance::identity::Matcher;
-use crate::conformance::raw_trace;
+use crate::conformance::raw_trace::{self, AccessLine};
 use crate::conformance::requests::Request;
 
 /// The `source` of an observation derived from the tool's recording.
@@ -34,6 +34,10 @@ pub struct Observed {
     pub requests: Vec<Request>,
     pub accesses: u64,
 }
+
+/// What keeps an access's phase apart from its item's id while the observations are built (see
+/// [`from_trace`]); no phase holds it.
+const APART: char = '\u{1f}';
 
 /// Reads the recording at `path` and keys it to `contract`'s items.
 pub fn from_trace(path: &Path, case_dir: &Path, contract: &Contract) -> Result<Observed> {
@@ -58,14 +62,23 @@ pub fn from_trace(path: &Path, case_dir: &Path, contract: &Contract) -> Result<O
         let mut event = event.clone();
         event.api.clone_from(&item.api);
         event.phase.clone_from(&item.phase);
-        matched
-            .entry((
+        let key = |event: &AccessLine| {
+            (
                 event.api.clone(),
                 event.access_type.clone(),
                 event.realm.clone(),
                 event.receiver.clone(),
                 event.phase.clone(),
-            ))
+            )
+        };
+        // Two items reached on one receiver of the environment (jsdom's `SVGElement` standing for
+        // a `circle` on one object and a `rect` on another) are two observations: the second
+        // item's accesses are kept apart under its id until they are written.
+        if matched.get(&key(&event)).is_some_and(|id| *id != item.id) {
+            event.phase = format!("{}{APART}{}", item.phase, item.id);
+        }
+        matched
+            .entry(key(&event))
             .or_insert_with(|| item.id.clone());
         builder.add(&event, names);
         if let Some(state) = &event.state {
@@ -98,7 +111,10 @@ pub fn from_trace(path: &Path, case_dir: &Path, contract: &Contract) -> Result<O
             access_type: item.access_type,
             realm: item.realm,
             receiver: item.receiver,
-            phase: item.phase,
+            phase: match item.phase.split_once(APART) {
+                Some((phase, _)) => phase.to_owned(),
+                None => item.phase,
+            },
             source: Some(SOURCE.to_owned()),
             observations: item.expected,
         })

@@ -266,7 +266,7 @@ pub fn config_with(
         // `pinError` in js/reflect.js).
         json!({"walk": walk, "checkPaths": check_paths, "enterRealms": known_members.is_some(),
                "stackLimit": if known_members.is_some() { AUDIT_STACK_FRAMES } else { STACK_FRAMES },
-               "pinGlobalError": known_members.is_some()}),
+               "pinGlobalError": known_members.is_some(), "receiverIds": known_members.is_some()}),
     )
 }
 

@@ -15,6 +15,11 @@
 // functions or value: the cell's `view`. Properties the browser defined show the wrappers, as
 // they always did (`view` null).
 
+// In an environment under audit: each record names its receiver's number (`receiverId`, the
+// number its `$object` values give it), so that the check can tell which reference receiver one
+// object stands for where the environment gives several of the browser's classes one (jsdom's
+// `SVGElement` for a `circle` and a `rect`).
+const RECEIVER_IDS = config.receiverIds === true;
 const isExtensible = O.isExtensible;
 const objectIs = O.is;
 const cells = new WeakMapC(); // holder -> null-prototype map "$name" -> cell
@@ -245,6 +250,9 @@ function complete(record, prop, receiver, args, result, threw, error, measureRes
     // stack (`begin`, before the path is known).
     prop.lastApi = record.api;
     record.receiver = M.receiverName(receiver);
+    if (RECEIVER_IDS && receiver !== null && (typeof receiver === "object" || typeof receiver === "function")) {
+      record.receiverId = M.idOf(receiver);
+    }
     if (args !== null) {
       const encoded = [];
       for (let i = 0; i < args.length; i++) encoded[i] = M.encode(args[i]);

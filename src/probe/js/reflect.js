@@ -79,6 +79,17 @@ function tracerReflect(g, options) {
     array[array.length] = item;
   }
 
+  // An object's number in this run (`o2`): it links the lines that name the object, within one
+  // trace, never across runtimes.
+  function idOf(value) {
+    let id = apply(wmGet, ids, [value]);
+    if (id === undefined) {
+      id = idPrefix + nextId++;
+      apply(wmSet, ids, [value, id]);
+    }
+    return id;
+  }
+
   function dataOf(object, key) {
     let d;
     try {
@@ -452,11 +463,7 @@ function tracerReflect(g, options) {
       if (n > 100) push(out, { $more: n - 100 });
       return out;
     }
-    let id = apply(wmGet, ids, [value]);
-    if (id === undefined) {
-      id = idPrefix + nextId++;
-      apply(wmSet, ids, [value, id]);
-    }
+    const id = idOf(value);
     const name = constructorNameOf(value) || tagOf(value);
     const out = { $object: name, id: id };
     // A plain object (a dictionary such as `resolvedOptions()`'s) also carries its own enumerable
@@ -784,6 +791,7 @@ function tracerReflect(g, options) {
     },
     holderName: holderName,
     receiverName: receiverName,
+    idOf: idOf,
     constructorNameOf: constructorNameOf,
     chainOf: chainOf,
     findHolder: findHolder,
