@@ -1204,6 +1204,54 @@ fn what_the_page_computes_in_jsdom_and_happy_dom_is_the_same_under_the_probe() {
     }
 }
 
+/// A collection that answers `length` itself (happy-dom's are Proxies whose `get` trap returns it
+/// without the prototype's getter, which is all the probe watches): the read the browser made is
+/// not seen, and the item says the probe could not have seen it (it once said "the script did not
+/// reach it there", with the action "compare what the script did before this point").
+#[test]
+fn a_collection_answering_its_length_itself_is_probe_blind_not_unreached() {
+    let trace = [
+        HEADER.to_owned(),
+        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"Document.prototype.getElementsByTagName","accessType":"call","receiver":"Document","args":["p"],"returnValue":{"$object":"HTMLCollection","id":"o1"},"stack":[{"url":"https://a.test/js/app.js","line":1,"column":18,"functionName":""}]}"#.to_owned(),
+        r#"{"type":"access","seq":2,"realm":"main","phase":"init","api":"HTMLCollection.prototype.length","accessType":"get","receiver":"HTMLCollection","returnValue":2,"stack":[{"url":"https://a.test/js/app.js","line":1,"column":45,"functionName":""}]}"#.to_owned(),
+    ]
+    .join("\n")
+        + "\n";
+    let case = Tracer::new()
+        .file("case/ruyi-trace/logs/current.ndjson", trace)
+        .file(
+            "case/result/final.js",
+            "class HTMLCollection { get length() { return 0; } }\n\
+             class Document {\n\
+               getElementsByTagName() {\n\
+                 const answer = { get: (t, p, r) => (p === 'length' ? 2 : Reflect.get(t, p, r)) };\n\
+                 return new Proxy(new HTMLCollection(), answer);\n\
+               }\n\
+             }\n\
+             Object.assign(globalThis, { HTMLCollection, Document });\n\
+             globalThis.document = new Document();\n\
+             require('../page/app.js');\n",
+        )
+        .file(
+            "case/page/app.js",
+            "var n = [document.getElementsByTagName('p').length];\nconsole.log(JSON.stringify(n));\n",
+        );
+    let out = audited_as_under_plain_node(case);
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    let missing: Vec<(&str, &str)> = diff["blocking"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "MISSING_OBSERVATION")
+        .map(|f| (f["api"].as_str().unwrap(), f["cause"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        missing,
+        [("HTMLCollection.prototype.length", "probe-blind")],
+        "{diff:#}"
+    );
+}
+
 /// One class of the environment standing for two of the browser's (jsdom's `SVGElement` for
 /// Chromium's `SVGCircleElement` and `SVGRectElement`): each object's reads are the item of the
 /// class its own values name (a `nodeName` of `"circle"`), even a read made before that one. They

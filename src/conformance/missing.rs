@@ -7,7 +7,9 @@
 //! - [`PROBE_BLIND`]: the tool could not have watched it: no realm of that kind was probed, the
 //!   path resolves to a property the probe put no wrapper on (`recording.realms[].unwatched`), or
 //!   to a member another window's probe watches (`recording.realms[].shared`: one class for every
-//!   window, whose accesses are recorded in the first window's name).
+//!   window, whose accesses are recorded in the first window's name), or it is a getter of a
+//!   collection the script was handed whose prototype's getters never ran (it answers its members
+//!   itself: happy-dom's Proxies).
 //! - [`NOT_REACHED`]: the environment has it, the probe watched it, and the script did not get
 //!   there: the divergence is the last item both runtimes reached before it (in the reference's
 //!   order), the closest value before that which differed between them, and the last item before
@@ -20,8 +22,8 @@
 
 use serde_json::{Value, json};
 
-use crate::conformance::audit_format::Recording;
-use crate::conformance::contract::Item;
+use crate::conformance::audit_format::{Observation, Recording};
+use crate::conformance::contract::{Item, KEYS_COMPUTED_BY};
 
 pub const ENVIRONMENT_LACKS: &str = "environment-lacks";
 pub const NOT_REACHED: &str = "not-reached";
@@ -56,6 +58,36 @@ pub struct Progress {
     pub last_lacking: Option<Reached>,
     /// How the entry ended, when it did not end well (see `Audit::entry_ended`).
     pub entry_ended: Option<String>,
+    /// The collection interfaces ([`KEYS_COMPUTED_BY`]) the environment handed the script an
+    /// object of (a value it got, or a receiver it used), whose getters the probe never saw run:
+    /// such a collection may answer its members itself (a Proxy: happy-dom's `HTMLCollection`
+    /// answers `length` without its prototype's getter).
+    pub collections_answering_themselves: Vec<String>,
+}
+
+/// The collection interfaces (see [`Progress::collections_answering_themselves`]) among the
+/// environment's `observations`: handed to the script, none of their prototype's getters seen.
+pub fn collections_answering_themselves(observations: &[Observation]) -> Vec<String> {
+    let mut given: Vec<String> = Vec::new();
+    let mut getters_seen: Vec<&str> = Vec::new();
+    for o in observations {
+        if let Some((iface, _)) = o.api.split_once(".prototype.")
+            && o.access_type == "get"
+        {
+            getters_seen.push(iface);
+        }
+        let values = o.observations.get("returnValue").into_iter().flatten();
+        let classes = values
+            .filter_map(|v| v.get("$object")?.as_str())
+            .chain([o.receiver.as_str()]);
+        for class in classes {
+            if KEYS_COMPUTED_BY.contains(&class) && !given.iter().any(|g| g == class) {
+                given.push(class.to_owned());
+            }
+        }
+    }
+    given.retain(|g| !getters_seen.contains(&g.as_str()));
+    given
 }
 
 /// The interface (or singleton) an api path's member belongs to: `MimeType` for
@@ -246,6 +278,26 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
             lacks: None,
         };
     }
+    if item.access_type == "get"
+        && let Some((iface, member)) = item.api.split_once(".prototype.")
+        && progress
+            .collections_answering_themselves
+            .iter()
+            .any(|c| c == iface)
+    {
+        return Explanation {
+            cause: PROBE_BLIND,
+            message: format!(
+                "the environment handed the script {iface} objects, and the probe saw none of {iface}.prototype's getters run on them: such a collection can answer `{member}` itself (a Proxy: happy-dom's collections answer `length` so) where the probe watches only the prototype's getter, so whether the script read it cannot be told"
+            ),
+            action: format!(
+                "check by hand that {iface}'s `{member}` gives what the browser gives; answering it through {iface}.prototype's getter, as the browser does, lets the probe watch it"
+            ),
+            divergence: None,
+            follows: Vec::new(),
+            lacks: None,
+        };
+    }
     let reached = |r: &Reached| json!({"item": r.item, "api": r.api, "accessType": r.access_type});
     let mut divergence = serde_json::Map::new();
     let mut words = String::new();
@@ -409,6 +461,7 @@ mod tests {
             ],
             last_lacking: None,
             entry_ended: None,
+            collections_answering_themselves: Vec::new(),
         };
         let why = explain(
             &item("MimeType.prototype.description", "get"),
@@ -491,6 +544,7 @@ mod tests {
             }],
             last_lacking: None,
             entry_ended: None,
+            collections_answering_themselves: Vec::new(),
         };
         let why = explain(&item("x.y", "call"), &recording(&[], &[]), &progress);
         assert_eq!(why.cause, NOT_REACHED);
@@ -518,6 +572,7 @@ mod tests {
             differences: vec![differed("Node.prototype.ownerDocument")],
             last_lacking: Some(at("trustedTypes")),
             entry_ended: None,
+            collections_answering_themselves: Vec::new(),
         };
         let why = explain(&item("x.y", "call"), &recording(&[], &[]), &progress);
         assert!(
@@ -534,6 +589,7 @@ mod tests {
             differences: Vec::new(),
             last_lacking: Some(at("trustedTypes")),
             entry_ended: None,
+            collections_answering_themselves: Vec::new(),
         };
         let why = explain(&item("x.y", "call"), &recording(&[], &[]), &progress);
         let d = why.divergence.unwrap();

@@ -288,6 +288,9 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
     let mut observed = 0;
     let mut progress = missing::Progress {
         entry_ended: a.entry_ended(),
+        collections_answering_themselves: missing::collections_answering_themselves(
+            &a.observations,
+        ),
         ..missing::Progress::default()
     };
     for item in &c.items {
