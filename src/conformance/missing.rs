@@ -35,6 +35,20 @@ pub struct Reached {
     pub item: String,
     pub api: String,
     pub access_type: String,
+    /// Its place in the reference's order (the contract's items).
+    pub index: usize,
+}
+
+impl Reached {
+    /// `item`, the `index`th of the contract's items.
+    pub fn of(item: &Item, index: usize) -> Reached {
+        Reached {
+            item: item.id.clone(),
+            api: item.api.clone(),
+            access_type: item.access_type.clone(),
+            index,
+        }
+    }
 }
 
 /// A value that differed between the runtimes on an item both reached.
@@ -340,12 +354,19 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
             "the environment has {} and the probe watched it, but the script did not reach it there{words}",
             item.api
         ),
-        action: match lead {
-            Some(d) => format!(
+        // What the browser reached closest before the item: a member the environment lacks after
+        // the value that differed is the likelier turn (DOMPurify reads `trustedTypes`, then
+        // takes another way where it is missing).
+        action: match (lead, &progress.last_lacking) {
+            (_, Some(lacking)) if lead.is_none_or(|d| lacking.index > d.at.index) => format!(
+                "provide {} as the browser does: the environment lacks it, and the browser reached it closest before this item",
+                lacking.api
+            ),
+            (Some(d), _) => format!(
                 "make {} give what the browser gave: the script took another branch after it",
                 d.at.api
             ),
-            None => "compare what the script did before this point in both runtimes".into(),
+            (None, _) => "compare what the script did before this point in both runtimes".into(),
         },
         divergence: Some(Value::Object(divergence)),
         follows: Vec::new(),
@@ -448,6 +469,7 @@ mod tests {
                 item: "c".into(),
                 api: api.into(),
                 access_type: "get".into(),
+                index: 0,
             },
             dimension: "returnValue".into(),
             expected: json!([2]),
@@ -533,6 +555,7 @@ mod tests {
             item: "c-0".into(),
             api: "c.getContext".into(),
             access_type: "call".into(),
+            index: 0,
         };
         let progress = Progress {
             last_reached: Some(at.clone()),
@@ -554,12 +577,21 @@ mod tests {
         assert!(why.message.contains("null here"), "{}", why.message);
     }
 
+    /// The lacking member closest before the item is what the action names (DOMPurify in jsdom:
+    /// the action once said to make `ownerDocument` give `HTMLDocument`, a difference before the
+    /// `trustedTypes` the environment lacks, after which DOMPurify took another way).
     #[test]
     fn an_item_the_environment_lacks_before_one_not_reached_is_named_and_never_a_lead() {
+        let order = [
+            "Node.prototype.ownerDocument",
+            "Document.prototype.createElement",
+            "trustedTypes",
+        ];
         let at = |api: &str| Reached {
             item: format!("c-{api}"),
             api: api.into(),
             access_type: "get".into(),
+            index: order.iter().position(|a| *a == api).unwrap(),
         };
         let differed = |api: &str| Differed {
             at: at(api),
@@ -583,6 +615,27 @@ mod tests {
             why.message
         );
         assert_eq!(why.divergence.unwrap()["lacking"]["api"], "trustedTypes");
+        assert!(
+            why.action
+                .starts_with("provide trustedTypes as the browser does"),
+            "{}",
+            why.action
+        );
+        // A difference closer to the item than the lacking member is the action's.
+        let progress = Progress {
+            last_reached: Some(at("trustedTypes")),
+            differences: vec![differed("Document.prototype.createElement")],
+            last_lacking: Some(at("Node.prototype.ownerDocument")),
+            entry_ended: None,
+            collections_answering_themselves: Vec::new(),
+        };
+        let why = explain(&item("x.y", "call"), &recording(&[], &[]), &progress);
+        assert!(
+            why.action
+                .starts_with("make Document.prototype.createElement give"),
+            "{}",
+            why.action
+        );
         // Nothing reached at all: the lacking item is still named, and no lead is made of it.
         let progress = Progress {
             last_reached: None,

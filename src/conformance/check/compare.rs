@@ -293,7 +293,7 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
         ),
         ..missing::Progress::default()
     };
-    for item in &c.items {
+    for (index, item) in c.items.iter().enumerate() {
         let blocking_item = item.priority != "P2";
         let Some(observations) = by_id.get(&item.id) else {
             let mut findings = Vec::new();
@@ -302,11 +302,7 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
                 let mut f =
                     Finding::new(code::MISSING_OBSERVATION, why.message, why.action).on(item);
                 if why.cause == missing::ENVIRONMENT_LACKS {
-                    progress.last_lacking = Some(missing::Reached {
-                        item: item.id.clone(),
-                        api: item.api.clone(),
-                        access_type: item.access_type.clone(),
-                    });
+                    progress.last_lacking = Some(missing::Reached::of(item, index));
                 }
                 f.cause = Some(why.cause.to_owned());
                 f.divergence = why.divergence;
@@ -350,11 +346,7 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
             }
             continue;
         };
-        progress.last_reached = Some(missing::Reached {
-            item: item.id.clone(),
-            api: item.api.clone(),
-            access_type: item.access_type.clone(),
-        });
+        progress.last_reached = Some(missing::Reached::of(item, index));
         observed += 1;
         // The tool's own recording of the runtime is what the environment is; an entry's claims
         // only fill in what the tool did not record, and contradict it at most once per dimension.
@@ -462,11 +454,7 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
             }
             if matches!(dim.as_str(), "returnValue" | "exception") {
                 progress.differences.push(missing::Differed {
-                    at: missing::Reached {
-                        item: item.id.clone(),
-                        api: item.api.clone(),
-                        access_type: item.access_type.clone(),
-                    },
+                    at: missing::Reached::of(item, index),
                     dimension: dim.clone(),
                     expected: Value::from(expected.clone()),
                     observed: Value::from(seen.clone()),
