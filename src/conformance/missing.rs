@@ -113,6 +113,19 @@ fn interface_of(api: &str) -> &str {
     }
 }
 
+impl Differed {
+    /// Whether every value on both sides is an object (`{"$object": …}`), the two differing only
+    /// in their classes: a script seldom takes another way on that.
+    fn objects_alike(&self) -> bool {
+        let objects = |v: &Value| {
+            v.as_array().is_some_and(|values| {
+                !values.is_empty() && values.iter().all(|v| v.get("$object").is_some())
+            })
+        };
+        objects(&self.expected) && objects(&self.observed)
+    }
+}
+
 impl Progress {
     /// The lead for an item not reached: the closest difference before it on a related API (one
     /// whose path names the item's interface: `MimeTypeArray.prototype.length` for
@@ -354,14 +367,19 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
             "the environment has {} and the probe watched it, but the script did not reach it there{words}",
             item.api
         ),
-        // What the browser reached closest before the item: a member the environment lacks after
-        // the value that differed is the likelier turn (DOMPurify reads `trustedTypes`, then
-        // takes another way where it is missing).
+        // A member the environment lacks is the likelier turn where the browser reached it after
+        // the value that differed, or where that value was an object either way, only of another
+        // class (DOMPurify reads `trustedTypes` and takes another way where it is missing; its
+        // `ownerDocument` being a `Document`, not an `HTMLDocument`, turns nothing).
         action: match (lead, &progress.last_lacking) {
-            (_, Some(lacking)) if lead.is_none_or(|d| lacking.index > d.at.index) => format!(
-                "provide {} as the browser does: the environment lacks it, and the browser reached it closest before this item",
-                lacking.api
-            ),
+            (_, Some(lacking))
+                if lead.is_none_or(|d| lacking.index > d.at.index || d.objects_alike()) =>
+            {
+                format!(
+                    "provide {} as the browser does: the environment lacks it, and the browser reached it before this item",
+                    lacking.api
+                )
+            }
             (Some(d), _) => format!(
                 "make {} give what the browser gave: the script took another branch after it",
                 d.at.api
@@ -621,10 +639,29 @@ mod tests {
             "{}",
             why.action
         );
-        // A difference closer to the item than the lacking member is the action's.
+        // The same when the value that differed is closer but an object of another class alike
+        // (`Document` for `HTMLDocument`).
+        let progress = Progress {
+            last_reached: Some(at("Document.prototype.createElement")),
+            differences: vec![differed("Document.prototype.createElement")],
+            last_lacking: Some(at("Node.prototype.ownerDocument")),
+            entry_ended: None,
+            collections_answering_themselves: Vec::new(),
+        };
+        let why = explain(&item("x.y", "call"), &recording(&[], &[]), &progress);
+        assert!(
+            why.action
+                .starts_with("provide Node.prototype.ownerDocument as"),
+            "{}",
+            why.action
+        );
+        // A difference closer to the item than the lacking member, of a value a script branches
+        // on (an object there, `null` here), is the action's.
+        let mut null_here = differed("Document.prototype.createElement");
+        null_here.observed = json!([null]);
         let progress = Progress {
             last_reached: Some(at("trustedTypes")),
-            differences: vec![differed("Document.prototype.createElement")],
+            differences: vec![null_here],
             last_lacking: Some(at("Node.prototype.ownerDocument")),
             entry_ended: None,
             collections_answering_themselves: Vec::new(),
