@@ -130,14 +130,19 @@ impl Progress {
     /// The lead for an item not reached: the closest difference before it on a related API (one
     /// whose path names the item's interface: `MimeTypeArray.prototype.length` for
     /// `MimeType.prototype.description`), else the closest difference before it.
+    /// A value that differed only in its objects' class (`Differed::objects_alike`) is a lead
+    /// only where no other value differed: DOMPurify in happy-dom removes a `<body>` where
+    /// Chromium removed a `<script>` (`removeChild` gave another object), but turns away where
+    /// `NodeIterator.prototype.nextNode` gave `null`.
     fn lead(&self, item: &Item) -> Option<&Differed> {
         let iface = interface_of(&item.api).to_ascii_lowercase();
         let related =
             |d: &&Differed| !iface.is_empty() && d.at.api.to_ascii_lowercase().contains(&iface);
-        self.differences
-            .iter()
-            .rev()
-            .find(related)
+        let turns = |d: &&Differed| !d.objects_alike();
+        let closest = |keep: &dyn Fn(&&Differed) -> bool| self.differences.iter().rev().find(keep);
+        closest(&|d| related(d) && turns(d))
+            .or_else(|| closest(&turns))
+            .or_else(|| closest(&related))
             .or_else(|| self.differences.last())
     }
 }
@@ -521,6 +526,27 @@ mod tests {
             why.divergence.unwrap()["differed"]["api"],
             "HTMLCanvasElement.prototype.getContext"
         );
+        // A closer value that differed only in its objects' class (`removeChild` gave a `<body>`
+        // where the browser's gave a `<script>`) leads only where nothing else differed.
+        let mut progress = progress;
+        let mut removed = differed("Node.prototype.removeChild");
+        removed.expected = json!([{"$object": "HTMLScriptElement"}]);
+        removed.observed = json!([{"$object": "HTMLBodyElement"}]);
+        let mut next = differed("NodeIterator.prototype.nextNode");
+        next.expected = json!([{"$object": "HTMLScriptElement"}]);
+        next.observed = json!([{"$object": "HTMLBodyElement"}, null]);
+        progress.differences = vec![next, removed];
+        let lead = |progress: &Progress| {
+            let why = explain(
+                &item("Node.prototype.parentNode", "get"),
+                &recording(&[], &[]),
+                progress,
+            );
+            why.divergence.unwrap()["differed"]["api"].clone()
+        };
+        assert_eq!(lead(&progress), "NodeIterator.prototype.nextNode");
+        progress.differences.remove(0);
+        assert_eq!(lead(&progress), "Node.prototype.removeChild");
     }
 
     #[test]
