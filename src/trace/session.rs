@@ -93,12 +93,14 @@ pub struct Session {
 
 impl Process {
     /// Whether it ended badly on its own: a code other than 0 (the kernel's, else the one its
-    /// `exit` listeners saw), or a signal of a crash (`SIGSEGV`, `SIGABRT`, …). A process stopped
-    /// by another (`SIGTERM`, `SIGKILL`, `SIGINT`: a test runner ending its pool of workers, tracer
-    /// at the end of the run) did not fail.
+    /// `exit` listeners saw), or a signal of a crash (`SIGSEGV`, `SIGABRT`, …) or of a time limit
+    /// (`SIGALRM`: node-tap ends a test process past its `--timeout` so; `SIGXCPU`). A process
+    /// stopped by another (`SIGTERM`, `SIGKILL`, `SIGINT`: a test runner ending its pool of
+    /// workers, tracer at the end of the run) did not fail.
     pub fn failed(&self) -> bool {
-        const CRASHES: [&str; 7] = [
-            "SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGABRT", "SIGSYS", "SIGTRAP",
+        const CRASHES: [&str; 9] = [
+            "SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGABRT", "SIGSYS", "SIGTRAP", "SIGALRM",
+            "SIGXCPU",
         ];
         match (self.exit_code, &self.signal) {
             (Some(code), _) => code != 0,
@@ -525,6 +527,25 @@ mod tests {
         }
         let (events, dropped) = log.finish();
         assert_eq!((events.len(), dropped), (50, 0));
+    }
+
+    /// A process ended by a crash's or a time limit's signal failed (node-tap ends a test file
+    /// past its `--timeout` with `SIGALRM`: it was once not listed); one a runner or tracer
+    /// stopped did not.
+    #[test]
+    fn a_crash_or_a_time_limit_fails_a_process_and_a_stop_does_not() {
+        let ended_by = |signal: &str, stopped_by_tracer: bool| Process {
+            signal: Some(signal.into()),
+            stopped_by_tracer,
+            ..Process::default()
+        };
+        for signal in ["SIGSEGV", "SIGABRT", "SIGALRM", "SIGXCPU"] {
+            assert!(ended_by(signal, false).failed(), "{signal}");
+        }
+        for signal in ["SIGTERM", "SIGKILL", "SIGINT"] {
+            assert!(!ended_by(signal, false).failed(), "{signal}");
+        }
+        assert!(!ended_by("SIGALRM", true).failed());
     }
 
     /// `tap test/a.test.js`: the CLI names the file, its child runs it; the child ran it.

@@ -67,6 +67,7 @@ pub(super) fn read_tap_block(
                 key,
                 "error"
                     | "message"
+                    | "expired"
                     | "stack"
                     | "location"
                     | "failureType"
@@ -118,7 +119,8 @@ pub(super) fn read_tap_block(
                         assertion: None,
                     };
                 }
-                "at" | "diff" | "compare" => assertion = true,
+                // node-tap's timeout (`not ok 2 - timeout!`, `expired: TAP`).
+                "at" | "diff" | "compare" | "expired" => assertion = true,
                 _ => {}
             }
             continue;

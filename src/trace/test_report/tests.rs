@@ -214,6 +214,42 @@ fn node_tap_s_report() {
     assert_eq!(test.frame.map(|f| (f.line, f.column)), Some((4, 57)));
 }
 
+/// node-tap's timeout: `not ok 2 - timeout!` with `expired: TAP` in the test that ran past it
+/// (the test was once missing), then the test's and the file's own `not ok`, which close it.
+#[test]
+fn node_tap_s_timeout() {
+    let dir = workspace();
+    let lines = [
+        "# Subtest: test/stock.test.js",
+        "    # Subtest: reserves two of five, never ends",
+        "        ok 1 - should be equal",
+        "        not ok 2 - timeout!",
+        "          ---",
+        "          signal: null",
+        "          expired: TAP",
+        "          ...",
+        "        ",
+        "        1..2",
+        "    not ok 2 - reserves two of five, never ends # time=3992.663ms",
+        "      ---",
+        "      at:",
+        "        fileName: test/stock.test.js",
+        "        lineNumber: 6",
+        "        columnNumber: 3",
+        "      ...",
+        "    1..2",
+        "not ok 2 - timeout!",
+        "  ---",
+        "  expired: test/stock.test.js",
+        "  ...",
+    ];
+    let all = all_failed(&output(&lines), u64::MAX, dir.path(), &own_code);
+    assert_eq!(
+        names_and_messages(&all),
+        [("reserves two of five, never ends", "timeout!")]
+    );
+}
+
 #[test]
 fn a_skipped_or_todo_test_and_a_failed_suite_are_no_failing_test() {
     let dir = workspace();
