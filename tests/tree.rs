@@ -25,6 +25,8 @@ fn test_suite() -> Tracer {
         "tape/cart.js",
         "uvu/cart.js",
         "qunit/cart.js",
+        "features/cart.feature",
+        "features/step_definitions/cart.steps.js",
     ] {
         tracer = tracer.file(file, std::fs::read(example.join(file)).unwrap());
     }
@@ -32,7 +34,7 @@ fn test_suite() -> Tracer {
 }
 
 /// The files of `examples/test-suite`'s second failing test for every runner (`lib/inventory.js`).
-const SECOND_FILE: [&str; 8] = [
+const SECOND_FILE: [&str; 10] = [
     "lib/inventory.js",
     "test/inventory.test.js",
     "spec/inventory.spec.js",
@@ -41,6 +43,8 @@ const SECOND_FILE: [&str; 8] = [
     "tape/inventory.js",
     "uvu/inventory.js",
     "qunit/inventory.js",
+    "features/inventory.feature",
+    "features/step_definitions/inventory.steps.js",
 ];
 
 /// `examples/test-suite` in a new workspace, its installed `node_modules` linked in, and the
@@ -1131,8 +1135,8 @@ fn jest_running_one_file_has_its_console_calls_read_back() {
 /// mocha, mocha `--parallel` (whose main process lists a file's tests once a worker ran the whole
 /// file: each test's chain once was empty), jest, vitest, tape, which prints its TAP through the
 /// console, mocha's dot reporter, jasmine and uvu, which print a mark per test and name none until
-/// the report (both tests once had the same chain, both files' lines), QUnit's TAP; each from the
-/// npm registry but
+/// the report (both tests once had the same chain, both files' lines), QUnit's TAP, cucumber-js;
+/// each from the npm registry but
 /// node's, skipped, saying so, without `npm ci`): both failed tests are named with their sites and the values the runner printed, both
 /// are `test` events of the stream, and each has a chain of its own: the second file's test has
 /// its own code's line (`lib/inventory.js`), the first none of it (the chain once took the other
@@ -1215,6 +1219,15 @@ fn every_runner_names_both_failed_tests_each_with_its_own_chain() {
             " > ",
             "qunit/cart.js",
             "qunit/inventory.js",
+        ),
+        // cucumber-js: a scenario is the test (it was once named by its failed step, `Then the
+        // total is 18 # features/…`), a mark per step, the scenario's window from its first.
+        (
+            "test:cucumber",
+            Some("@cucumber/cucumber"),
+            " - ",
+            "features/step_definitions/cart.steps.js",
+            "features/step_definitions/inventory.steps.js",
         ),
     ];
     for (script, package, separator, cart, inventory) in cases {

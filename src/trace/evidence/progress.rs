@@ -21,19 +21,21 @@ const FAIL_MARKS: &[char] = &['F', 'x', '!', '✘'];
 static COUNT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\(\d+ / \d+\)[ \t]*(?:\n|$)").expect("regex"));
 
-/// A failure mark on the program's stdout: how many of the process's printed console calls came
-/// before it, and how many came before the mark printed just before it.
+/// A mark on the program's stdout: whether it is a failure's, and how many of the process's
+/// printed console calls came before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct FailMark {
-    since: usize,
-    until: usize,
+struct Mark {
+    fail: bool,
+    placed: usize,
 }
 
 /// The window of the `index`th of `count` failed tests, all run by `process` (`None`: the program's
 /// own process), as `test_window` gives one: after the last console call before the test began,
 /// before the first after it ended (else `report`). `None` unless the program's stdout holds
 /// exactly `count` failure marks on lines of marks and the process's console calls alone, every
-/// such call (`console.log`, `info`, `debug`) found there in the order it was made.
+/// such call (`console.log`, `info`, `debug`) found there in the order it was made. Where a mark
+/// is a step's (cucumber's progress: its report lists the scenario's steps, `✔` passed before
+/// the `✖` failed one), the test began with its first step.
 pub(super) fn progress_window<'a>(
     events: &'a [Event],
     report: &'a Event,
@@ -56,19 +58,26 @@ pub(super) fn progress_window<'a>(
     if printed.iter().any(|(e, _)| e.truncated) {
         return None;
     }
-    let stdout: Vec<Cow<str>> = events
+    let stdout: Vec<&Event> = events
         .iter()
         .filter(|e| e.kind == Kind::Output && e.stream == Some(Stream::Stdout))
+        .collect();
+    let text: Vec<Cow<str>> = stdout
+        .iter()
         .map(|e| strip_ansi(e.value.as_deref().unwrap_or("")))
         .collect();
     let texts: Vec<&str> = printed.iter().map(|(_, t)| t.as_ref()).collect();
-    let marks = fail_marks(&stdout.join("\n"), &texts)?;
-    if marks.len() != count {
+    let marks = marks(&text.join("\n"), &texts)?;
+    let fails: Vec<usize> = (0..marks.len()).filter(|&i| marks[i].fail).collect();
+    if fails.len() != count {
         return None;
     }
-    let mark = marks.get(index)?;
-    let after = mark.since.checked_sub(1).map_or(0, |i| printed[i].0.id);
-    let before = match (printed.get(mark.until), mark.until.checked_sub(1)) {
+    let at = *fails.get(index)?;
+    let first = at.checked_sub(steps_before(&stdout, report))?;
+    let since = first.checked_sub(1).map_or(0, |i| marks[i].placed);
+    let until = marks[at].placed;
+    let after = since.checked_sub(1).map_or(0, |i| printed[i].0.id);
+    let before = match (printed.get(until), until.checked_sub(1)) {
         (Some((first_after, _)), _) => *first_after,
         // The last test's window ends with the report, or with the window's last console call
         // where its batch arrived after the report (the event after it is the bound).
@@ -81,17 +90,37 @@ pub(super) fn progress_window<'a>(
     Some((after, before))
 }
 
-/// The failure marks of `stdout` (its lines joined), where `printed` are the texts the process's
-/// console calls printed there, in order. A line counts when, its console texts taken out, it holds
-/// marks and spaces alone. `None` when a console text is not where the order puts it.
-fn fail_marks(stdout: &str, printed: &[&str]) -> Option<Vec<FailMark>> {
+/// How many marks before its failure mark a failed test's own are: the steps its report lists as
+/// passed before the failed one (cucumber's `1) Scenario: …`, then `✔ When …` and `✖ Then …`),
+/// else none (a mark is a test's).
+fn steps_before(stdout: &[&Event], report: &Event) -> usize {
+    static SCENARIO: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"^\s*\d+\) Scenario(?: Outline)?: ").expect("regex"));
+    let line = |e: &&Event| {
+        strip_ansi(e.value.as_deref().unwrap_or(""))
+            .trim()
+            .to_owned()
+    };
+    if !SCENARIO.is_match(&line(&report)) {
+        return 0;
+    }
+    stdout
+        .iter()
+        .filter(|e| e.id > report.id && e.worker == report.worker)
+        .map(line)
+        .take_while(|l| !l.starts_with("✖ "))
+        .filter(|l| l.starts_with("✔ "))
+        .count()
+}
+
+/// The marks of `stdout` (its lines joined), where `printed` are the texts the process's console
+/// calls printed there, in order. A line counts when, its console texts taken out, it holds marks
+/// and spaces alone. `None` when a console text is not where the order puts it.
+fn marks(stdout: &str, printed: &[&str]) -> Option<Vec<Mark>> {
     let mut marks = Vec::new();
-    let mut line: Vec<FailMark> = Vec::new();
+    let mut line: Vec<Mark> = Vec::new();
     let mut line_holds_marks_alone = true;
     let mut placed = 0;
-    let mut since = 0;
-    // What `since` was where the line began: a line that turns out to be prose takes back its marks.
-    let mut since_at_line = 0;
     let mut rest = stdout;
     loop {
         // A console call that printed nothing but its newline says nothing of where it was.
@@ -112,31 +141,24 @@ fn fail_marks(stdout: &str, printed: &[&str]) -> Option<Vec<FailMark>> {
             '\n' => {
                 if line_holds_marks_alone {
                     marks.append(&mut line);
-                } else {
-                    since = since_at_line;
                 }
                 line.clear();
                 line_holds_marks_alone = true;
-                since_at_line = since;
             }
             ' ' => {}
             '(' if line_holds_marks_alone && COUNT.is_match(&format!("({rest}")) => {
                 // The count ends the line: its newline comes next.
                 rest = &rest[rest.find('\n').unwrap_or(rest.len())..];
             }
-            c if line_holds_marks_alone && FAIL_MARKS.contains(&c) => {
-                line.push(FailMark {
-                    since,
-                    until: placed,
+            c if line_holds_marks_alone
+                && (FAIL_MARKS.contains(&c) || OTHER_MARKS.contains(&c)) =>
+            {
+                line.push(Mark {
+                    fail: FAIL_MARKS.contains(&c),
+                    placed,
                 });
-                since = placed;
             }
-            c if line_holds_marks_alone && OTHER_MARKS.contains(&c) => since = placed,
-            _ if line_holds_marks_alone => {
-                line_holds_marks_alone = false;
-                since = since_at_line;
-            }
-            _ => {}
+            _ => line_holds_marks_alone = false,
         }
     }
     if line_holds_marks_alone {
@@ -149,62 +171,103 @@ fn fail_marks(stdout: &str, printed: &[&str]) -> Option<Vec<FailMark>> {
 mod tests {
     use super::*;
 
+    /// The marks read, each as `F` or `.` and the console calls placed before it (`F1`).
+    fn read(stdout: &str, printed: &[&str]) -> Option<String> {
+        let marks = marks(stdout, printed)?;
+        let shown: Vec<String> = marks
+            .iter()
+            .map(|m| format!("{}{}", if m.fail { 'F' } else { '.' }, m.placed))
+            .collect();
+        Some(shown.join(" "))
+    }
+
     /// jasmine: `Started`, then a mark per spec with each spec's console output where it was
     /// printed, then the report.
     #[test]
-    fn each_failure_mark_is_bounded_by_the_mark_before_it() {
+    fn a_mark_is_read_with_the_console_calls_before_it() {
         let stdout = "> test\nStarted\n.PRICE-LOG discounting 100\nF.STOCK-LOG reserving 5\nF\n\nFailures:\n1) price discounts 100 by ten percent";
-        let marks = fail_marks(
-            stdout,
-            &["PRICE-LOG discounting 100", "STOCK-LOG reserving 5"],
-        );
-        assert_eq!(
-            marks,
-            Some(vec![
-                FailMark { since: 0, until: 1 },
-                FailMark { since: 1, until: 2 }
-            ])
-        );
+        let printed = ["PRICE-LOG discounting 100", "STOCK-LOG reserving 5"];
+        assert_eq!(read(stdout, &printed).as_deref(), Some(".0 F1 .1 F2"));
     }
 
-    /// A spec that logged nothing has an empty window; a console line of several lines is read as
-    /// one text; a line of prose with an `x` in it holds no mark.
+    /// A console line of several lines is read as one text; a line of prose with an `x` in it
+    /// holds no mark.
     #[test]
     fn marks_are_read_on_lines_of_marks_alone() {
         let stdout = "  x\nfixing the box\n  .a\nb\n!.";
-        let marks = fail_marks(stdout, &["a\nb"]);
-        assert_eq!(
-            marks,
-            Some(vec![
-                FailMark { since: 0, until: 0 },
-                FailMark { since: 0, until: 1 }
-            ])
-        );
+        assert_eq!(read(stdout, &["a\nb"]).as_deref(), Some("F0 .0 F1 .1"));
     }
 
     /// uvu: a file's name, its marks with its tests' console output, its count, its failures.
     #[test]
     fn uvu_s_count_ends_a_line_of_marks() {
         let stdout = "price.test.js\n• PRICE-LOG discounting 100\n✘   (1 / 2)\n\n  FAIL  \"discounts\"\nstock.test.js\n• STOCK-LOG reserving 5\n✘   (1 / 2)\n";
-        let marks = fail_marks(
-            stdout,
-            &["PRICE-LOG discounting 100", "STOCK-LOG reserving 5"],
-        );
-        assert_eq!(
-            marks,
-            Some(vec![
-                FailMark { since: 0, until: 1 },
-                FailMark { since: 1, until: 2 }
-            ])
-        );
+        let printed = ["PRICE-LOG discounting 100", "STOCK-LOG reserving 5"];
+        assert_eq!(read(stdout, &printed).as_deref(), Some(".0 F1 .1 F2"));
     }
 
     /// A console text printed otherwise than recorded (or not on stdout) leaves no window.
     #[test]
     fn a_console_text_not_found_in_order_gives_no_marks() {
-        assert_eq!(
-            fail_marks(".F\nsecond\nfirst\n", &["first", "second"]),
-            None
-        );
+        assert_eq!(read(".F\nsecond\nfirst\n", &["first", "second"]), None);
+    }
+
+    /// cucumber: a mark per step; a failed scenario's window begins with its first step (the
+    /// steps its report lists as passed before the failed one), where its `When` step logged.
+    #[test]
+    fn a_scenario_s_window_begins_with_its_first_step() {
+        let mut id = 0;
+        let mut event = |kind: Kind, value: &str| {
+            id += 1;
+            let mut e = Event::new(kind, id as f64, "x");
+            e.id = id;
+            e.value = Some(value.to_owned());
+            if kind == Kind::Output {
+                e.stream = Some(Stream::Stdout);
+            } else {
+                e.detail = "console.log".into();
+                e.worker = Some("child 1".into());
+            }
+            e
+        };
+        let events = vec![
+            event(Kind::Console, "PRICE-LOG discounting 100"),
+            event(Kind::Output, "..PRICE-LOG discounting 100"),
+            event(Kind::Console, "STOCK-LOG reserving 5"),
+            event(Kind::Output, ".F..STOCK-LOG reserving 5"),
+            event(Kind::Output, ".F"),
+            event(
+                Kind::Output,
+                "1) Scenario: discounts 100 by ten percent # features/price.feature:6",
+            ),
+            event(
+                Kind::Output,
+                "   ✔ When I discount 100 # features/step_definitions/price.steps.js:6",
+            ),
+            event(
+                Kind::Output,
+                "   ✖ Then the result is 90 # features/step_definitions/stock.steps.js:10",
+            ),
+            event(
+                Kind::Output,
+                "2) Scenario: reserves two of five # features/stock.feature:6",
+            ),
+            event(
+                Kind::Output,
+                "   ✔ When I reserve 5 # features/step_definitions/stock.steps.js:7",
+            ),
+            event(
+                Kind::Output,
+                "   ✖ Then the result is 3 # features/step_definitions/stock.steps.js:10",
+            ),
+        ];
+        let window = |index: usize, report: usize| {
+            let (after, before) =
+                progress_window(&events, &events[report], index, 2, "child 1").unwrap();
+            (after, before.id)
+        };
+        // After nothing, before the other scenario's log; after the first log, before its report.
+        assert_eq!(window(0, 5), (0, 3));
+        assert_eq!(window(1, 8), (1, 9));
     }
 }

@@ -1,7 +1,8 @@
 //! What a test runner printed about each failing test: the test's name, the assertion's message
 //! and the assertion's site in the user's code, read from the report's text. Formats
 //! read: TAP (`node --test` when its output is not a terminal; node-tap's; tape's), `node --test`'s spec reporter,
-//! mocha's, jest's, jasmine's, ava's, uvu's and vitest's default reporters, QUnit's TAP. A claim read from text, never the runtime's: the evidence
+//! mocha's, jest's, jasmine's, ava's, uvu's and vitest's default reporters, QUnit's TAP,
+//! cucumber-js's failure list. A claim read from text, never the runtime's: the evidence
 //! says so.
 
 use std::path::Path;
@@ -15,6 +16,7 @@ use crate::trace::values::strip_ansi;
 
 mod ava;
 mod console;
+mod cucumber;
 mod relay;
 mod tap;
 mod text;
@@ -22,6 +24,7 @@ mod text;
 pub use console::runner_console;
 
 use ava::read_ava;
+use cucumber::read_cucumber;
 use tap::read_tap_block;
 use text::read_text_block;
 
@@ -267,11 +270,24 @@ pub fn all_failed(
         .filter(|e| e.kind == Kind::Output && e.id < before)
         .filter_map(|e| Some((e, strip_ansi(e.value.as_deref()?).into_owned())))
         .collect();
+    // The lines a report read so far spans (cucumber's scenario block, whose step lines are
+    // headings of their own).
+    let mut read_up_to = 0;
     for (at, (event, text)) in lines.iter().enumerate() {
+        if at < read_up_to {
+            continue;
+        }
         let Some(heading) = Heading::read(text) else {
             continue;
         };
         if let Heading::Listing = heading {
+            continue;
+        }
+        if let Heading::Numbered(_) = heading
+            && let Some((test, end)) = read_cucumber(&lines, at, cwd, is_own_code)
+        {
+            add(test);
+            read_up_to = end;
             continue;
         }
         if let Heading::Ava(name) = &heading {
