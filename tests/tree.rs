@@ -505,6 +505,37 @@ throw new TypeError('the test failed');
     );
 }
 
+/// A test file that throws as it loads is the failure (an uncaught exception in your code), and
+/// another file's failed test is still listed beside it (it was once missing from the evidence).
+#[test]
+fn a_file_that_throws_as_it_loads_does_not_hide_another_file_s_failed_test() {
+    let out = test_suite()
+        .file(
+            "lib/limits.js",
+            "const limits = { max: 3 };\nif (limits.max < 5) throw new TypeError('limits too small: ' + limits.max);\n",
+        )
+        .file("test/limits.test.js", "require('../lib/limits');\n")
+        .args(["-q", "run", "--", "node", "--test", "test/"])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().unwrap();
+    assert!(
+        evidence.failure.message.contains("limits too small"),
+        "{:#?}",
+        evidence.failure
+    );
+    assert!(evidence.failure.test.is_none(), "{:#?}", evidence.failure);
+    assert!(
+        evidence
+            .failure
+            .tests
+            .iter()
+            .any(|t| t.name == "takes ten percent off with TEN"),
+        "{:#?}",
+        evidence.failure.tests
+    );
+}
+
 /// Node's own flags (`process.execArgv`, which `process.argv` leaves out) are listed with each
 /// process, where they were given (the process list once showed `node c.js` for `node
 /// --no-warnings --stack-size=900 c.js`).

@@ -116,7 +116,8 @@ pub struct Failure {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test: Option<FailedTest>,
     /// Every failing test the runners reported, in the order of their reports, the first one
-    /// leading (it is `test`) (additive).
+    /// leading (it is `test`, where the failure is an exit); beside an uncaught exception that is
+    /// the failure, every one the run reported (additive).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tests: Vec<FailedTest>,
     /// The Node processes of the traced tree, besides the program, that failed: ended with a
@@ -308,8 +309,33 @@ pub fn build(
         }
     }
     let mut printed = None;
+    // Every failed test the runners reported: before the exit that is the failure, or in the
+    // whole run beside an exception that is (a test file that throws as it loads does not hide
+    // another file's failed test).
+    let tests = test_report::reported(
+        events,
+        match failure_event.kind {
+            Kind::Exit => failure_event.id,
+            _ => u64::MAX,
+        },
+        Path::new(&session.cwd),
+        is_own_code,
+        &session.processes,
+    );
     // Where each failed test's report was printed (its heading's output event).
-    let mut test_reports: Vec<u64> = Vec::new();
+    let test_reports: Vec<u64> = tests.iter().map(|r| r.test.event_id).collect();
+    failure.tests = tests
+        .iter()
+        .map(|r| FailedTest {
+            name: cap(r.test.name.clone(), SOURCE_LINE_LIMIT).0,
+            message: cap(r.test.message.clone(), SOURCE_LINE_LIMIT).0,
+            file: r.site.as_ref().map(|f| f.file.clone()),
+            line: r.site.as_ref().filter(|f| !f.unmapped).map(|f| f.line),
+            column: r.site.as_ref().filter(|f| !f.unmapped).map(|f| f.column),
+            process: r.process.clone(),
+            chain: Vec::new(),
+        })
+        .collect();
     if failure_event.kind == Kind::Exit {
         failure.exit_code = session.exit_code;
         failure.signal = session.signal.clone();
@@ -317,26 +343,6 @@ pub fn build(
         // No exception: what the program printed explains its exit (a test runner's report of
         // its first failing test; a compiler's error line); its first error with a position is
         // the site.
-        let tests = test_report::reported(
-            events,
-            failure_event.id,
-            Path::new(&session.cwd),
-            is_own_code,
-            &session.processes,
-        );
-        test_reports = tests.iter().map(|r| r.test.event_id).collect();
-        failure.tests = tests
-            .iter()
-            .map(|r| FailedTest {
-                name: cap(r.test.name.clone(), SOURCE_LINE_LIMIT).0,
-                message: cap(r.test.message.clone(), SOURCE_LINE_LIMIT).0,
-                file: r.site.as_ref().map(|f| f.file.clone()),
-                line: r.site.as_ref().filter(|f| !f.unmapped).map(|f| f.line),
-                column: r.site.as_ref().filter(|f| !f.unmapped).map(|f| f.column),
-                process: r.process.clone(),
-                chain: Vec::new(),
-            })
-            .collect();
         let test = tests.into_iter().next();
         let from_test = test.as_ref().and_then(|r| {
             Some(Printed {
@@ -449,7 +455,7 @@ pub fn build(
     let (immediate_cause, previous_state_transitions, chain_note) = chain(steps, &own);
     // Each failed test's own chain: of the process that ran its file (and of its file), before
     // its runner reported it.
-    if failure_event.kind == Kind::Exit {
+    {
         let windows: Vec<Option<(u64, &Event)>> = test_reports
             .iter()
             .take(failure.tests.len())
