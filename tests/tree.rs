@@ -536,6 +536,31 @@ fn a_file_that_throws_as_it_loads_does_not_hide_another_file_s_failed_test() {
     );
 }
 
+/// The summary lists at most 8 failed processes and says how many more the evidence holds (a
+/// runner forking without end once printed 210 lines of them).
+#[test]
+fn the_summary_lists_a_few_failed_processes_and_counts_the_rest() {
+    let out = Tracer::new()
+        .file(
+            "many.js",
+            "const { spawnSync } = require('node:child_process');\n\
+             for (let i = 0; i < 11; i++) spawnSync(process.execPath, ['-e', 'process.exitCode = 1']);\n\
+             process.exitCode = 1;\n",
+        )
+        .args(["run", "many.js"])
+        .run();
+    out.assert_code(1);
+    let stderr = out.stderr();
+    let listed = stderr
+        .lines()
+        .filter(|l| l.trim_start().starts_with("process: "))
+        .count();
+    assert_eq!(listed, 8, "{stderr}");
+    assert!(stderr.contains("… 3 more failed processes"), "{stderr}");
+    let evidence = out.evidence().unwrap();
+    assert_eq!(evidence.failure.failed_processes.len(), 11);
+}
+
 /// Node's own flags (`process.execArgv`, which `process.argv` leaves out) are listed with each
 /// process, where they were given (the process list once showed `node c.js` for `node
 /// --no-warnings --stack-size=900 c.js`).

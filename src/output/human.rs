@@ -9,6 +9,12 @@ use crate::trace::evidence::{Evidence, Step};
 use crate::trace::session::{Session, Status};
 use crate::trace::values::strip_ansi;
 
+/// The most failed processes the summary lists (a runner that forks without end under
+/// `--timeout` can leave hundreds; the evidence keeps them all).
+const SUMMARY_PROCESSES: usize = 8;
+/// The most failed tests the summary lists one line each (the evidence keeps them all).
+const SUMMARY_TESTS: usize = 30;
+
 /// Prints the end-of-run summary, and the evidence chain when the run failed, on stderr.
 pub fn summary(styles: &Styles, session: &Session, evidence: Option<&Evidence>, dir: &Path) {
     let mut err = std::io::stderr().lock();
@@ -82,8 +88,20 @@ fn write_summary(
             ))
         )?;
     }
-    for process in &failure.failed_processes {
+    for process in failure.failed_processes.iter().take(SUMMARY_PROCESSES) {
         writeln!(out, "  {} {process}", s.dim.style("process:"))?;
+    }
+    if let Some(more) = failure
+        .failed_processes
+        .len()
+        .checked_sub(SUMMARY_PROCESSES)
+        && more > 0
+    {
+        writeln!(
+            out,
+            "  {} {more} more failed processes: `tracer evidence latest | jq '.failure.failedProcesses'`",
+            s.dim.style("…")
+        )?;
     }
     // Every failed test, one line each, before the chain (which is the first one's).
     if failure.tests.len() > 1 {
@@ -93,8 +111,17 @@ fn write_summary(
             s.dim.style("failed tests:"),
             failure.tests.len()
         )?;
-        for test in &failure.tests {
+        for test in failure.tests.iter().take(SUMMARY_TESTS) {
             writeln!(out, "    {}", failed_test_line(s, test))?;
+        }
+        if let Some(more) = failure.tests.len().checked_sub(SUMMARY_TESTS)
+            && more > 0
+        {
+            writeln!(
+                out,
+                "    {} {more} more: `tracer evidence latest | jq '.failure.tests[].name'`",
+                s.dim.style("…")
+            )?;
         }
     }
     // Every error the program printed with a position (a compiler's), one line each.
