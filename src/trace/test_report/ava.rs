@@ -105,6 +105,7 @@ pub(super) fn read_ava(
     }
     let (event, _) = lines[start];
     Some(RunnerFailure {
+        declared: None,
         name: name.to_owned(),
         message,
         frame: site,

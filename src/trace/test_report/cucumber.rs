@@ -64,6 +64,7 @@ pub(super) fn read_cucumber(
     let (message, frame) = read_text_block(&error, cwd, is_own_code);
     Some((
         RunnerFailure {
+            declared: None,
             name,
             message: message.unwrap_or_else(|| format!("step failed: {step}")),
             frame,

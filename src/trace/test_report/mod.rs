@@ -41,6 +41,10 @@ pub struct RunnerFailure {
     /// The assertion's site: the first frame of the failure's stack in the user's own code, else
     /// the test's declaration (`location:` in TAP).
     pub frame: Option<Frame>,
+    /// Where the test is declared, as the report says besides the failure's stack (TAP's
+    /// `location:`): the file whose process ran the test where the site is in another of the
+    /// user's files.
+    pub declared: Option<Frame>,
     /// The output event of the heading line.
     pub event_id: u64,
     pub stream: Stream,
@@ -207,8 +211,11 @@ pub fn reported(
                 }
                 None => (None, None),
             };
-            let process = site.as_ref().and_then(|f| {
-                crate::trace::session::process_running(processes, events, cwd, &f.file)
+            let running =
+                |f: &Frame| crate::trace::session::process_running(processes, events, cwd, &f.file);
+            let process = site.as_ref().and_then(running).or_else(|| {
+                let declared = mapper.printed(test.declared.as_ref()?).0;
+                running(&declared)
             });
             Reported {
                 test,
@@ -347,9 +354,11 @@ pub fn all_failed(
             // `# Subtest: adds` and the failed `not ok`s inside it): those were the failures.
             continue;
         }
+        let mut declared = None;
         let (message, frame) = match heading {
             Heading::Tap(_) => {
                 let tap = read_tap_block(body, cwd, is_own_code);
+                declared = tap.declared;
                 match (tap.message, tap.assertion) {
                     (Some(message), _) => (Some(message), tap.site),
                     (None, Some(comparison)) => {
@@ -385,6 +394,7 @@ pub fn all_failed(
             name,
             message,
             frame,
+            declared,
             event_id: event.id,
             stream: event.stream.unwrap_or(Stream::Stdout),
         });

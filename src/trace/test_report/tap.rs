@@ -19,6 +19,10 @@ pub(super) struct TapBlock {
     /// `operator:`, `expected:`, `actual:`, `at:`): what its `diff:` says when it is one line
     /// against one, or its `expected:` and `actual:` (` (expected 18, actual 16.2)`), else empty.
     pub(super) assertion: Option<String>,
+    /// Where the test is declared or the assertion made as the block says besides its stack
+    /// (`location:`, `at:`): the test's file where the stack's first own frame is a library's of
+    /// the user's (`lib/price.js`), which tells the process that ran the test.
+    pub(super) declared: Option<Frame>,
 }
 
 pub(super) fn read_tap_block(
@@ -117,6 +121,7 @@ pub(super) fn read_tap_block(
                         message: None,
                         site: None,
                         assertion: None,
+                        declared: None,
                     };
                 }
                 // node-tap's timeout (`not ok 2 - timeout!`, `expired: TAP`).
@@ -217,7 +222,8 @@ pub(super) fn read_tap_block(
     });
     TapBlock {
         message,
-        site: site.or(location),
+        site: site.or_else(|| location.clone()),
+        declared: location,
         assertion,
     }
 }

@@ -109,6 +109,11 @@ fn node_test_s_tap_report() {
     let frame = test.frame.unwrap();
     assert_eq!((frame.line, frame.column), (5, 41));
     assert_eq!(test.event_id, 3);
+    // Its `location:` is kept besides: where the stack's first own frame is another of the user's
+    // files (`lib/`), the test's file tells which process ran it (it once had none).
+    let declared = test.declared.unwrap();
+    assert!(declared.file.ends_with("test/add.test.js"), "{declared:?}");
+    assert_eq!((declared.line, declared.column), (5, 1));
     // Strings are compared as a diff under a legend: a one-line diff reads as the values, a
     // structure's stays as the legend says.
     let error = |diff: &[&'static str]| {
@@ -1057,4 +1062,38 @@ fn tape_s_report() {
             ),
         ]
     );
+}
+
+/// A test whose failure's first own frame is in another of the user's files (`lib/`) is placed on
+/// the process that ran its file, which TAP's `location:` names (it once had no process).
+#[test]
+fn a_test_failing_in_a_library_of_the_user_s_is_placed_by_its_declaration() {
+    let dir = workspace();
+    std::fs::create_dir(dir.path().join("lib")).unwrap();
+    std::fs::write(dir.path().join("lib/price.js"), "x\n".repeat(10)).unwrap();
+    let test_file = dir.path().join("test/add.test.js");
+    let location = format!("  location: '{}:5:1'", test_file.display());
+    let stack = format!(
+        "    discount ({}:3:9)",
+        dir.path().join("lib/price.js").display()
+    );
+    let lines = [
+        "not ok 1 - discounts",
+        "  ---",
+        &location,
+        "  error: 'price missing'",
+        "  stack: |-",
+        &stack,
+        "  ...",
+    ];
+    let processes = [crate::trace::session::Process {
+        role: "child".into(),
+        label: Some("child 1".into()),
+        argv: vec!["node".into(), test_file.display().to_string()],
+        ..Default::default()
+    }];
+    let found = reported(&output(&lines), u64::MAX, dir.path(), &own_code, &processes);
+    let site = found[0].site.as_ref().unwrap();
+    assert!(site.file.ends_with("lib/price.js"), "{site:?}");
+    assert_eq!(found[0].process.as_deref(), Some("child 1"));
 }
