@@ -1086,14 +1086,19 @@ fn a_test_failing_in_a_library_of_the_user_s_is_placed_by_its_declaration() {
         &stack,
         "  ...",
     ];
-    let processes = [crate::trace::session::Process {
+    // Two processes, each running a test file: the site alone names neither.
+    let process = |label: &str, file: &Path| crate::trace::session::Process {
         role: "child".into(),
-        label: Some("child 1".into()),
-        argv: vec!["node".into(), test_file.display().to_string()],
+        label: Some(label.into()),
+        argv: vec!["node".into(), file.display().to_string()],
         ..Default::default()
-    }];
+    };
+    let processes = [
+        process("child 1", &dir.path().join("test/other.test.js")),
+        process("child 2", &test_file),
+    ];
     let found = reported(&output(&lines), u64::MAX, dir.path(), &own_code, &processes);
     let site = found[0].site.as_ref().unwrap();
     assert!(site.file.ends_with("lib/price.js"), "{site:?}");
-    assert_eq!(found[0].process.as_deref(), Some("child 1"));
+    assert_eq!(found[0].process.as_deref(), Some("child 2"));
 }
