@@ -16,12 +16,8 @@ use anyhow::{Context, Result};
 use serde_json::{Value, json};
 
 use crate::conformance::hash;
+use crate::conformance::raw_trace::{LONG_STRING, PREVIEW};
 use crate::trace::redact::Redactor;
-
-/// Strings longer than this (in UTF-16 code units) are written as `$string` digests.
-pub const LONG_STRING: usize = 500;
-/// How much of a long string its `preview` keeps.
-pub const PREVIEW: usize = 120;
 
 /// The fields that open every access line, in this order.
 const LEADING: [&str; 9] = [

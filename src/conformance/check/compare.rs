@@ -460,10 +460,18 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
                     observed: Value::from(seen.clone()),
                 });
             }
+            let action = match long_strings_alike(expected, seen) {
+                Some(lengths) => format!(
+                    "change the environment so that {dim} is what the browser showed: the strings ({lengths} characters) begin alike and differ after the first {} characters, which is all a trace keeps of a string over {} beside its hash; compare the whole values by hand",
+                    crate::conformance::raw_trace::PREVIEW,
+                    crate::conformance::raw_trace::LONG_STRING
+                ),
+                None => format!("change the environment so that {dim} is what the browser showed"),
+            };
             let f = Finding::new(
                 code::DIMENSION_MISMATCH,
                 format!("{}: {dim} differs from the browser", item.api),
-                format!("change the environment so that {dim} is what the browser showed"),
+                action,
             )
             .on(item)
             .dimension(
@@ -486,4 +494,28 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
         }
     }
     observed
+}
+
+/// Where every value on both sides is a long string's digest (`{"$string": "sha256:…", "length",
+/// "preview"}`) with one preview, the strings' lengths (`2298 and 2301`): they differ past what the
+/// trace keeps of them.
+pub(super) fn long_strings_alike(expected: &[Value], seen: &[Value]) -> Option<String> {
+    let mut preview = None;
+    let mut lengths: Vec<String> = Vec::new();
+    for value in expected.iter().chain(seen) {
+        value.get("$string")?;
+        let this = value.get("preview")?.as_str()?;
+        if *preview.get_or_insert(this) != this {
+            return None;
+        }
+        let length = value.get("length")?.to_string();
+        if !lengths.contains(&length) {
+            lengths.push(length);
+        }
+    }
+    match lengths.as_slice() {
+        [] => None,
+        [one] => Some(one.clone()),
+        [init @ .., last] => Some(format!("{} and {last}", init.join(", "))),
+    }
 }

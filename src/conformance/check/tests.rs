@@ -89,3 +89,21 @@ fn first_difference_points_at_the_step() {
     );
     assert!(msg.contains("step 2: expected send×1"), "{msg}");
 }
+
+/// Two long strings alike in all a trace keeps of them but their lengths (Readability's article
+/// `innerHTML`, 2 298 characters in Chromium, 2 301 in jsdom): the action says where they differ
+/// and what to do (it once showed two equal previews and no way on).
+#[test]
+fn long_strings_that_begin_alike_are_said_to_differ_past_their_previews() {
+    let long = |length: u64, hash: &str| json!({"$string": format!("sha256:{hash}"), "length": length, "preview": "<div id=\"readability-page-1\""});
+    assert_eq!(
+        long_strings_alike(&[long(2298, "a")], &[long(2301, "b")]).as_deref(),
+        Some("2298 and 2301")
+    );
+    let other = json!({"$string": "sha256:c", "length": 2301, "preview": "<p>"});
+    assert_eq!(long_strings_alike(&[long(2298, "a")], &[other]), None);
+    assert_eq!(
+        long_strings_alike(&[json!("short")], &[long(2301, "b")]),
+        None
+    );
+}

@@ -51,6 +51,11 @@ pub use split::{Part, split};
 
 pub const SCHEMA: &str = "tracer-trace/v1";
 
+/// Strings longer than this (in UTF-16 code units) are written as `$string` digests.
+pub const LONG_STRING: usize = 500;
+/// How much of a long string its `preview` keeps.
+pub const PREVIEW: usize = 120;
+
 /// A state event's place in a stateful family's timeline.
 #[derive(Debug, Clone, PartialEq)]
 pub struct State {
