@@ -21,6 +21,22 @@ fn case(trace: &str) -> Tracer {
         .file("case/page/app.js", read("app.js"))
 }
 
+/// A case of a reference trace written by hand (`accesses`, its lines after the header), the
+/// environment `final_js` builds and the page script `app_js` it runs.
+fn hand_written_case(accesses: &[String], final_js: &str, app_js: &str) -> Tracer {
+    let trace = [HEADER.to_owned()]
+        .iter()
+        .chain(accesses)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n";
+    Tracer::new()
+        .file("case/ruyi-trace/logs/current.ndjson", trace)
+        .file("case/result/final.js", final_js)
+        .file("case/page/app.js", app_js)
+}
+
 fn build_and_audit(tracer: Tracer) -> Output {
     build_and_audit_with(tracer, &[])
 }
@@ -1049,20 +1065,15 @@ fn a_receiver_the_browser_never_had_is_matched_to_the_one_its_values_name() {
             r#"{{"type":"access","seq":{seq},"realm":"main","phase":"init","api":"Node.prototype.{api}","accessType":"get","receiver":"{receiver}","owner":"Node.prototype","returnValue":{value},"stack":[{{"url":"https://a.test/js/app.js","line":1,"column":{column},"functionName":""}}]}}"#
         )
     };
-    let trace = [
-        HEADER.to_owned(),
+    let accesses = [
         access(1, "nodeName", "HTMLBodyElement", "\"BODY\"", 12),
         access(2, "nodeType", "HTMLBodyElement", "1", 26),
         access(3, "nodeType", "MathMLElement", "1", 40),
         access(4, "nodeName", "MathMLElement", "\"math\"", 54),
-    ]
-    .join("\n")
-        + "\n";
-    let case = Tracer::new()
-        .file("case/ruyi-trace/logs/current.ndjson", trace)
-        .file(
-            "case/result/final.js",
-            "const names = new WeakMap();\n\
+    ];
+    let case = hand_written_case(
+        &accesses,
+        "const names = new WeakMap();\n\
              class Node { get nodeName() { return names.get(this); } get nodeType() { return 1; } }\n\
              class Element extends Node {}\n\
              class HTMLElement extends Element {}\n\
@@ -1076,11 +1087,8 @@ fn a_receiver_the_browser_never_had_is_matched_to_the_one_its_values_name() {
              const other = new HTMLUnknownElement(); names.set(other, 'OTHER');\n\
              globalThis.page = { body, math, other };\n\
              require('../page/app.js');\n",
-        )
-        .file(
-            "case/page/app.js",
-            "var out = [page.body.nodeName, page.body.nodeType, page.math.nodeType, page.math.nodeName, page.other.nodeName, page.other.nodeType];\nconsole.log(JSON.stringify(out));\n",
-        );
+        "var out = [page.body.nodeName, page.body.nodeType, page.math.nodeType, page.math.nodeName, page.other.nodeName, page.other.nodeType];\nconsole.log(JSON.stringify(out));\n",
+    );
     let out = audited_as_under_plain_node(case);
     out.assert_code(3);
     let diff = read_json(&out, "notes/trace-runtime-diff.json");
@@ -1210,32 +1218,24 @@ fn what_the_page_computes_in_jsdom_and_happy_dom_is_the_same_under_the_probe() {
 /// reach it there", with the action "compare what the script did before this point").
 #[test]
 fn a_collection_answering_its_length_itself_is_probe_blind_not_unreached() {
-    let trace = [
-        HEADER.to_owned(),
+    let accesses = [
         r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"Document.prototype.getElementsByTagName","accessType":"call","receiver":"Document","args":["p"],"returnValue":{"$object":"HTMLCollection","id":"o1"},"stack":[{"url":"https://a.test/js/app.js","line":1,"column":18,"functionName":""}]}"#.to_owned(),
         r#"{"type":"access","seq":2,"realm":"main","phase":"init","api":"HTMLCollection.prototype.length","accessType":"get","receiver":"HTMLCollection","returnValue":2,"stack":[{"url":"https://a.test/js/app.js","line":1,"column":45,"functionName":""}]}"#.to_owned(),
-    ]
-    .join("\n")
-        + "\n";
-    let case = Tracer::new()
-        .file("case/ruyi-trace/logs/current.ndjson", trace)
-        .file(
-            "case/result/final.js",
-            "class HTMLCollection { get length() { return 0; } }\n\
-             class Document {\n\
-               getElementsByTagName() {\n\
-                 const answer = { get: (t, p, r) => (p === 'length' ? 2 : Reflect.get(t, p, r)) };\n\
-                 return new Proxy(new HTMLCollection(), answer);\n\
-               }\n\
-             }\n\
-             Object.assign(globalThis, { HTMLCollection, Document });\n\
-             globalThis.document = new Document();\n\
-             require('../page/app.js');\n",
-        )
-        .file(
-            "case/page/app.js",
-            "var n = [document.getElementsByTagName('p').length];\nconsole.log(JSON.stringify(n));\n",
-        );
+    ];
+    let case = hand_written_case(
+        &accesses,
+        "class HTMLCollection { get length() { return 0; } }\n\
+         class Document {\n\
+           getElementsByTagName() {\n\
+             const answer = { get: (t, p, r) => (p === 'length' ? 2 : Reflect.get(t, p, r)) };\n\
+             return new Proxy(new HTMLCollection(), answer);\n\
+           }\n\
+         }\n\
+         Object.assign(globalThis, { HTMLCollection, Document });\n\
+         globalThis.document = new Document();\n\
+         require('../page/app.js');\n",
+        "var n = [document.getElementsByTagName('p').length];\nconsole.log(JSON.stringify(n));\n",
+    );
     let out = audited_as_under_plain_node(case);
     let diff = read_json(&out, "notes/trace-runtime-diff.json");
     let missing: Vec<(&str, &str)> = diff["blocking"]
@@ -1264,8 +1264,7 @@ fn one_class_of_the_environment_for_two_of_the_browser_s_is_told_apart_by_each_o
             r#"{{"type":"access","seq":{seq},"realm":"main","phase":"init","api":"{api}","accessType":"get","receiver":"{receiver}","returnValue":"{value}","stack":[{{"url":"https://a.test/js/app.js","line":{line},"column":5,"functionName":""}}]}}"#
         )
     };
-    let trace = [
-        HEADER.to_owned(),
+    let accesses = [
         read(
             1,
             "Element.prototype.namespaceURI",
@@ -1288,27 +1287,20 @@ fn one_class_of_the_environment_for_two_of_the_browser_s_is_told_apart_by_each_o
             3,
         ),
         read(4, "Node.prototype.nodeName", "SVGRectElement", "rect", 4),
-    ]
-    .join("\n")
-        + "\n";
-    let case = Tracer::new()
-        .file("case/ruyi-trace/logs/current.ndjson", trace)
-        .file(
-            "case/result/final.js",
-            "const names = new WeakMap();\n\
-             class Node { get nodeName() { return names.get(this); } }\n\
-             class Element extends Node { get namespaceURI() { return 'svg'; } }\n\
-             class SVGElement extends Element {}\n\
-             Object.assign(globalThis, { Node, Element, SVGElement });\n\
-             const circle = new SVGElement(), rect = new SVGElement();\n\
-             names.set(circle, 'circle'); names.set(rect, 'rect');\n\
-             globalThis.page = { circle, rect };\n\
-             require('../page/app.js');\n",
-        )
-        .file(
-            "case/page/app.js",
-            "var a = page.circle.namespaceURI;\nvar b = page.circle.nodeName;\nvar c = page.rect.namespaceURI;\nvar d = page.rect.nodeName;\nconsole.log(JSON.stringify([a, b, c, d]));\n",
-        );
+    ];
+    let case = hand_written_case(
+        &accesses,
+        "const names = new WeakMap();\n\
+         class Node { get nodeName() { return names.get(this); } }\n\
+         class Element extends Node { get namespaceURI() { return 'svg'; } }\n\
+         class SVGElement extends Element {}\n\
+         Object.assign(globalThis, { Node, Element, SVGElement });\n\
+         const circle = new SVGElement(), rect = new SVGElement();\n\
+         names.set(circle, 'circle'); names.set(rect, 'rect');\n\
+         globalThis.page = { circle, rect };\n\
+         require('../page/app.js');\n",
+        "var a = page.circle.namespaceURI;\nvar b = page.circle.nodeName;\nvar c = page.rect.namespaceURI;\nvar d = page.rect.nodeName;\nconsole.log(JSON.stringify([a, b, c, d]));\n",
+    );
     let out = audited_as_under_plain_node(case);
     let diff = read_json(&out, "notes/trace-runtime-diff.json");
     assert_eq!(diff["counts"]["observed"], 4, "{diff:#}");

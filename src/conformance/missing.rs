@@ -665,39 +665,41 @@ mod tests {
             "{}",
             why.action
         );
+        // The action, with `reached` last, `differences`, and `lacking` the last lacking member.
+        let action = |reached: &str, differences: Vec<Differed>, lacking: &str| {
+            let progress = Progress {
+                last_reached: Some(at(reached)),
+                differences,
+                last_lacking: Some(at(lacking)),
+                entry_ended: None,
+                collections_answering_themselves: Vec::new(),
+            };
+            explain(&item("x.y", "call"), &recording(&[], &[]), &progress).action
+        };
         // The same when the value that differed is closer but an object of another class alike
         // (`Document` for `HTMLDocument`).
-        let progress = Progress {
-            last_reached: Some(at("Document.prototype.createElement")),
-            differences: vec![differed("Document.prototype.createElement")],
-            last_lacking: Some(at("Node.prototype.ownerDocument")),
-            entry_ended: None,
-            collections_answering_themselves: Vec::new(),
-        };
-        let why = explain(&item("x.y", "call"), &recording(&[], &[]), &progress);
+        let closer = "Document.prototype.createElement";
+        let why = action(
+            closer,
+            vec![differed(closer)],
+            "Node.prototype.ownerDocument",
+        );
         assert!(
-            why.action
-                .starts_with("provide Node.prototype.ownerDocument as"),
-            "{}",
-            why.action
+            why.starts_with("provide Node.prototype.ownerDocument as"),
+            "{why}"
         );
         // A difference closer to the item than the lacking member, of a value a script branches
         // on (an object there, `null` here), is the action's.
-        let mut null_here = differed("Document.prototype.createElement");
+        let mut null_here = differed(closer);
         null_here.observed = json!([null]);
-        let progress = Progress {
-            last_reached: Some(at("trustedTypes")),
-            differences: vec![null_here],
-            last_lacking: Some(at("Node.prototype.ownerDocument")),
-            entry_ended: None,
-            collections_answering_themselves: Vec::new(),
-        };
-        let why = explain(&item("x.y", "call"), &recording(&[], &[]), &progress);
+        let why = action(
+            "trustedTypes",
+            vec![null_here],
+            "Node.prototype.ownerDocument",
+        );
         assert!(
-            why.action
-                .starts_with("make Document.prototype.createElement give"),
-            "{}",
-            why.action
+            why.starts_with("make Document.prototype.createElement give"),
+            "{why}"
         );
         // Nothing reached at all: the lacking item is still named, and no lead is made of it.
         let progress = Progress {
