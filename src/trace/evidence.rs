@@ -435,12 +435,13 @@ pub fn build(
     // A failed test's events: those before its runner listed it, after the test listed before it
     // (`test_window`), where the runner lists its tests as they end (mocha's spec reporter runs
     // every file in one process).
+    let marks = progress::Marks::read(events, &failure.tests);
     let (after, before) = match (&failure.test, test_reports.first()) {
         (Some(_), Some(report)) if failure_event.kind == Kind::Exit => events
             .iter()
             .find(|e| e.id == *report)
             .map_or((0, failure_event), |report| {
-                failed_test_window(events, report, &failure.tests, 0)
+                failed_test_window(events, report, &failure.tests, 0, marks.as_ref())
             }),
         _ => (0, failure_event),
     };
@@ -455,37 +456,41 @@ pub fn build(
     let (immediate_cause, previous_state_transitions, chain_note) = chain(steps, &own);
     // Each failed test's own chain: of the process that ran its file (and of its file), before
     // its runner reported it.
-    {
-        let windows: Vec<Option<(u64, &Event)>> = test_reports
-            .iter()
-            .take(failure.tests.len())
-            .enumerate()
-            .map(|(index, reported_at)| {
-                let report = events.iter().find(|e| e.id == *reported_at)?;
-                Some(failed_test_window(events, report, &failure.tests, index))
-            })
-            .collect();
-        for (test, window) in failure.tests.iter_mut().zip(windows) {
-            let Some((after, before)) = window else {
-                continue;
-            };
-            let steps = steps_of(
+    let windows: Vec<Option<(u64, &Event)>> = test_reports
+        .iter()
+        .take(failure.tests.len())
+        .enumerate()
+        .map(|(index, reported_at)| {
+            let report = events.iter().find(|e| e.id == *reported_at)?;
+            Some(failed_test_window(
                 events,
-                after,
-                before,
-                test.process.as_deref(),
-                test.file.as_deref(),
-                &source_line,
-            );
-            let (cause, earlier, _) = chain(steps, &own);
-            test.chain = cause
-                .into_iter()
-                .chain(earlier.into_iter().take(TEST_CHAIN - 1))
-                .collect();
-        }
-        if failure.test.is_some() {
-            failure.test = failure.tests.first().cloned();
-        }
+                report,
+                &failure.tests,
+                index,
+                marks.as_ref(),
+            ))
+        })
+        .collect();
+    for (test, window) in failure.tests.iter_mut().zip(windows) {
+        let Some((after, before)) = window else {
+            continue;
+        };
+        let steps = steps_of(
+            events,
+            after,
+            before,
+            test.process.as_deref(),
+            test.file.as_deref(),
+            &source_line,
+        );
+        let (cause, earlier, _) = chain(steps, &own);
+        test.chain = cause
+            .into_iter()
+            .chain(earlier.into_iter().take(TEST_CHAIN - 1))
+            .collect();
+    }
+    if failure.test.is_some() {
+        failure.test = failure.tests.first().cloned();
     }
     // Only positions count: a file whose position could not be mapped (unmapped) is no site.
     let failure_files: Vec<&str> = failure
@@ -764,23 +769,18 @@ static LISTING: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*(?:[✓✔✕✖×√]|\d+\))\s+\S").expect("regex"));
 
 /// Where the `index`th of the failed `tests` has its own events: as its runner's listing of its
-/// tests as they end bounds them (`test_window`), else as its runner's marks of them do (one
-/// process running every test, `progress`), else all before its `report`.
+/// tests as they end bounds them (`test_window`), else as its runner's `marks` of them do (one
+/// process running every test, read once for all), else all before its `report`.
 fn failed_test_window<'a>(
     events: &'a [Event],
     report: &'a Event,
     tests: &[FailedTest],
     index: usize,
+    marks: Option<&progress::Marks<'a>>,
 ) -> (u64, &'a Event) {
     let test = &tests[index];
     test_window(events, report, &test.name, test.process.as_deref())
-        .or_else(|| {
-            let process = test.process.as_deref()?;
-            tests
-                .iter()
-                .all(|t| t.process.as_deref() == Some(process))
-                .then(|| progress::progress_window(events, report, index, tests.len(), process))?
-        })
+        .or_else(|| marks?.window(events, report, index))
         .unwrap_or((0, report))
 }
 
@@ -889,10 +889,10 @@ fn tap_result_window<'a>(events: &'a [Event], leaf: &str) -> Option<(u64, &'a Ev
         Some(text.lines().next().unwrap_or("").trim_end().to_owned())
     };
     let console = || events.iter().filter(|e| e.kind == Kind::Console);
+    let named = format!(" {leaf}");
     let end = console().find(|e| {
-        first_line(e).is_some_and(|l| {
-            l.starts_with("not ok ") && RESULT.is_match(&l) && l.ends_with(&format!(" {leaf}"))
-        })
+        first_line(e)
+            .is_some_and(|l| l.starts_with("not ok ") && RESULT.is_match(&l) && l.ends_with(&named))
     })?;
     let start = console()
         .filter(|e| e.id < end.id && e.worker == end.worker)

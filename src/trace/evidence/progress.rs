@@ -1,13 +1,15 @@
 //! Where a failed test's events lie for a runner that prints one mark per test as it ends and
 //! names no test until its report (jasmine's `.`/`F`, @hapi/lab's `.`/`x`, mocha's dot reporter's
-//! `․`/`!`, uvu's `•`/`✘` with its `(1 / 2)` count): between the mark before the test's own failure mark and that mark, read from where the
-//! process's console calls fall among the marks on its stdout.
+//! `․`/`!`, uvu's `•`/`✘` with its `(1 / 2)` count, cucumber-js's per step): between the mark
+//! before the test's own failure mark and that mark, read from where the process's console calls
+//! fall among the marks on its stdout.
 
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::FailedTest;
 use crate::trace::event::{Event, Kind, Stream};
 use crate::trace::values::strip_ansi;
 
@@ -29,65 +31,91 @@ struct Mark {
     placed: usize,
 }
 
-/// The window of the `index`th of `count` failed tests, all run by `process` (`None`: the program's
-/// own process), as `test_window` gives one: after the last console call before the test began,
-/// before the first after it ended (else `report`). `None` unless the program's stdout holds
-/// exactly `count` failure marks on lines of marks and the process's console calls alone, every
-/// such call (`console.log`, `info`, `debug`) found there in the order it was made. Where a mark
-/// is a step's (cucumber's progress: its report lists the scenario's steps, `✔` passed before
-/// the `✖` failed one), the test began with its first step.
-pub(super) fn progress_window<'a>(
-    events: &'a [Event],
-    report: &'a Event,
-    index: usize,
-    count: usize,
-    process: &str,
-) -> Option<(u64, &'a Event)> {
-    let printed: Vec<(&Event, Cow<str>)> = events
-        .iter()
-        .filter(|e| {
-            e.kind == Kind::Console
-                && super::process_of(e.worker.as_deref()) == process
-                && matches!(
-                    e.detail.as_str(),
-                    "console.log" | "console.info" | "console.debug"
-                )
-        })
-        .map(|e| Some((e, strip_ansi(e.value.as_deref()?))))
-        .collect::<Option<_>>()?;
-    if printed.iter().any(|(e, _)| e.truncated) {
-        return None;
-    }
-    let stdout: Vec<&Event> = events
-        .iter()
-        .filter(|e| e.kind == Kind::Output && e.stream == Some(Stream::Stdout))
-        .collect();
-    let text: Vec<Cow<str>> = stdout
-        .iter()
-        .map(|e| strip_ansi(e.value.as_deref().unwrap_or("")))
-        .collect();
-    let texts: Vec<&str> = printed.iter().map(|(_, t)| t.as_ref()).collect();
-    let marks = marks(&text.join("\n"), &texts)?;
-    let fails: Vec<usize> = (0..marks.len()).filter(|&i| marks[i].fail).collect();
-    if fails.len() != count {
-        return None;
-    }
-    let at = *fails.get(index)?;
-    let first = at.checked_sub(steps_before(&stdout, report))?;
-    let since = first.checked_sub(1).map_or(0, |i| marks[i].placed);
-    let until = marks[at].placed;
-    let after = since.checked_sub(1).map_or(0, |i| printed[i].0.id);
-    let before = match (printed.get(until), until.checked_sub(1)) {
-        (Some((first_after, _)), _) => *first_after,
-        // The last test's window ends with the report, or with the window's last console call
-        // where its batch arrived after the report (the event after it is the bound).
-        (None, Some(last)) if printed[last].0.id >= report.id => events
+/// A run's marks, read once for all its failed tests.
+pub(super) struct Marks<'a> {
+    /// The process's console calls that print on stdout (`console.log`, `info`, `debug`).
+    printed: Vec<&'a Event>,
+    /// The program's stdout lines.
+    stdout: Vec<&'a Event>,
+    marks: Vec<Mark>,
+    /// The failure marks' places in `marks`, one per failed test.
+    fails: Vec<usize>,
+}
+
+impl<'a> Marks<'a> {
+    /// The marks of `events` for `tests`, all run by one process: `None` unless the program's
+    /// stdout holds exactly as many failure marks as there are tests, on lines of marks and the
+    /// process's console calls alone, every such call found there in the order it was made.
+    pub(super) fn read(events: &'a [Event], tests: &[FailedTest]) -> Option<Marks<'a>> {
+        let process = tests.first()?.process.as_deref()?;
+        if tests.iter().any(|t| t.process.as_deref() != Some(process)) {
+            return None;
+        }
+        let printed: Vec<&Event> = events
             .iter()
-            .find(|e| e.id > printed[last].0.id)
-            .unwrap_or(report),
-        (None, _) => report,
-    };
-    Some((after, before))
+            .filter(|e| {
+                e.kind == Kind::Console
+                    && super::process_of(e.worker.as_deref()) == process
+                    && matches!(
+                        e.detail.as_str(),
+                        "console.log" | "console.info" | "console.debug"
+                    )
+            })
+            .collect();
+        if printed.iter().any(|e| e.truncated || e.value.is_none()) {
+            return None;
+        }
+        let texts: Vec<Cow<str>> = printed
+            .iter()
+            .map(|e| strip_ansi(e.value.as_deref().unwrap_or("")))
+            .collect();
+        let stdout: Vec<&Event> = events
+            .iter()
+            .filter(|e| e.kind == Kind::Output && e.stream == Some(Stream::Stdout))
+            .collect();
+        let text: Vec<Cow<str>> = stdout
+            .iter()
+            .map(|e| strip_ansi(e.value.as_deref().unwrap_or("")))
+            .collect();
+        let texts: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
+        let marks = marks(&text.join("\n"), &texts)?;
+        let fails: Vec<usize> = (0..marks.len()).filter(|&i| marks[i].fail).collect();
+        (fails.len() == tests.len()).then_some(Marks {
+            printed,
+            stdout,
+            marks,
+            fails,
+        })
+    }
+
+    /// The window of the `index`th failed test, reported at `report`, as `test_window` gives one:
+    /// after the last console call before the test began, before the first after it ended (else
+    /// `report`). Where a mark is a step's (cucumber's progress: its report lists the scenario's
+    /// steps, `✔` passed before the `✖` failed one), the test began with its first step.
+    pub(super) fn window(
+        &self,
+        events: &'a [Event],
+        report: &'a Event,
+        index: usize,
+    ) -> Option<(u64, &'a Event)> {
+        let (printed, marks) = (&self.printed, &self.marks);
+        let at = *self.fails.get(index)?;
+        let first = at.checked_sub(steps_before(&self.stdout, report))?;
+        let since = first.checked_sub(1).map_or(0, |i| marks[i].placed);
+        let until = marks[at].placed;
+        let after = since.checked_sub(1).map_or(0, |i| printed[i].id);
+        let before = match (printed.get(until), until.checked_sub(1)) {
+            (Some(first_after), _) => *first_after,
+            // The last test's window ends with the report, or with the window's last console
+            // call where its batch arrived after the report (the event after it is the bound).
+            (None, Some(last)) if printed[last].id >= report.id => events
+                .iter()
+                .find(|e| e.id > printed[last].id)
+                .unwrap_or(report),
+            (None, _) => report,
+        };
+        Some((after, before))
+    }
 }
 
 /// How many marks before its failure mark a failed test's own are: the steps its report lists as
@@ -261,9 +289,20 @@ mod tests {
                 "   ✖ Then the result is 3 # features/step_definitions/stock.steps.js:10",
             ),
         ];
+        let tests: Vec<FailedTest> = (0..2)
+            .map(|_| FailedTest {
+                name: String::new(),
+                message: String::new(),
+                file: None,
+                line: None,
+                column: None,
+                process: Some("child 1".into()),
+                chain: Vec::new(),
+            })
+            .collect();
+        let marks = Marks::read(&events, &tests).unwrap();
         let window = |index: usize, report: usize| {
-            let (after, before) =
-                progress_window(&events, &events[report], index, 2, "child 1").unwrap();
+            let (after, before) = marks.window(&events, &events[report], index).unwrap();
             (after, before.id)
         };
         // After nothing, before the other scenario's log; after the first log, before its report.
