@@ -401,3 +401,45 @@ fn ctrl_c_during_a_command_that_writes_files_is_130_and_leaves_no_temporary_file
         .collect();
     assert!(temporary.is_empty(), "{temporary:?}");
 }
+
+#[test]
+fn a_program_out_of_heap_fails_with_the_reason_node_printed_not_an_earlier_error() {
+    // The error printed first has a position: the abort, which has none, is still why it ended.
+    let program = "console.error(new Error('cache miss').stack);\nconst kept = [];\nwhile (true) kept.push(new Array(1e5).fill(kept.length));\n";
+    let out = Tracer::new()
+        .file("grow.js", program)
+        .args(["run", "--", "node", "--max-old-space-size=16", "grow.js"])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().expect("an aborted program has evidence");
+    let failure = &evidence.failure;
+    assert_eq!(failure.kind, Kind::Exit, "{}", out.dump());
+    assert!(
+        failure.message.ends_with("JavaScript heap out of memory"),
+        "the failure says why Node aborted: {}",
+        failure.message
+    );
+    assert_eq!(
+        (failure.file.as_deref(), failure.line),
+        (None, None),
+        "no position: Node printed none for the abort"
+    );
+    assert!(
+        failure
+            .note
+            .as_deref()
+            .unwrap_or_default()
+            .contains("no position"),
+        "{:?}",
+        failure.note
+    );
+    // The summary after the program's own stderr (which has every native frame).
+    let stderr = out.stderr();
+    let summary = &stderr[stderr.rfind("\nfailure ").expect("a failure summary")..];
+    assert!(
+        summary.contains("    FATAL ERROR: Reached heap limit")
+            && summary.contains("frames of Node's native stack")
+            && !summary.contains("0x"),
+        "the summary shows the fatal line and folds the native frames: {summary}"
+    );
+}

@@ -18,7 +18,8 @@
 //!   Identical consecutive events (same kind, detail, value, position and worker: a heartbeat
 //!   logged five times) are one step with `repeats` (5); its `eventId` and `ts` are the latest's.
 //! - `failure.stderrTail` (an exit without an exception): the session's stderr tail with terminal
-//!   escape sequences (colours) removed; [`tail_summary`] puts its message lines first.
+//!   escape sequences (colours) removed; [`tail_summary`] puts its message lines first. A runtime
+//!   that aborted (`FATAL ERROR: … heap out of memory`) gives the failure its reason, and no site.
 //! - `originating_value`: the thrown value as rendered (the error's stack text), or `null`.
 //! - `relevant_input`: `{target, args, cwd}`.
 //! - `confidence`: `high` (the failure is mapped to a user source file and the immediate cause is in
@@ -45,6 +46,7 @@ use crate::trace::session::{EVIDENCE_CONTEXT, Session};
 use crate::trace::test_report;
 use crate::trace::values::{cap, strip_ansi};
 
+mod fatal;
 mod progress;
 
 /// Said with every evidence chain, whatever its confidence.
@@ -363,9 +365,29 @@ pub fn build(
             (failure.printed_errors, failure.printed_errors_dropped) =
                 printed_errors(events, failure_event.id, &session.cwd);
         }
-        if let Some(found) = from_test
-            .or_else(|| printed_failure(events, failure_event.id, &session.cwd, is_own_code))
-        {
+        // A runtime that aborted (a heap out of memory) said why on stderr, with no JavaScript
+        // error and no position: that line, not an error printed earlier, is why it ended.
+        let aborted = from_test
+            .is_none()
+            .then(|| fatal::reason(failure.stderr_tail.as_deref().unwrap_or_default()))
+            .flatten();
+        if let Some(reason) = &aborted {
+            failure.message = format!(
+                "{}: {}",
+                failure.message,
+                cap(reason.clone(), SOURCE_LINE_LIMIT).0
+            );
+            failure.note = Some(
+                "the reason Node printed on stderr as it aborted; it printed no JavaScript stack, so the failure has no position"
+                    .to_owned(),
+            );
+        }
+        if let Some(found) = from_test.or_else(|| {
+            aborted
+                .is_none()
+                .then(|| printed_failure(events, failure_event.id, &session.cwd, is_own_code))
+                .flatten()
+        }) {
             let text = strip_ansi(&found.text).into_owned();
             failure.message = format!(
                 "{}: {}",
@@ -1043,8 +1065,9 @@ pub fn tail_summary(tail: &str, max_lines: usize) -> Vec<String> {
     const MESSAGE_LINES: usize = 4;
     let plain = strip_ansi(tail);
     let lines: Vec<&str> = plain.trim_end().lines().collect();
-    let is_frame =
+    let is_js_frame =
         |line: &str| line.trim_start().starts_with("at ") && line.starts_with(char::is_whitespace);
+    let is_frame = |line: &str| is_js_frame(line) || fatal::is_native_frame(line);
     let last_lines = |lines: &[&str]| -> Vec<String> {
         lines[lines.len().saturating_sub(max_lines)..]
             .iter()
@@ -1058,28 +1081,51 @@ pub fn tail_summary(tail: &str, max_lines: usize) -> Vec<String> {
         .iter()
         .rposition(|l| !is_frame(l))
         .map_or(0, |i| i + 1);
-    // The message: the lines right above the frames, up to a blank line.
-    let message_start = lines[..run_start]
+    // The message: the lines right above the frames, up to a blank line. Above a native stack
+    // (a fatal error's), after the banners between them (`----- Native stack trace -----`, V8's
+    // `#` lines).
+    let message_end = if is_js_frame(lines[run_end]) {
+        run_start
+    } else {
+        let banner = |l: &str| {
+            let l = l.trim();
+            l.is_empty() || l.starts_with("-----") || l == "#" || l.starts_with("#FailureMessage")
+        };
+        lines[..run_start]
+            .iter()
+            .rposition(|l| !banner(l))
+            .map_or(0, |i| i + 1)
+    };
+    let message_start = lines[..message_end]
         .iter()
-        .rposition(|l| l.trim().is_empty())
+        .rposition(|l| l.trim().is_empty() || l.trim() == "#")
         .map_or(0, |i| i + 1)
-        .max(run_start.saturating_sub(MESSAGE_LINES));
-    let message = &lines[message_start..run_start];
+        .max(message_end.saturating_sub(MESSAGE_LINES));
+    let message = &lines[message_start..message_end];
     if message.is_empty() {
         return last_lines(&lines);
     }
     let frames = &lines[run_start..=run_end];
     let mut out: Vec<String> = message.iter().map(|l| (*l).to_owned()).collect();
-    out.extend(frames.iter().take(FRAMES_SHOWN).map(|l| (*l).to_owned()));
-    if frames.len() > FRAMES_SHOWN {
+    if is_js_frame(lines[run_end]) {
+        out.extend(frames.iter().take(FRAMES_SHOWN).map(|l| (*l).to_owned()));
+        if frames.len() > FRAMES_SHOWN {
+            out.push(format!(
+                "    … {} more frame{}",
+                frames.len() - FRAMES_SHOWN,
+                if frames.len() - FRAMES_SHOWN == 1 {
+                    ""
+                } else {
+                    "s"
+                }
+            ));
+        }
+    } else {
+        // Addresses in Node's own binary: nothing of the program's.
         out.push(format!(
-            "    … {} more frame{}",
-            frames.len() - FRAMES_SHOWN,
-            if frames.len() - FRAMES_SHOWN == 1 {
-                ""
-            } else {
-                "s"
-            }
+            "    … {} frame{} of Node's native stack",
+            frames.len(),
+            if frames.len() == 1 { "" } else { "s" }
         ));
     }
     let after: Vec<&str> = lines[run_end + 1..]
@@ -1260,6 +1306,27 @@ mod tests {
                 "    at b (/w/a.js:6:3)",
                 "    … 2 more frames",
                 "Node.js v20.20.2",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_fatal_error_s_tail_shows_its_reason_not_its_native_frames() {
+        let tail = "\n<--- Last few GCs --->\n\n[7:0x22]   121 ms: Mark-Compact 31.5 (48.2) -> 31.5 (64.2) MB\n\n<--- JS stacktrace --->\n\nFATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n----- Native stack trace -----\n\n 1: 0xb78db3 node::OOMErrorHandler() [node]\n 2: 0xee8300 v8::Utils::ReportOOMFailure() [node]\n 3: 0x195e476  [node]\n";
+        assert_eq!(
+            tail_summary(tail, 8),
+            [
+                "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
+                "    … 3 frames of Node's native stack",
+            ]
+        );
+        let v8 = "#\n# Fatal error in , line 0\n# Check failed: x.\n#\n#\n#\n#FailureMessage Object: 0x7ffd\n----- Native stack trace -----\n\n 1: 0xb78db3 node::DumpBacktrace() [node]\n";
+        assert_eq!(
+            tail_summary(v8, 8),
+            [
+                "# Fatal error in , line 0",
+                "# Check failed: x.",
+                "    … 1 frame of Node's native stack",
             ]
         );
     }
