@@ -443,3 +443,36 @@ fn a_program_out_of_heap_fails_with_the_reason_node_printed_not_an_earlier_error
         "the summary shows the fatal line and folds the native frames: {summary}"
     );
 }
+
+#[test]
+fn a_program_that_aborts_fails_where_node_s_printed_javascript_stack_says() {
+    let program = "function stop() {\n  console.log('stopping');\n  process.abort();\n}\nstop();\n";
+    let out = Tracer::new()
+        .file("stop.js", program)
+        .args(["run", "stop.js"])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().expect("an aborted program has evidence");
+    let failure = &evidence.failure;
+    assert_eq!(failure.signal.as_deref(), Some("SIGABRT"), "{}", out.dump());
+    let file = out.workspace().join("stop.js").display().to_string();
+    assert_eq!(
+        (failure.file.as_deref(), failure.line, failure.column),
+        (Some(file.as_str()), Some(3), Some(11)),
+        "the site is the abort call: {failure:?}"
+    );
+    assert!(
+        failure
+            .note
+            .as_deref()
+            .unwrap_or_default()
+            .contains("JavaScript stack Node printed"),
+        "{:?}",
+        failure.note
+    );
+    assert!(
+        evidence.confidence_basis.starts_with("medium at most"),
+        "read from text, so not high: {}",
+        evidence.confidence_basis
+    );
+}

@@ -1372,3 +1372,33 @@ fn every_runner_names_both_failed_tests_each_with_its_own_chain() {
         assert_eq!(failed.len(), 2, "{script}: {failed:?}");
     }
 }
+
+#[test]
+fn a_process_with_its_own_inspect_flag_is_listed_untraced_with_a_warning_and_its_url() {
+    // Port 0: the kernel's choice, so that no other test's or user's 9229 is in the way.
+    let out = Tracer::new()
+        .file("ok.js", "console.log('done');\n")
+        .args(["run", "--", "node", "--inspect=127.0.0.1:0", "ok.js"])
+        .run();
+    out.assert_code(0);
+    assert!(out.stdout().contains("done"), "{}", out.dump());
+    let session = out.session();
+    let process = session
+        .processes
+        .iter()
+        .find(|p| p.role == "untraced")
+        .unwrap_or_else(|| panic!("the process is listed: {:#?}", session.processes));
+    let note = process.note.as_deref().unwrap_or_default();
+    assert!(
+        note.contains("its own --inspect=127.0.0.1:0 flag")
+            && note.contains("(ws://127.0.0.1:")
+            && note.contains("drop the flag"),
+        "{note}"
+    );
+    assert!(
+        out.stderr()
+            .contains(&format!("warning: process {} (node --inspect=127.0.0.1:0 ", process.pid)),
+        "a run that passes still says what it did not trace: {}",
+        out.stderr()
+    );
+}

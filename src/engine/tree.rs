@@ -332,7 +332,7 @@ fn dispatch(
                     continue;
                 }
                 process.role = "untraced".into();
-                process.note = Some(format!("its inspector could not be opened: {why}"));
+                process.note = Some(why);
                 labels.insert(report.pid, None);
             }
             Says::Launcher => {

@@ -87,7 +87,8 @@ pub enum Says {
     Launcher,
     /// It is exiting with this code.
     Exit(i32),
-    /// It could not open an inspector (why, as Node said): not traced, not waiting.
+    /// It could not open an inspector (why, in a sentence with Node's words), or its own
+    /// `--inspect` flag had opened one: not traced, not waiting.
     Untraced(String),
 }
 

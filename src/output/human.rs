@@ -64,6 +64,31 @@ fn write_summary(
         session.dropped_events
     )?;
     writeln!(out, "  {} {}", s.dim.style("session"), dir.display())?;
+    // A process whose own `--inspect` flag kept tracer out (the bootloader's note says so): the
+    // user's to fix, and invisible in a run that passes.
+    for process in session
+        .processes
+        .iter()
+        .filter(|p| p.role == "untraced")
+        .filter(|p| {
+            p.note
+                .as_deref()
+                .is_some_and(|n| n.starts_with("not traced: its own "))
+        })
+    {
+        writeln!(
+            out,
+            "  {} process {} ({}) was {}",
+            s.warning.style("warning:"),
+            process.pid,
+            std::iter::once("node")
+                .chain(process.exec_argv.iter().map(String::as_str))
+                .chain(process.argv.iter().skip(1).map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+            process.note.as_deref().unwrap_or_default()
+        )?;
+    }
     let Some(evidence) = evidence else {
         return Ok(());
     };

@@ -311,6 +311,8 @@ pub fn build(
         }
     }
     let mut printed = None;
+    // Node aborted the process (it printed why, or where in JavaScript).
+    let (mut aborted, mut abort_read) = (false, false);
     // Every failed test the runners reported: before the exit that is the failure, or in the
     // whole run beside an exception that is (a test file that throws as it loads does not hide
     // another file's failed test).
@@ -367,11 +369,24 @@ pub fn build(
         }
         // A runtime that aborted (a heap out of memory) said why on stderr, with no JavaScript
         // error and no position: that line, not an error printed earlier, is why it ended.
-        let aborted = from_test
+        let reason = from_test
             .is_none()
             .then(|| fatal::reason(failure.stderr_tail.as_deref().unwrap_or_default()))
             .flatten();
-        if let Some(reason) = &aborted {
+        // Where it aborted, when Node printed the JavaScript stack (`process.abort()`).
+        let abort_site = from_test
+            .is_none()
+            .then(|| fatal::js_stack_text(failure.stderr_tail.as_deref().unwrap_or_default()))
+            .flatten()
+            .and_then(|text| {
+                let frames = mapper::mapped_stack_text_frames(&text, workspace_of(session));
+                let own = frames
+                    .iter()
+                    .position(|f| is_own_code(&f.file))
+                    .unwrap_or(0);
+                frames.into_iter().nth(own)
+            });
+        if let Some(reason) = &reason {
             failure.message = format!(
                 "{}: {}",
                 failure.message,
@@ -382,9 +397,24 @@ pub fn build(
                     .to_owned(),
             );
         }
+        if let Some(frame) = &abort_site {
+            failure.file = Some(frame.file.clone());
+            if frame.unmapped {
+                failure.generated = Some(frame.position());
+            } else {
+                failure.line = Some(frame.line);
+                failure.column = Some(frame.column);
+                failure.generated = frame.generated.clone();
+                failure.source_line = source_line(&frame.position());
+            }
+            failure.note = Some(match reason {
+                Some(_) => "the reason Node printed on stderr as it aborted; the position read from the JavaScript stack it printed then".to_owned(),
+                None => "position read from the JavaScript stack Node printed on stderr as it aborted".to_owned(),
+            });
+        }
+        (aborted, abort_read) = (reason.is_some(), abort_site.is_some());
         if let Some(found) = from_test.or_else(|| {
-            aborted
-                .is_none()
+            (reason.is_none() && abort_site.is_none())
                 .then(|| printed_failure(events, failure_event.id, &session.cwd, is_own_code))
                 .flatten()
         }) {
@@ -534,6 +564,14 @@ pub fn build(
         .and_then(|c| c.file.as_deref())
         .is_some_and(|f| failure_files.contains(&f));
     let (confidence, confidence_basis) = match (&printed, failure_files.is_empty()) {
+        (_, true) if aborted => (
+            Confidence::Low,
+            "low: Node aborted the process and printed no JavaScript position".to_owned(),
+        ),
+        (None, false) if abort_read => (
+            Confidence::Medium,
+            "medium at most: no exception was thrown; the site is read from the JavaScript stack Node printed on stderr as it aborted (text), not a position the inspector reported".to_owned(),
+        ),
         (_, true) if failure_event.kind == Kind::Exit => (
             Confidence::Low,
             "low: the program exited without an uncaught exception and printed no error with a position that could be read".to_owned(),
@@ -1065,26 +1103,34 @@ pub fn tail_summary(tail: &str, max_lines: usize) -> Vec<String> {
     const MESSAGE_LINES: usize = 4;
     let plain = strip_ansi(tail);
     let lines: Vec<&str> = plain.trim_end().lines().collect();
-    let is_js_frame =
-        |line: &str| line.trim_start().starts_with("at ") && line.starts_with(char::is_whitespace);
-    let is_frame = |line: &str| is_js_frame(line) || fatal::is_native_frame(line);
+    // The JavaScript stack Node prints as it aborts numbers its frames (`1: f (file:1:2)`).
+    let abort_stack = lines
+        .iter()
+        .rposition(|l| l.trim() == fatal::JS_STACK_BANNER);
+    let is_js_frame_at = |i: usize| {
+        let line = lines[i];
+        (line.trim_start().starts_with("at ") && line.starts_with(char::is_whitespace))
+            || abort_stack.is_some_and(|banner| i > banner && fatal::is_numbered_frame(line))
+    };
+    let is_frame_at = |i: usize| is_js_frame_at(i) || fatal::is_native_frame(lines[i]);
     let last_lines = |lines: &[&str]| -> Vec<String> {
         lines[lines.len().saturating_sub(max_lines)..]
             .iter()
             .map(|l| (*l).to_owned())
             .collect()
     };
-    let Some(run_end) = lines.iter().rposition(|l| is_frame(l)) else {
+    let Some(run_end) = (0..lines.len()).rposition(is_frame_at) else {
         return last_lines(&lines);
     };
-    let run_start = lines[..run_end]
-        .iter()
-        .rposition(|l| !is_frame(l))
+    let run_start = (0..run_end)
+        .rposition(|i| !is_frame_at(i))
         .map_or(0, |i| i + 1);
     // The message: the lines right above the frames, up to a blank line. Above a native stack
     // (a fatal error's), after the banners between them (`----- Native stack trace -----`, V8's
-    // `#` lines).
-    let message_end = if is_js_frame(lines[run_end]) {
+    // `#` lines); above an aborting process's JavaScript stack, its banner.
+    let message_end = if abort_stack.is_some_and(|banner| run_start > banner) {
+        abort_stack.map_or(run_start, |banner| banner + 1)
+    } else if is_js_frame_at(run_end) {
         run_start
     } else {
         let banner = |l: &str| {
@@ -1096,18 +1142,22 @@ pub fn tail_summary(tail: &str, max_lines: usize) -> Vec<String> {
             .rposition(|l| !banner(l))
             .map_or(0, |i| i + 1)
     };
-    let message_start = lines[..message_end]
-        .iter()
-        .rposition(|l| l.trim().is_empty() || l.trim() == "#")
-        .map_or(0, |i| i + 1)
-        .max(message_end.saturating_sub(MESSAGE_LINES));
+    let message_start = if abort_stack.is_some_and(|banner| run_start > banner) {
+        message_end - 1
+    } else {
+        lines[..message_end]
+            .iter()
+            .rposition(|l| l.trim().is_empty() || l.trim() == "#")
+            .map_or(0, |i| i + 1)
+            .max(message_end.saturating_sub(MESSAGE_LINES))
+    };
     let message = &lines[message_start..message_end];
     if message.is_empty() {
         return last_lines(&lines);
     }
     let frames = &lines[run_start..=run_end];
     let mut out: Vec<String> = message.iter().map(|l| (*l).to_owned()).collect();
-    if is_js_frame(lines[run_end]) {
+    if is_js_frame_at(run_end) {
         out.extend(frames.iter().take(FRAMES_SHOWN).map(|l| (*l).to_owned()));
         if frames.len() > FRAMES_SHOWN {
             out.push(format!(
@@ -1321,6 +1371,17 @@ mod tests {
             ]
         );
         let v8 = "#\n# Fatal error in , line 0\n# Check failed: x.\n#\n#\n#\n#FailureMessage Object: 0x7ffd\n----- Native stack trace -----\n\n 1: 0xb78db3 node::DumpBacktrace() [node]\n";
+        let abort = "----- Native stack trace -----\n\n 1: 0xd3a3c0  [node]\n\n----- JavaScript stack trace -----\n\n1: stop (/w/stop.js:3:11)\n2: /w/stop.js:5:1\n3: Module._compile (node:internal/modules/cjs/loader:1521:14)\n4: Module.load (node:internal/modules/cjs/loader:1266:32)\n\n\n";
+        assert_eq!(
+            tail_summary(abort, 8),
+            [
+                "----- JavaScript stack trace -----",
+                "1: stop (/w/stop.js:3:11)",
+                "2: /w/stop.js:5:1",
+                "3: Module._compile (node:internal/modules/cjs/loader:1521:14)",
+                "    … 1 more frame",
+            ]
+        );
         assert_eq!(
             tail_summary(v8, 8),
             [

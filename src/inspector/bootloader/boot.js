@@ -92,15 +92,26 @@
     return;
   }
   const inspector = inspectorBinding() || publicInspector();
-  if (inspector.url()) return;
   // The channel first: without tracer to read it, no inspector is opened at all.
   const fd = openChannel();
   if (fd < 0) return;
+  if (inspector.url()) {
+    // Opened by the process's own `--inspect` flag (tracer removes those of NODE_OPTIONS): it
+    // belongs to whatever debugger that flag is for, and tracer never attaches to a port it did
+    // not choose.
+    const flags = execArgv.filter((a) => a.startsWith('--inspect') || a.startsWith('--debug'));
+    // Its URL goes with the warning: Node's own `Debugger listening on` line is taken out of the
+    // output with tracer's, and NODE_OPTIONS' `--inspect-publish-uid=stderr` hides its HTTP list.
+    report({ untraced: 'not traced: its own ' + (flags.join(' ').slice(0, 100) || '--inspect') +
+      ' flag opened its inspector (' + String(inspector.url()).slice(0, 200) + '), for another' +
+      ' debugger; tracer attaches only to an inspector it opened: drop the flag to trace this process' }, fd);
+    return;
+  }
   try {
     inspector.open(0, '127.0.0.1', false);
   } catch (e) {
     // Node's test runner runs its files from a process made without an inspector.
-    report({ untraced: String(e).slice(0, 200) }, fd);
+    report({ untraced: 'its inspector could not be opened: ' + String(e).slice(0, 200) }, fd);
     return;
   }
   const url = inspector.url();

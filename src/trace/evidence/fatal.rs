@@ -19,6 +19,16 @@ static NODE_ASSERT: LazyLock<Regex> = LazyLock::new(|| {
 /// failed: …`).
 static V8_BLOCK: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^# (\S.*?)\s*$").expect("regex"));
 
+/// The banner above the JavaScript stack Node prints as it aborts.
+pub const JS_STACK_BANNER: &str = "----- JavaScript stack trace -----";
+
+/// A frame of that stack (`2: Module._compile (node:internal/…:1521:14)`).
+pub fn is_numbered_frame(line: &str) -> bool {
+    line.split_once(": ").is_some_and(|(number, site)| {
+        !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) && !site.starts_with("0x")
+    })
+}
+
 /// A frame of the native stack Node prints after a fatal error (` 3: 0x10fb205 v8::…`).
 pub fn is_native_frame(line: &str) -> bool {
     let line = line.trim_start();
@@ -62,9 +72,45 @@ pub fn reason(tail: &str) -> Option<String> {
     None
 }
 
+/// The JavaScript frames Node printed under `----- JavaScript stack trace -----` as it aborted
+/// (`process.abort()`, a failed check in a native call), nearest first, as stack text (`    at
+/// fn (file:line:col)`), or `None` when it printed none.
+pub fn js_stack_text(tail: &str) -> Option<String> {
+    let start = tail.rfind(JS_STACK_BANNER)?;
+    let mut text = String::new();
+    for line in tail[start..].lines().skip(1) {
+        let line = line.trim();
+        if line.is_empty() && text.is_empty() {
+            continue;
+        }
+        let Some((_, site)) = line.split_once(": ").filter(|_| is_numbered_frame(line)) else {
+            break;
+        };
+        text.push_str("    at ");
+        text.push_str(site);
+        text.push('\n');
+    }
+    (!text.is_empty()).then_some(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_javascript_stack_node_printed_as_it_aborted_is_stack_text() {
+        let tail = "x\n----- Native stack trace -----\n\n 1: 0xd3a3c0  [/usr/bin/node]\n\n----- JavaScript stack trace -----\n\n1: /w/c.js:1:27\n2: Module._compile (node:internal/modules/cjs/loader:1521:14)\n\n\n";
+        assert_eq!(
+            js_stack_text(tail).as_deref(),
+            Some(
+                "    at /w/c.js:1:27\n    at Module._compile (node:internal/modules/cjs/loader:1521:14)\n"
+            )
+        );
+        assert_eq!(
+            js_stack_text("FATAL ERROR: x\n 1: 0xb7 node::A() [node]\n"),
+            None
+        );
+    }
 
     #[test]
     fn node_s_heap_out_of_memory_is_its_fatal_line() {
