@@ -546,3 +546,38 @@ fn an_exception_gets_its_frames_even_when_its_stack_text_has_none() {
     let console = of_kind(&events, Kind::Console)[0];
     assert_eq!(console.call_stack.len(), 1, "{:?}", console.call_stack);
 }
+
+#[test]
+fn an_es_module_import_node_cannot_resolve_is_placed_where_the_importer_writes_it() {
+    let out = Tracer::new()
+        .file("lib/total.mjs", "export const total = (xs) => xs.reduce((a, b) => a + b, 0);\n")
+        .file(
+            "app.mjs",
+            "// the sum of the orders\nimport fs from 'node:fs';\nimport { total } from './lib/totl.mjs';\nconsole.log(total([1, 2]));\n",
+        )
+        .args(["run", "app.mjs"])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().expect("a failed import has evidence");
+    let failure = &evidence.failure;
+    assert!(
+        failure.message.contains("ERR_MODULE_NOT_FOUND"),
+        "{}",
+        out.dump()
+    );
+    let app = out.workspace().join("app.mjs").display().to_string();
+    assert_eq!(
+        (failure.file.as_deref(), failure.line, failure.column),
+        (Some(app.as_str()), Some(3), Some(23)),
+        "the specifier's quote on the import's line: {failure:?}"
+    );
+    assert_eq!(
+        failure.source_line.as_deref(),
+        Some("import { total } from './lib/totl.mjs';")
+    );
+    assert!(
+        evidence.confidence_basis.starts_with("medium at most"),
+        "found by reading the file, so not high: {}",
+        evidence.confidence_basis
+    );
+}

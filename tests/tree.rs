@@ -1396,8 +1396,10 @@ fn a_process_with_its_own_inspect_flag_is_listed_untraced_with_a_warning_and_its
         "{note}"
     );
     assert!(
-        out.stderr()
-            .contains(&format!("warning: process {} (node --inspect=127.0.0.1:0 ", process.pid)),
+        out.stderr().contains(&format!(
+            "warning: process {} (node --inspect=127.0.0.1:0 ",
+            process.pid
+        )),
         "a run that passes still says what it did not trace: {}",
         out.stderr()
     );

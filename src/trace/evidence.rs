@@ -47,6 +47,7 @@ use crate::trace::test_report;
 use crate::trace::values::{cap, strip_ansi};
 
 mod fatal;
+mod import_site;
 mod progress;
 
 /// Said with every evidence chain, whatever its confidence.
@@ -312,7 +313,30 @@ pub fn build(
     }
     let mut printed = None;
     // Node aborted the process (it printed why, or where in JavaScript).
-    let (mut aborted, mut abort_read) = (false, false);
+    let mut aborted = false;
+    // Why the site is `medium` at most, when it was read from text rather than reported.
+    let mut site_from_text: Option<&str> = None;
+    if failure.file.is_none()
+        && failure_event.kind == Kind::Exception
+        && let Some(site) = import_site::find(&failure.message)
+    {
+        // An ES module import Node could not resolve: the error names the importing file only.
+        failure.source_line = source_line(&Position {
+            file: site.file.clone(),
+            line: site.line,
+            column: site.column,
+        });
+        failure.file = Some(site.file);
+        failure.line = Some(site.line);
+        failure.column = Some(site.column);
+        failure.note = Some(
+            "position found by reading the importing file Node's error names for the specifier (the error names no line)"
+                .to_owned(),
+        );
+        site_from_text = Some(
+            "medium at most: the site is where the importing file names the module Node could not resolve, found by reading that file (Node's error names no line)",
+        );
+    }
     // Every failed test the runners reported: before the exit that is the failure, or in the
     // whole run beside an exception that is (a test file that throws as it loads does not hide
     // another file's failed test).
@@ -412,7 +436,12 @@ pub fn build(
                 None => "position read from the JavaScript stack Node printed on stderr as it aborted".to_owned(),
             });
         }
-        (aborted, abort_read) = (reason.is_some(), abort_site.is_some());
+        aborted = reason.is_some();
+        if abort_site.is_some() {
+            site_from_text = Some(
+                "medium at most: no exception was thrown; the site is read from the JavaScript stack Node printed on stderr as it aborted (text), not a position the inspector reported",
+            );
+        }
         if let Some(found) = from_test.or_else(|| {
             (reason.is_none() && abort_site.is_none())
                 .then(|| printed_failure(events, failure_event.id, &session.cwd, is_own_code))
@@ -568,9 +597,9 @@ pub fn build(
             Confidence::Low,
             "low: Node aborted the process and printed no JavaScript position".to_owned(),
         ),
-        (None, false) if abort_read => (
+        (None, false) if site_from_text.is_some() => (
             Confidence::Medium,
-            "medium at most: no exception was thrown; the site is read from the JavaScript stack Node printed on stderr as it aborted (text), not a position the inspector reported".to_owned(),
+            site_from_text.unwrap_or_default().to_owned(),
         ),
         (_, true) if failure_event.kind == Kind::Exit => (
             Confidence::Low,
