@@ -581,3 +581,49 @@ fn an_es_module_import_node_cannot_resolve_is_placed_where_the_importer_writes_i
         evidence.confidence_basis
     );
 }
+
+#[test]
+fn an_uncaught_error_s_cause_chain_is_read_with_where_each_cause_was_made() {
+    let program = "function parse(text) {\n  return JSON.parse(text);\n}\nfunction readConfig() {\n  try {\n    return parse('{');\n  } catch (e) {\n    throw new Error('config unreadable', { cause: e });\n  }\n}\ntry {\n  readConfig();\n} catch (e) {\n  throw new TypeError('server cannot start', { cause: e });\n}\n";
+    let out = Tracer::new()
+        .file("serve.js", program)
+        .args(["run", "serve.js"])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().expect("evidence");
+    let failure = &evidence.failure;
+    assert_eq!(
+        failure.message,
+        "TypeError: server cannot start",
+        "{}",
+        out.dump()
+    );
+    let file = out.workspace().join("serve.js").display().to_string();
+    let causes: Vec<_> = failure
+        .causes
+        .iter()
+        .map(|c| (c.message.as_str(), c.file.as_deref(), c.line, c.column))
+        .collect();
+    assert_eq!(causes.len(), 2, "{causes:?}");
+    assert_eq!(
+        causes[0],
+        (
+            "Error: config unreadable",
+            Some(file.as_str()),
+            Some(8),
+            Some(11)
+        )
+    );
+    assert!(causes[1].0.starts_with("SyntaxError: "), "{causes:?}");
+    assert_eq!(
+        (causes[1].1, causes[1].2, causes[1].3),
+        (Some(file.as_str()), Some(2), Some(15)),
+        "the frame of the program's own code under JSON.parse"
+    );
+    assert!(
+        out.stderr()
+            .contains("  caused by Error: config unreadable  serve.js:8:11"),
+        "{}",
+        out.stderr()
+    );
+}

@@ -113,6 +113,18 @@ fn write_summary(
             ))
         )?;
     }
+    // The error's `cause` chain, nearest first, each where it was made.
+    for cause in &failure.causes {
+        let at = match (&cause.file, cause.line, cause.column) {
+            (Some(file), Some(line), Some(column)) => format!(
+                "  {}",
+                s.location
+                    .style(format!("{}:{line}:{column}", display_path(file)))
+            ),
+            _ => String::new(),
+        };
+        writeln!(out, "  {} {}{at}", s.dim.style("caused by"), cause.message)?;
+    }
     for process in failure.failed_processes.iter().take(SUMMARY_PROCESSES) {
         writeln!(out, "  {} {process}", s.dim.style("process:"))?;
     }

@@ -20,6 +20,7 @@
 //! - `failure.stderrTail` (an exit without an exception): the session's stderr tail with terminal
 //!   escape sequences (colours) removed; [`tail_summary`] puts its message lines first. A runtime
 //!   that aborted (`FATAL ERROR: … heap out of memory`) gives the failure its reason, and no site.
+//! - `failure.causes` (an uncaught exception): its `cause` chain as Node printed it on stderr.
 //! - `originating_value`: the thrown value as rendered (the error's stack text), or `null`.
 //! - `relevant_input`: `{target, args, cwd}`.
 //! - `confidence`: `high` (the failure is mapped to a user source file and the immediate cause is in
@@ -46,6 +47,8 @@ use crate::trace::session::{EVIDENCE_CONTEXT, Session};
 use crate::trace::test_report;
 use crate::trace::values::{cap, strip_ansi};
 
+mod causes;
+pub use causes::Cause;
 mod fatal;
 mod import_site;
 mod progress;
@@ -135,6 +138,10 @@ pub struct Failure {
     /// `PRINTED_ERRORS` (additive).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub printed_errors: Vec<PrintedError>,
+    /// The uncaught error's `cause` chain, nearest first, as Node printed it on stderr (at most
+    /// `causes::MAX_CAUSES`; additive).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub causes: Vec<Cause>,
     /// How many printed error lines past `PRINTED_ERRORS` were left out (additive).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub printed_errors_dropped: usize,
@@ -294,8 +301,18 @@ pub fn build(
         tests: Vec::new(),
         printed_errors: Vec::new(),
         printed_errors_dropped: 0,
+        causes: Vec::new(),
         failed_processes: failed_processes(session),
     };
+    if failure_event.kind == Kind::Exception {
+        let message = failure.message.lines().next().unwrap_or_default();
+        failure.causes = causes::read(
+            &strip_ansi(&session.stderr_tail),
+            message,
+            workspace_of(session),
+            is_own_code,
+        );
+    }
     if failure.file.is_none() && failure_event.kind == Kind::Exception {
         // A worker's error reaches the main thread without a usable position; Node prints its
         // stack text on stderr, whose first user frame is the site.
