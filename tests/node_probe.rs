@@ -1372,3 +1372,64 @@ fn a_member_of_an_unrelated_interface_is_not_the_only_item_with_its_name() {
     );
     assert_eq!(diff["counts"]["observed"], 1, "{diff:#}");
 }
+
+#[test]
+fn a_page_s_read_through_jsdom_s_proxy_is_the_page_s_and_jsdom_s_compiled_selector_code_is_jsdom_s()
+{
+    let Some(modules) = jsdom_modules() else {
+        return;
+    };
+    // The page's script runs inside jsdom's `appendChild` of its <script> (a call the probe
+    // records): its read of a NodeList's `length` goes through jsdom's Proxy `get` trap. Its
+    // `querySelector` has jsdom's selector engine (nwsapi) compile a matcher with `new Function`,
+    // code with no URL of its own, which reads the list's `id` attribute: jsdom's read, not the page's.
+    let app = "var n = document.querySelectorAll('#list li').length;\
+               var hit = document.querySelector('#list li.b');\
+               document.title = n + ':' + (hit ? hit.textContent : 'none');";
+    let final_js = format!(
+        "const {{ JSDOM }} = require('jsdom');\n\
+         const dom = new JSDOM('<body><ul id=\"list\"><li class=\"a\">A</li><li class=\"b\">B</li></ul></body>', {{ url: 'https://example.test/', runScripts: 'dangerously' }});\n\
+         for (const text of ['window.ready = true;', {app:?}]) {{\n\
+           const script = dom.window.document.createElement('script');\n\
+           script.textContent = text;\n\
+           dom.window.document.body.appendChild(script);\n\
+         }}\n\
+         console.log(dom.window.document.title);\ndom.window.close();\n"
+    );
+    // (The first script has the probe go in, so that the second one's `appendChild` is recorded.)
+    let trace = naming_trace(&[
+        ("document.querySelectorAll", "call", "HTMLDocument"),
+        ("NodeList.prototype.length", "get", "NodeList"),
+        ("document.querySelector", "call", "HTMLDocument"),
+        ("Element.prototype.getAttribute", "call", "HTMLUListElement"),
+        // Watched, so that the page's script runs inside a recorded call.
+        ("Node.prototype.appendChild", "call", "HTMLBodyElement"),
+    ]);
+    let tracer = case_in(&modules, &trace, &final_js);
+    assert_eq!(under_plain_node(&tracer), "2:B");
+    let out = build_and_audit(tracer);
+    assert!(out.stdout().contains("2:B"), "{}", out.dump());
+    let apis: Vec<String> = read(&out, "tmp/node-trace.ndjson")
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|l| l["api"].as_str().map(str::to_owned))
+        .collect();
+    let count = |api: &str| apis.iter().filter(|a| *a == api).count();
+    assert_eq!(
+        count("NodeList.prototype.length"),
+        1,
+        "the page's read, through jsdom's trap: {apis:?}"
+    );
+    let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
+    let by = &audit["recording"]["leftOutBy"];
+    assert_eq!(
+        count("Element.prototype.getAttribute"),
+        0,
+        "the selector engine's compiled code is jsdom's: {apis:?}, left out {by:#}"
+    );
+    assert!(
+        by.as_object()
+            .is_some_and(|m| m.keys().any(|k| k.ends_with("nwsapi.js"))),
+        "counted under the script that compiled it: {by:#}"
+    );
+}

@@ -190,10 +190,10 @@ function apiFor(prop, receiver) {
 
 // In an environment under audit, the URLs of its own scripts (`config.environmentUrls`, from the
 // tool) and the names of a Proxy handler's traps: an access whose nearest frame is one of those
-// scripts, made inside a recorded call or from anything but a trap, is one the tool's filter
-// leaves out (its `Rules::keeps`; a trap's access may be made for the page, and the filter looks
-// at the frame after it). Such a record leaves brief (`brief: 1`, its stack and place in order):
-// the tool counts it without the page paying for a record it would not write.
+// scripts, from anything but a trap or from a trap that one of them called, is one the tool's
+// filter leaves out (its `Rules::keeps`; a trap's access may be made for the page, and the filter
+// looks at the frame after it). Such a record leaves brief (`brief: 1`, its stack and place in
+// order): the tool counts it without the page paying for a record it would not write.
 const ENVIRONMENT_URLS = setOfFolders(config.environmentUrls);
 const PROXY_TRAPS = setOf(config.proxyTraps);
 function setOf(list) {
@@ -220,8 +220,16 @@ function environmentsOwn(record) {
   // Made by a probe's own code (another realm's, installing itself in a window whose members
   // this one wraps: happy-dom's windows share their classes).
   if (typeof nearest.url === "string" && startsWith(nearest.url, config.ownUrl)) return true;
-  if (ENVIRONMENT_URLS["$" + nearest.url] !== true) return false;
-  return record.nested === 1 || PROXY_TRAPS === null || PROXY_TRAPS["$" + nearest.functionName] !== true;
+  // Eval'd code is the code of the script that evaluated it (see `evalUrl` in reflect.js).
+  const url = nearest.url === "" && typeof nearest.evalUrl === "string" ? nearest.evalUrl : nearest.url;
+  if (ENVIRONMENT_URLS["$" + url] !== true) return false;
+  if (PROXY_TRAPS === null || PROXY_TRAPS["$" + nearest.functionName] !== true) return true;
+  // Through a trap the next frame decides (the tool's rule): brief only when it is the
+  // environment's too, or there is none.
+  const next = stack[1];
+  if (next === undefined || next === null) return true;
+  const nextUrl = next.url === "" && typeof next.evalUrl === "string" ? next.evalUrl : next.url;
+  return ENVIRONMENT_URLS["$" + nextUrl] === true;
 }
 
 function complete(record, prop, receiver, args, result, threw, error, measureResult) {

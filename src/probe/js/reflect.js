@@ -737,6 +737,22 @@ function tracerReflect(g, options) {
     return setOwn(g, "Error", d, ErrorC) ? { was: d } : NOT_PINNED;
   }
 
+  // The script whose code made an eval'd frame's code, from V8's eval origin (`eval at make
+  // (/w/lib.js:1:22)`, nested as `eval at f (eval at g (/w/a.js:1:2), <anonymous>:1:1)`): the
+  // innermost location that is a script's; null when none is.
+  const evalLocation = /\(([^()]+):\d+:\d+\)/;
+  function evalScriptOf(site) {
+    let origin = null;
+    try {
+      origin = site.getEvalOrigin ? site.getEvalOrigin() : null;
+    } catch (_) {
+      origin = null;
+    }
+    if (typeof origin !== "string") return null;
+    const found = apply(reExec, evalLocation, [origin]);
+    return found !== null && found[1] !== "<anonymous>" ? found[1] : null;
+  }
+
   // The record's frames of `sites`, nearest first, at most `limit`: the page's, not the probe's
   // own nor a built-in function's.
   function framesOf(sites, limit) {
@@ -770,12 +786,20 @@ function tracerReflect(g, options) {
         if (!evaluated) continue;
         url = "";
       }
-      push(out, {
+      const frame = {
         url: url,
         line: site.getLineNumber(),
         column: site.getColumnNumber(),
         functionName: site.getFunctionName() || "",
-      });
+      };
+      // In an environment under audit, eval'd code also names the script that evaluated it (a
+      // selector engine's `new Function` in `node_modules` is the environment's, a page's `eval`
+      // the page's): the tool tells whose code it is by that script.
+      if (url === "" && probeNearest) {
+        const from = evalScriptOf(site);
+        if (from !== null) frame.evalUrl = from;
+      }
+      push(out, frame);
     }
     return out;
   }

@@ -992,10 +992,21 @@ mod tests {
         );
         assert!(r.keeps(Some(r#"[{"url":"/case/result/app.js"}]"#), false, true));
         // The environment's code on top, the page's below: a read through the environment's
-        // Proxy is the page's; the same made during another recorded call is the environment's.
+        // Proxy is the page's, also during a recorded call (the page's script runs inside the
+        // environment's `appendChild`); nameless code below the trap only outside one.
         let proxied = r#"[{"url":"/x/node_modules/jsdom/lib/plugins.js","functionName":"get"},{"url":"https://example.test/page.html"}]"#;
         assert!(r.keeps(Some(proxied), false, false));
-        assert!(!r.keeps(Some(proxied), true, false));
+        assert!(r.keeps(Some(proxied), true, false));
+        let nameless =
+            r#"[{"url":"/x/node_modules/jsdom/lib/plugins.js","functionName":"get"},{"url":""}]"#;
+        assert!(r.keeps(Some(nameless), false, false));
+        assert!(!r.keeps(Some(nameless), true, false));
+        // Eval'd code is the code of the script that evaluated it: a selector engine's compiled
+        // matcher is the environment's, a page's `eval` the page's.
+        let compiled = r#"[{"url":"","evalUrl":"/x/node_modules/nwsapi/src/nwsapi.js"}]"#;
+        assert!(!r.keeps(Some(compiled), false, false));
+        let evaluated = r#"[{"url":"","evalUrl":"https://example.test/page.html"}]"#;
+        assert!(r.keeps(Some(evaluated), true, false));
         // The environment's own work inside an unwatched call of the page's is its own.
         let inside = r#"[{"url":"/x/node_modules/happy-dom/lib/Element.js","functionName":"setAttribute"},{"url":"https://example.test/page.html"}]"#;
         assert!(!r.keeps(Some(inside), false, false));

@@ -106,12 +106,15 @@ impl Rules {
             // No frame to go by (a call from the event loop's own turn): kept.
             return true;
         };
+        // Through a trap, the next frame decides: a script of the target's made the access even
+        // inside a recorded call (the page's own scripts run inside the environment's
+        // `appendChild`, its listeners inside `dispatchEvent`); nameless code only outside one.
         self.is_target(url, main_context)
-            || (!nested
-                && PROXY_TRAPS.contains(&function.as_str())
-                && frames
-                    .get(1)
-                    .is_some_and(|(next, _)| self.is_target(next, main_context)))
+            || (PROXY_TRAPS.contains(&function.as_str())
+                && frames.get(1).is_some_and(|(next, _)| {
+                    self.is_target(next, main_context)
+                        && (!nested || self.origin(next) != Origin::Anonymous)
+                }))
     }
 }
 
@@ -162,7 +165,8 @@ pub(super) fn first_frame_url(stack: &str) -> Option<String> {
     frames_of(stack).into_iter().next().map(|(url, _)| url)
 }
 
-/// The URL and function name of a record's stack frames, nearest first.
+/// The URL and function name of a record's stack frames, nearest first; eval'd code (no URL) by
+/// the script that evaluated it, when the probe named one (`evalUrl`).
 pub(super) fn frames_of(stack: &str) -> Vec<(String, String)> {
     let Ok(Value::Array(frames)) = serde_json::from_str::<Value>(stack) else {
         return Vec::new();
@@ -170,7 +174,12 @@ pub(super) fn frames_of(stack: &str) -> Vec<(String, String)> {
     frames
         .iter()
         .filter_map(|f| {
-            let url = f.get("url")?.as_str()?.to_owned();
+            let url = f.get("url")?.as_str()?;
+            let url = match f.get("evalUrl").and_then(Value::as_str) {
+                Some(from) if url.is_empty() => from,
+                _ => url,
+            }
+            .to_owned();
             let function = f["functionName"].as_str().unwrap_or("").to_owned();
             Some((url, function))
         })
