@@ -1433,3 +1433,44 @@ fn a_page_s_read_through_jsdom_s_proxy_is_the_page_s_and_jsdom_s_compiled_select
         "counted under the script that compiled it: {by:#}"
     );
 }
+
+#[test]
+fn happy_dom_s_window_is_measured_as_the_global_the_page_gets_not_the_sandbox_behind_it() {
+    let Some(modules) = jsdom_modules() else {
+        return;
+    };
+    // happy-dom's window is a `vm` context's sandbox object whose `self` is its own getter bound
+    // to it; Node hands the page the context's global in its place, which is what it measures.
+    let app = "var w = self;\
+               document.title = JSON.stringify([w === globalThis, Object.getOwnPropertySymbols(w).map(String), w instanceof EventTarget]);";
+    let final_js = format!(
+        "const {{ Window }} = require('happy-dom');\n\
+         const window = new Window({{ url: 'https://example.test/', settings: {{ enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true }} }});\n\
+         const script = window.document.createElement('script');\n\
+         script.textContent = {app:?};\nwindow.document.body.appendChild(script);\n\
+         console.log(window.document.title);\nwindow.happyDOM.close();\n"
+    );
+    let trace = naming_trace(&[("self", "get", "Window")]);
+    let tracer = case_in(&modules, &trace, &final_js);
+    let plain = under_plain_node(&tracer);
+    let page: Value = serde_json::from_str(&plain).unwrap_or_else(|_| panic!("{plain}"));
+    assert_eq!(page[0], true, "the page gets its global: {plain}");
+    let out = build_and_audit(tracer);
+    assert!(out.stdout().contains(&plain), "{}", out.dump());
+    let record = read(&out, "tmp/node-trace.ndjson")
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|l| l["api"] == "self")
+        .unwrap_or_else(|| panic!("a record of `self`:\n{}", out.dump()));
+    assert_eq!(
+        record["ownSymbols"], page[1],
+        "the own symbols the page sees on what it got: {record:#}"
+    );
+    assert_eq!(
+        record["instanceOf"]
+            .as_array()
+            .is_some_and(|names| names.iter().any(|n| n == "EventTarget")),
+        page[2] == true,
+        "{record:#}"
+    );
+}

@@ -20,6 +20,32 @@
 // object stands for where the environment gives several of the browser's classes one (jsdom's
 // `SVGElement` for a `circle` and a `rect`).
 const RECEIVER_IDS = config.receiverIds === true;
+// A realm of Node's (an environment under audit), where a `vm` context's global stands for its
+// sandbox object.
+const IN_NODE = config.pinGlobalError === true;
+const SANDBOX_MARK = Symbol("tracer sandbox");
+// Whether `object` is this `vm` context's sandbox: a property defined on the global goes to it
+// (Node's interceptors), and is taken off again at once; no code of the page's runs meanwhile.
+function isSandbox(object) {
+  if (object === null || typeof object !== "object") return false;
+  try {
+    defineProperty(g, SANDBOX_MARK, { value: true, configurable: true });
+  } catch (_) {
+    return false;
+  }
+  let found = false;
+  try {
+    found = gopd(object, SANDBOX_MARK) !== undefined;
+  } catch (_) {
+    found = false;
+  }
+  try {
+    R.deleteProperty(g, SANDBOX_MARK);
+  } catch (_) {
+    // a global that keeps what it was given: nothing more to do
+  }
+  return found;
+}
 const isExtensible = O.isExtensible;
 const objectIs = O.is;
 const cells = new WeakMapC(); // holder -> null-prototype map "$name" -> cell
@@ -270,6 +296,10 @@ function complete(record, prop, receiver, args, result, threw, error, measureRes
       record.exception = M.exceptionOf(error);
     } else {
       record.exception = null;
+      // What the page gets: Node hands it the realm's global where a global property's value is
+      // the context's sandbox object (happy-dom's window, whose `self`, `window`, `top` are its
+      // own getters bound to it), and the value measured is that.
+      if (IN_NODE && result === receiver && receiver !== g && isSandbox(receiver)) result = g;
       if (record.accessType !== "set") record.returnValue = M.encode(result);
       if ((measureResult === true ||
            (measureResult === "objects" && result !== null &&
