@@ -126,7 +126,40 @@ impl Differed {
     }
 }
 
+impl Differed {
+    /// Whether this value answers a read of `member` that the browser's made through `class`'s
+    /// getter: the browser gave a `class` object where the environment gave a plain object whose
+    /// own data property `member` answers the read without any getter (jsdom's
+    /// `getBoundingClientRect` returns an `Object` with its own `width`, Chromium's a `DOMRect`).
+    fn answers(&self, class: &str, member: &str) -> bool {
+        let objects = |v: &Value| v.as_array().cloned().unwrap_or_default();
+        self.dimension == "returnValue"
+            && objects(&self.expected)
+                .iter()
+                .any(|v| v.get("$object").and_then(Value::as_str) == Some(class))
+            && objects(&self.observed).iter().any(|v| {
+                v.get("$object").and_then(Value::as_str) != Some(class)
+                    && v.get("props")
+                        .is_some_and(|props| props.get(member).is_some())
+            })
+    }
+}
+
 impl Progress {
+    /// The difference before `item` (a getter's read) that answered it from an own data property
+    /// (`Differed::answers`), the closest first.
+    fn answered_by(&self, item: &Item) -> Option<(&Differed, String)> {
+        let (_, member) = item.api.split_once(".prototype.")?;
+        if item.access_type != "get" {
+            return None;
+        }
+        self.differences
+            .iter()
+            .rev()
+            .find(|d| d.answers(&item.receiver, member))
+            .map(|d| (d, member.to_owned()))
+    }
+
     /// The lead for an item not reached: the closest difference before it on a related API (one
     /// whose path names the item's interface: `MimeTypeArray.prototype.length` for
     /// `MimeType.prototype.description`), else the closest difference before it.
@@ -343,8 +376,25 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
         }
         None => words.push_str("; it is before every item both runtimes reached"),
     }
-    let lead = progress.lead(item);
-    if let Some(d) = lead {
+    let answered = progress.answered_by(item);
+    let lead = answered
+        .as_ref()
+        .map(|(d, _)| *d)
+        .or_else(|| progress.lead(item));
+    if let Some((d, member)) = &answered {
+        divergence.insert(
+            "differed".into(),
+            json!({"item": d.at.item, "api": d.at.api, "accessType": d.at.access_type,
+                   "dimension": d.dimension, "expected": d.expected, "observed": d.observed}),
+        );
+        words.push_str(&format!(
+            ", and the script's read of `{member}` had nothing to reach: {} ({}) gave {} here, whose own data property `{member}` answers the read without a getter, where the browser's gave a {}, whose `{member}` is this getter",
+            d.at.api,
+            d.at.access_type,
+            short(&d.observed),
+            item.receiver
+        ));
+    } else if let Some(d) = lead {
         divergence.insert(
             "differed".into(),
             json!({"item": d.at.item, "api": d.at.api, "accessType": d.at.access_type,
@@ -377,6 +427,12 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
         // class (DOMPurify reads `trustedTypes` and takes another way where it is missing; its
         // `ownerDocument` being a `Document`, not an `HTMLDocument`, turns nothing).
         action: match (lead, &progress.last_lacking) {
+            (Some(d), _) if answered.is_some() => format!(
+                "make {} give a {} as the browser does: the object it gives here answers `{}` from an own data property, so the browser's getter is never reached",
+                d.at.api,
+                item.receiver,
+                answered.as_ref().map_or("", |(_, m)| m.as_str())
+            ),
             (_, Some(lacking))
                 if lead.is_none_or(|d| lacking.index > d.at.index || d.objects_alike()) =>
             {
@@ -547,6 +603,65 @@ mod tests {
         assert_eq!(lead(&progress), "NodeIterator.prototype.nextNode");
         progress.differences.remove(0);
         assert_eq!(lead(&progress), "Node.prototype.removeChild");
+    }
+
+    #[test]
+    fn a_getter_a_plain_object_answers_from_its_own_property_leads_to_what_gave_the_object() {
+        // jsdom's `getBoundingClientRect` returns an Object with its own `width`: the script's
+        // read of `width` runs no getter; a later difference (`offsetWidth`) is not the lead.
+        let at = |api: &str, index| Reached {
+            item: "c".into(),
+            api: api.into(),
+            access_type: "call".into(),
+            index,
+        };
+        let rect = Differed {
+            at: at("Element.prototype.getBoundingClientRect", 1),
+            dimension: "returnValue".into(),
+            expected: json!([{"$object": "DOMRect", "id": "o2"}]),
+            observed: json!([{"$object": "Object", "id": "o3", "props": {"width": 0, "height": 0}}]),
+        };
+        let offset = Differed {
+            at: at("HTMLElement.prototype.offsetWidth", 2),
+            dimension: "returnValue".into(),
+            expected: json!([130]),
+            observed: json!([0]),
+        };
+        let progress = Progress {
+            last_reached: None,
+            differences: vec![rect, offset],
+            last_lacking: None,
+            entry_ended: None,
+            collections_answering_themselves: Vec::new(),
+        };
+        let mut width = item("DOMRect.prototype.width", "get");
+        width.receiver = "DOMRect".into();
+        let why = explain(&width, &recording(&[], &[]), &progress);
+        assert_eq!(why.cause, NOT_REACHED);
+        assert_eq!(
+            why.divergence.unwrap()["differed"]["api"],
+            "Element.prototype.getBoundingClientRect"
+        );
+        assert!(
+            why.message.contains("own data property `width`"),
+            "{}",
+            why.message
+        );
+        assert!(
+            why.action.starts_with(
+                "make Element.prototype.getBoundingClientRect give a DOMRect as the browser does"
+            ),
+            "{}",
+            why.action
+        );
+        // A member the plain object does not have is led as before.
+        let mut x = item("DOMRect.prototype.x", "get");
+        x.receiver = "DOMRect".into();
+        let why = explain(&x, &recording(&[], &[]), &progress);
+        assert_eq!(
+            why.divergence.unwrap()["differed"]["api"],
+            "HTMLElement.prototype.offsetWidth"
+        );
     }
 
     #[test]
