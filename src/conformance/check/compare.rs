@@ -276,10 +276,18 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
                             receivers.join(", ")
                         ),
                     },
-                    format!(
-                        "remove the access, or classify it in {} as `dynamic-branch` or `node-leak`",
-                        policy::RELATIVE_PATH
-                    ),
+                    match (other_receivers(c, o).is_empty(), unwatchable::why(&o.api)) {
+                        // The browser may well make it too, out of the recorder's sight: the
+                        // script's own access is not what to remove.
+                        (true, Some(_)) => format!(
+                            "check in the browser whether the script makes this access too (it cannot be recorded there); if it does, classify it in {} as `dynamic-branch`",
+                            policy::RELATIVE_PATH
+                        ),
+                        _ => format!(
+                            "remove the access, or classify it in {} as `dynamic-branch` or `node-leak`",
+                            policy::RELATIVE_PATH
+                        ),
+                    },
                 )
                 .on_observation(o),
             ),
