@@ -7,6 +7,9 @@
 //!   interface or singleton they belong to (`CanvasRenderingContext2D`, `navigator.userAgentData`);
 //! - `divergence`: items not reached, by where the runtimes parted (the value that differed, else
 //!   the last item both reached);
+//! - `class`: a value that is an object of another class than the browser's (jsdom's
+//!   `getBoundingClientRect` gives a plain `Object`, Chromium's a `DOMRect`): its brand,
+//!   constructor, chain, own keys and value, one group per API and pair of classes;
 //! - `own-keys`: own-key lists that differ only by keys the environment adds, by those keys
 //!   (`Symbol(impl)` on every object of an implementation);
 //! - `native`: descriptors whose functions are JavaScript where the browser has native code;
@@ -28,7 +31,7 @@ use crate::conformance::missing;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Group {
-    /// What kind of change closes it: `lacks`, `divergence`, `own-keys`, `native`, `dimension`,
+    /// What kind of change closes it: `lacks`, `divergence`, `class`, `own-keys`, `native`, `dimension`,
     /// or a finding code.
     pub kind: String,
     /// The change, in words.
@@ -82,6 +85,15 @@ fn has_native(values: &Value, want: bool) -> bool {
     })
 }
 
+/// `a DOMRect`, `an Object`.
+fn with_article(class: &str) -> String {
+    let vowel = class
+        .chars()
+        .next()
+        .is_some_and(|c| "AEIOUaeiou".contains(c));
+    format!("{} {class}", if vowel { "an" } else { "a" })
+}
+
 /// The keys an own-key finding's environment adds to the browser's list, if it only adds.
 fn added_keys(f: &Finding) -> Option<Vec<String>> {
     if !matches!(
@@ -99,7 +111,11 @@ fn added_keys(f: &Finding) -> Option<Vec<String>> {
 /// The group key, title, action and shared values of one finding. `leaked` counts, per added
 /// key, the own-key findings that add it: a finding that adds several joins its most common
 /// key's group.
-fn classify(f: &Finding, leaked: &HashMap<String, usize>) -> (String, String, String, String) {
+fn classify(
+    f: &Finding,
+    leaked: &HashMap<String, usize>,
+    classes: &HashMap<String, (String, String)>,
+) -> (String, String, String, String) {
     let api = f.api.as_deref().unwrap_or("");
     let dim = f.dimension.as_deref().unwrap_or("");
     let expected = without_ids(f.expected.as_ref());
@@ -185,6 +201,37 @@ fn classify(f: &Finding, leaked: &HashMap<String, usize>) -> (String, String, St
             f.action.clone(),
         );
     }
+    if matches!(
+        dim,
+        "brand"
+            | "constructorName"
+            | "instanceOf"
+            | "prototypeChain"
+            | "returnValue"
+            | "ownKeys"
+            | "ownSymbols"
+            | "ownNames"
+            | "keys"
+    ) && let Some((browser, here)) = f.item.as_ref().and_then(|item| classes.get(item))
+    {
+        // The object is of another kind altogether (jsdom's `getBoundingClientRect` gives a
+        // plain `Object` with its own `x`…`width` where Chromium gives a `DOMRect`): its brand,
+        // chain and own keys follow from that (the keys are its data, not the implementation's
+        // state leaking), one change for all of them.
+        return (
+            format!("class\t{api}\t{browser}\t{here}"),
+            "class".into(),
+            format!(
+                "{api} gives {} where the browser gives {}",
+                with_article(here),
+                with_article(browser)
+            ),
+            format!(
+                "make {api} give {} as the browser does: its brand, prototype chain and own keys follow",
+                with_article(browser)
+            ),
+        );
+    }
     if let Some(extra) = added_keys(f) {
         let key = extra
             .iter()
@@ -232,9 +279,27 @@ pub fn groups(blocking: &[Finding]) -> Vec<Group> {
             *leaked.entry(key).or_default() += 1;
         }
     }
+    // The items whose value is an object of another class than the browser's (its constructor's
+    // name, one each side): the browser's and the environment's.
+    let mut classes: HashMap<String, (String, String)> = HashMap::new();
+    for f in blocking {
+        let one = |v: Option<&Value>| match v.and_then(Value::as_array).map(Vec::as_slice) {
+            Some([Value::String(name)]) => Some(name.clone()),
+            _ => None,
+        };
+        if f.dimension.as_deref() == Some("constructorName")
+            && let (Some(item), Some(browser), Some(here)) = (
+                f.item.as_ref(),
+                one(f.expected.as_ref()),
+                one(f.observed.as_ref()),
+            )
+        {
+            classes.insert(item.clone(), (browser, here));
+        }
+    }
     let mut out: Vec<(String, Group)> = Vec::new();
     for f in blocking {
-        let (key, kind, title, action) = classify(f, &leaked);
+        let (key, kind, title, action) = classify(f, &leaked, &classes);
         let item = format!(
             "{} {}",
             f.api.as_deref().unwrap_or(""),
@@ -323,6 +388,47 @@ mod tests {
             action: "fix it".into(),
             ..Finding::default()
         }
+    }
+
+    #[test]
+    fn an_object_of_another_class_is_one_group_not_a_leaked_key_and_five_dimensions() {
+        // jsdom's `getBoundingClientRect` gives a plain Object with its own `x`…: one change.
+        let on_rect = |dim: &str, expected: Value, observed: Value| Finding {
+            item: Some("c-rect".into()),
+            access_type: Some("call".into()),
+            ..finding(
+                "Element.prototype.getBoundingClientRect",
+                dim,
+                expected,
+                observed,
+            )
+        };
+        let blocking = vec![
+            on_rect(
+                "brand",
+                json!(["[object DOMRect]"]),
+                json!(["[object Object]"]),
+            ),
+            on_rect("constructorName", json!(["DOMRect"]), json!(["Object"])),
+            on_rect("ownKeys", json!([[]]), json!([["x", "width"]])),
+            on_rect("keys", json!([[]]), json!([["x", "width"]])),
+            // Another item's leaked key stays a leak.
+            finding("screen", "ownKeys", json!([[]]), json!([["Symbol(impl)"]])),
+        ];
+        let groups = groups(&blocking);
+        assert_eq!(groups[0].kind, "class", "{groups:#?}");
+        assert_eq!(groups[0].count, 4);
+        assert_eq!(
+            groups[0].title,
+            "Element.prototype.getBoundingClientRect gives an Object where the browser gives a DOMRect"
+        );
+        assert!(
+            groups[0]
+                .action
+                .starts_with("make Element.prototype.getBoundingClientRect give a DOMRect")
+        );
+        assert_eq!(groups[1].kind, "own-keys");
+        assert_eq!(groups.len(), 2);
     }
 
     #[test]
