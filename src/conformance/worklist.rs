@@ -10,6 +10,8 @@
 //! - `class`: a value that is an object of another class than the browser's (jsdom's
 //!   `getBoundingClientRect` gives a plain `Object`, Chromium's a `DOMRect`): its brand,
 //!   constructor, chain, own keys and value, one group per API and pair of classes;
+//! - `instances`: `instanceOf` lists that lack names the browser's have, by those names (the
+//!   page's `Object` and `EventTarget`, whatever the interface);
 //! - `own-keys`: own-key lists that differ only by keys the environment adds, by those keys
 //!   (`Symbol(impl)` on every object of an implementation);
 //! - `native`: descriptors whose functions are JavaScript where the browser has native code;
@@ -31,7 +33,8 @@ use crate::conformance::missing;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Group {
-    /// What kind of change closes it: `lacks`, `divergence`, `class`, `own-keys`, `native`, `dimension`,
+    /// What kind of change closes it: `lacks`, `divergence`, `class`, `instances`, `own-keys`,
+    /// `native`, `dimension`,
     /// or a finding code.
     pub kind: String,
     /// The change, in words.
@@ -83,6 +86,40 @@ fn has_native(values: &Value, want: bool) -> bool {
                 == Some(want)
         })
     })
+}
+
+/// The names an `instanceOf` finding's values lack, where each of the environment's lists is the
+/// browser's less some names (happy-dom's nodes are not `instanceof` the page's `Object` and
+/// `EventTarget`): one change whatever the interface.
+fn lacking_instances(f: &Finding) -> Option<BTreeSet<String>> {
+    if f.dimension.as_deref() != Some("instanceOf") {
+        return None;
+    }
+    let lists = |v: Option<&Value>| -> Option<Vec<BTreeSet<String>>> {
+        v?.as_array()?
+            .iter()
+            .map(|list| {
+                list.as_array().map(|names| {
+                    names
+                        .iter()
+                        .filter_map(|n| n.as_str().map(str::to_owned))
+                        .collect()
+                })
+            })
+            .collect()
+    };
+    let (expected, observed) = (lists(f.expected.as_ref())?, lists(f.observed.as_ref())?);
+    if expected.len() != observed.len() {
+        return None;
+    }
+    let mut lacking = BTreeSet::new();
+    for (want, seen) in expected.iter().zip(&observed) {
+        if !seen.is_subset(want) {
+            return None;
+        }
+        lacking.extend(want.difference(seen).cloned());
+    }
+    (!lacking.is_empty()).then_some(lacking)
 }
 
 /// `a DOMRect`, `an Object`.
@@ -229,6 +266,24 @@ fn classify(
             format!(
                 "make {api} give {} as the browser does: its brand, prototype chain and own keys follow",
                 with_article(browser)
+            ),
+        );
+    }
+    if let Some(lacking) = lacking_instances(f) {
+        let names = lacking.iter().cloned().collect::<Vec<_>>().join(", ");
+        let realm = if lacking.contains("Object") {
+            " (a chain that ends in another realm's Object.prototype, not the script's: `value instanceof Object` is false there)"
+        } else {
+            ""
+        };
+        return (
+            format!("instances\t{names}"),
+            "instances".into(),
+            format!(
+                "the environment's values are not instances of {names} where the browser's are{realm}"
+            ),
+            format!(
+                "make these objects in the script's realm, on prototype chains through its own {names} as the browser's are"
             ),
         );
     }
@@ -429,6 +484,58 @@ mod tests {
         );
         assert_eq!(groups[1].kind, "own-keys");
         assert_eq!(groups.len(), 2);
+    }
+
+    #[test]
+    fn values_lacking_the_same_instances_are_one_group_whatever_the_interface() {
+        let blocking = vec![
+            finding(
+                "document.createTextNode",
+                "instanceOf",
+                json!([["CharacterData", "EventTarget", "Node", "Object", "Text"]]),
+                json!([["CharacterData", "Node", "Text"]]),
+            ),
+            finding(
+                "document.createElement",
+                "instanceOf",
+                json!([
+                    [],
+                    ["Element", "EventTarget", "HTMLElement", "Node", "Object"]
+                ]),
+                json!([[], ["Element", "HTMLElement", "Node"]]),
+            ),
+            finding(
+                "sessionStorage",
+                "instanceOf",
+                json!([["Object", "Storage"]]),
+                json!([["Storage"]]),
+            ),
+            // Not a subset: its own group.
+            finding(
+                "performance",
+                "instanceOf",
+                json!([["Object", "Performance"]]),
+                json!([["Timing"]]),
+            ),
+        ];
+        let groups = groups(&blocking);
+        assert_eq!(groups[0].kind, "instances", "{groups:#?}");
+        assert_eq!(groups[0].count, 2);
+        assert!(
+            groups[0]
+                .title
+                .contains("not instances of EventTarget, Object"),
+            "{}",
+            groups[0].title
+        );
+        assert_eq!(groups[1].kind, "instances");
+        assert!(
+            groups[1].title.contains("instances of Object where"),
+            "{}",
+            groups[1].title
+        );
+        assert_eq!(groups[2].kind, "dimension");
+        assert_eq!(groups.len(), 3);
     }
 
     #[test]
