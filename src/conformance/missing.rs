@@ -381,12 +381,14 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
         .as_ref()
         .map(|(d, _)| *d)
         .or_else(|| progress.lead(item));
-    if let Some((d, member)) = &answered {
+    if let Some(d) = lead {
         divergence.insert(
             "differed".into(),
             json!({"item": d.at.item, "api": d.at.api, "accessType": d.at.access_type,
                    "dimension": d.dimension, "expected": d.expected, "observed": d.observed}),
         );
+    }
+    if let Some((d, member)) = &answered {
         words.push_str(&format!(
             ", and the script's read of `{member}` had nothing to reach: {} ({}) gave {} here, whose own data property `{member}` answers the read without a getter, where the browser's gave a {}, whose `{member}` is this getter",
             d.at.api,
@@ -395,11 +397,6 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
             item.receiver
         ));
     } else if let Some(d) = lead {
-        divergence.insert(
-            "differed".into(),
-            json!({"item": d.at.item, "api": d.at.api, "accessType": d.at.access_type,
-                   "dimension": d.dimension, "expected": d.expected, "observed": d.observed}),
-        );
         words.push_str(&format!(
             ", and the closest value before it that differed on a related API, else on any, is {} ({}) {}: {} here, {} in the browser (ordered by time: a lead, not proof of cause)",
             d.at.api,
