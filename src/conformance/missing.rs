@@ -124,9 +124,7 @@ impl Differed {
         };
         objects(&self.expected) && objects(&self.observed)
     }
-}
 
-impl Differed {
     /// Whether this value answers a read of `member` that the browser's made through `class`'s
     /// getter: the browser gave a `class` object where the environment gave a plain object whose
     /// own data property `member` answers the read without any getter (jsdom's
@@ -390,11 +388,11 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
     }
     if let Some((d, member)) = &answered {
         words.push_str(&format!(
-            ", and the script's read of `{member}` had nothing to reach: {} ({}) gave {} here, whose own data property `{member}` answers the read without a getter, where the browser's gave a {}, whose `{member}` is this getter",
+            ", and the script's read of `{member}` had nothing to reach: {} ({}) gave {} here, whose own data property `{member}` answers the read without a getter, where the browser's gave {}, whose `{member}` is this getter",
             d.at.api,
             d.at.access_type,
             short(&d.observed),
-            item.receiver
+            with_article(&item.receiver)
         ));
     } else if let Some(d) = lead {
         words.push_str(&format!(
@@ -425,9 +423,9 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
         // `ownerDocument` being a `Document`, not an `HTMLDocument`, turns nothing).
         action: match (lead, &progress.last_lacking) {
             (Some(d), _) if answered.is_some() => format!(
-                "make {} give a {} as the browser does: the object it gives here answers `{}` from an own data property, so the browser's getter is never reached",
+                "make {} give {} as the browser does: the object it gives here answers `{}` from an own data property, so the browser's getter is never reached",
                 d.at.api,
-                item.receiver,
+                with_article(&item.receiver),
                 answered.as_ref().map_or("", |(_, m)| m.as_str())
             ),
             (_, Some(lacking))
@@ -448,6 +446,15 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
         follows: Vec::new(),
         lacks: None,
     }
+}
+
+/// A class name with its article: `a DOMRect`, `an Object`.
+pub fn with_article(class: &str) -> String {
+    let vowel = class
+        .chars()
+        .next()
+        .is_some_and(|c| "AEIOUaeiou".contains(c));
+    format!("{} {class}", if vowel { "an" } else { "a" })
 }
 
 /// A value list in a few words: its first value, and how many more.

@@ -122,15 +122,6 @@ fn lacking_instances(f: &Finding) -> Option<BTreeSet<String>> {
     (!lacking.is_empty()).then_some(lacking)
 }
 
-/// `a DOMRect`, `an Object`.
-fn with_article(class: &str) -> String {
-    let vowel = class
-        .chars()
-        .next()
-        .is_some_and(|c| "AEIOUaeiou".contains(c));
-    format!("{} {class}", if vowel { "an" } else { "a" })
-}
-
 /// The keys an own-key finding's environment adds to the browser's list, if it only adds.
 fn added_keys(f: &Finding) -> Option<Vec<String>> {
     if !matches!(
@@ -260,12 +251,12 @@ fn classify(
             "class".into(),
             format!(
                 "{api} gives {} where the browser gives {}",
-                with_article(here),
-                with_article(browser)
+                missing::with_article(here),
+                missing::with_article(browser)
             ),
             format!(
                 "make {api} give {} as the browser does: its brand, prototype chain and own keys follow",
-                with_article(browser)
+                missing::with_article(browser)
             ),
         );
     }

@@ -1174,30 +1174,32 @@ pub fn tail_summary(tail: &str, max_lines: usize) -> Vec<String> {
     // The message: the lines right above the frames, up to a blank line. Above a native stack
     // (a fatal error's), after the banners between them (`----- Native stack trace -----`, V8's
     // `#` lines); above an aborting process's JavaScript stack, its banner.
-    let message_end = if abort_stack.is_some_and(|banner| run_start > banner) {
-        abort_stack.map_or(run_start, |banner| banner + 1)
-    } else if is_js_frame_at(run_end) {
-        run_start
-    } else {
-        let banner = |l: &str| {
-            let l = l.trim();
-            l.is_empty() || l.starts_with("-----") || l == "#" || l.starts_with("#FailureMessage")
-        };
-        lines[..run_start]
-            .iter()
-            .rposition(|l| !banner(l))
-            .map_or(0, |i| i + 1)
+    let message = match abort_stack.filter(|&banner| run_start > banner) {
+        Some(banner) => &lines[banner..=banner],
+        None => {
+            let message_end = if is_js_frame_at(run_end) {
+                run_start
+            } else {
+                let banner = |l: &str| {
+                    let l = l.trim();
+                    l.is_empty()
+                        || l.starts_with("-----")
+                        || l == "#"
+                        || l.starts_with("#FailureMessage")
+                };
+                lines[..run_start]
+                    .iter()
+                    .rposition(|l| !banner(l))
+                    .map_or(0, |i| i + 1)
+            };
+            let message_start = lines[..message_end]
+                .iter()
+                .rposition(|l| l.trim().is_empty() || l.trim() == "#")
+                .map_or(0, |i| i + 1)
+                .max(message_end.saturating_sub(MESSAGE_LINES));
+            &lines[message_start..message_end]
+        }
     };
-    let message_start = if abort_stack.is_some_and(|banner| run_start > banner) {
-        message_end - 1
-    } else {
-        lines[..message_end]
-            .iter()
-            .rposition(|l| l.trim().is_empty() || l.trim() == "#")
-            .map_or(0, |i| i + 1)
-            .max(message_end.saturating_sub(MESSAGE_LINES))
-    };
-    let message = &lines[message_start..message_end];
     if message.is_empty() {
         return last_lines(&lines);
     }

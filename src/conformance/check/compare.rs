@@ -249,48 +249,47 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
                 f.priority = Some("P2".into());
                 st.risks.push(f);
             }
-            None => st.block(
-                Finding::new(
-                    code::UNCLASSIFIED_HOST_API,
-                    match other_receivers(c, o)[..] {
-                        [] => match unwatchable::why(&o.api) {
-                            None => format!(
-                                "the runtime reached {} ({}) on {}, which the trace never recorded{}",
-                                o.api,
-                                o.access_type,
-                                o.receiver,
-                                same_key_elsewhere(c, o)
-                            ),
-                            Some(why) => format!(
-                                "the runtime reached {} ({}), which the trace could not have recorded: {why}; if the script reaches it in the browser too, classify it as `dynamic-branch` in {}",
-                                o.api,
-                                o.access_type,
-                                policy::RELATIVE_PATH
-                            ),
-                        },
-                        ref receivers => format!(
-                            "the runtime reached {} ({}) on {}, which the trace never had it on: it had it on {}, and which of them this receiver stands for cannot be told from its values",
-                            o.api,
-                            o.access_type,
-                            o.receiver,
-                            receivers.join(", ")
-                        ),
-                    },
-                    match (other_receivers(c, o).is_empty(), unwatchable::why(&o.api)) {
-                        // The browser may well make it too, out of the recorder's sight: the
-                        // script's own access is not what to remove.
-                        (true, Some(_)) => format!(
-                            "check in the browser whether the script makes this access too (it cannot be recorded there); if it does, classify it in {} as `dynamic-branch`",
-                            policy::RELATIVE_PATH
-                        ),
-                        _ => format!(
-                            "remove the access, or classify it in {} as `dynamic-branch` or `node-leak`",
-                            policy::RELATIVE_PATH
-                        ),
-                    },
-                )
-                .on_observation(o),
-            ),
+            None => {
+                let receivers = other_receivers(c, o);
+                let unwatched = unwatchable::why(&o.api);
+                let message = match (&receivers[..], unwatched) {
+                    ([], None) => format!(
+                        "the runtime reached {} ({}) on {}, which the trace never recorded{}",
+                        o.api,
+                        o.access_type,
+                        o.receiver,
+                        same_key_elsewhere(c, o)
+                    ),
+                    ([], Some(why)) => format!(
+                        "the runtime reached {} ({}), which the trace could not have recorded: {why}; if the script reaches it in the browser too, classify it as `dynamic-branch` in {}",
+                        o.api,
+                        o.access_type,
+                        policy::RELATIVE_PATH
+                    ),
+                    (receivers, _) => format!(
+                        "the runtime reached {} ({}) on {}, which the trace never had it on: it had it on {}, and which of them this receiver stands for cannot be told from its values",
+                        o.api,
+                        o.access_type,
+                        o.receiver,
+                        receivers.join(", ")
+                    ),
+                };
+                let action = match (&receivers[..], unwatched) {
+                    // The browser may well make it too, out of the recorder's sight: the
+                    // script's own access is not what to remove.
+                    ([], Some(_)) => format!(
+                        "check in the browser whether the script makes this access too (it cannot be recorded there); if it does, classify it in {} as `dynamic-branch`",
+                        policy::RELATIVE_PATH
+                    ),
+                    _ => format!(
+                        "remove the access, or classify it in {} as `dynamic-branch` or `node-leak`",
+                        policy::RELATIVE_PATH
+                    ),
+                };
+                st.block(
+                    Finding::new(code::UNCLASSIFIED_HOST_API, message, action).on_observation(o),
+                );
+            }
         }
     }
     let mut observed = 0;

@@ -246,16 +246,17 @@ function environmentsOwn(record) {
   // Made by a probe's own code (another realm's, installing itself in a window whose members
   // this one wraps: happy-dom's windows share their classes).
   if (typeof nearest.url === "string" && startsWith(nearest.url, config.ownUrl)) return true;
-  // Eval'd code is the code of the script that evaluated it (see `evalUrl` in reflect.js).
-  const url = nearest.url === "" && typeof nearest.evalUrl === "string" ? nearest.evalUrl : nearest.url;
-  if (ENVIRONMENT_URLS["$" + url] !== true) return false;
+  if (ENVIRONMENT_URLS["$" + scriptOf(nearest)] !== true) return false;
   if (PROXY_TRAPS === null || PROXY_TRAPS["$" + nearest.functionName] !== true) return true;
   // Through a trap the next frame decides (the tool's rule): brief only when it is the
   // environment's too, or there is none.
   const next = stack[1];
   if (next === undefined || next === null) return true;
-  const nextUrl = next.url === "" && typeof next.evalUrl === "string" ? next.evalUrl : next.url;
-  return ENVIRONMENT_URLS["$" + nextUrl] === true;
+  return ENVIRONMENT_URLS["$" + scriptOf(next)] === true;
+}
+// A frame's script: eval'd code's is the script that evaluated it (`evalUrl`, see reflect.js).
+function scriptOf(frame) {
+  return frame.url === "" && typeof frame.evalUrl === "string" ? frame.evalUrl : frame.url;
 }
 
 function complete(record, prop, receiver, args, result, threw, error, measureResult) {
