@@ -476,3 +476,25 @@ fn a_program_that_aborts_fails_where_node_s_printed_javascript_stack_says() {
         evidence.confidence_basis
     );
 }
+
+#[test]
+fn a_worker_out_of_its_memory_limit_ends_as_without_tracer_not_the_whole_process() {
+    // The `Debugger` domain tracer enables in a worker takes V8's near-heap-limit callback (to
+    // pause before an out-of-memory crash): once it ran, Node's own (which ends the worker with
+    // `ERR_WORKER_OUT_OF_MEMORY`) never did, and the whole process died of a fatal error.
+    let program = "const { Worker } = require('worker_threads');\n\
+                   const w = new Worker('const a = []; while (true) a.push(new Array(1e5).fill(1));', { eval: true, resourceLimits: { maxOldGenerationSizeMb: 16 } });\n\
+                   w.on('error', (e) => console.log('worker error', e.code));\n\
+                   w.on('exit', (code) => console.log('worker exited', code));\n";
+    let out = Tracer::new()
+        .file("limits.js", program)
+        .args(["run", "--timeout", "60", "limits.js"])
+        .run();
+    out.assert_code(0);
+    assert!(
+        out.stdout()
+            .contains("worker error ERR_WORKER_OUT_OF_MEMORY\nworker exited 1"),
+        "{}",
+        out.dump()
+    );
+}

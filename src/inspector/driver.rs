@@ -510,7 +510,7 @@ impl<P: PauseHandler> Driver<P> {
                 }
                 // Break-on-start, a `debugger;` statement, the probe's pause before a script:
                 // a traced program never stays paused.
-                let id = cdp.send("Debugger.resume", json!({}))?;
+                let id = cdp.send(resume_from(params), json!({}))?;
                 self.pending.insert(id, Pending::Resume);
             }
             "Runtime.consoleAPICalled" => {
@@ -565,7 +565,7 @@ impl<P: PauseHandler> Driver<P> {
                         if matches!(reason, "exception" | "promiseRejection") {
                             observer.on_event(Some(label), &method, &params);
                         }
-                        cdp.send_to_worker(&session, "Debugger.resume", json!({}))?;
+                        cdp.send_to_worker(&session, resume_from(&params), json!({}))?;
                     } else {
                         observer.on_event(Some(label), &method, &params);
                     }
@@ -581,6 +581,18 @@ impl<P: PauseHandler> Driver<P> {
             _ => observer.on_event(None, method, params),
         }
         Ok(())
+    }
+}
+
+/// How to go on from a pause: resume; but from V8's pause before running out of memory (`OOM`:
+/// the `Debugger` domain, once enabled, takes the thread's near-heap-limit callback and raises
+/// the limit to pause there), disable the domain, which resumes and puts the limit back, so that
+/// the program runs out of memory where it would without tracer (a worker with `resourceLimits`
+/// ends with `ERR_WORKER_OUT_OF_MEMORY`, not the whole process with a fatal error).
+fn resume_from(paused: &Value) -> &'static str {
+    match paused.get("reason").and_then(Value::as_str) {
+        Some("OOM") => "Debugger.disable",
+        _ => "Debugger.resume",
     }
 }
 
