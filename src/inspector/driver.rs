@@ -686,6 +686,15 @@ mod tests {
     }
 
     #[test]
+    fn a_pause_before_running_out_of_memory_disables_the_debugger_and_any_other_resumes() {
+        assert_eq!(resume_from(&json!({"reason": "OOM"})), "Debugger.disable");
+        for reason in ["other", "exception", "promiseRejection", "instrumentation"] {
+            assert_eq!(resume_from(&json!({ "reason": reason })), "Debugger.resume");
+        }
+        assert_eq!(resume_from(&json!({})), "Debugger.resume");
+    }
+
+    #[test]
     fn a_node_that_announced_its_wait_is_released_once_it_says_it_waits() {
         let (ending, methods) = released(true);
         assert_eq!(ending, Ending::Finished);
