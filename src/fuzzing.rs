@@ -19,7 +19,7 @@ use crate::conformance::policy::Policy;
 use crate::conformance::{check, raw_trace};
 use crate::engine::pumps::{StderrTail, pump_stderr};
 use crate::inspector::cdp::{self, Incoming};
-use crate::inspector::driver::Observer;
+use crate::inspector::driver::{Observer, Seen};
 use crate::output::human::Styles;
 use crate::output::replay;
 use crate::output::store::Store;
@@ -82,7 +82,12 @@ pub fn cdp_messages(bytes: &[u8], workspace: &Path) {
                 "Debugger.paused"
                 | "NodeRuntime.waitingForDisconnect"
                 | "NodeRuntime.waitingForDebugger" => {}
-                _ => capture.on_event(None, &method, &params),
+                // As the driver does: an event that needs the scripts is given again.
+                _ => {
+                    if capture.on_event(None, &method, &params) == Seen::NeedsScripts {
+                        capture.on_event(None, &method, &params);
+                    }
+                }
             },
             Incoming::Response { id, result } => {
                 let _ = (id, result.map(|r| r.pointer("/result/value").cloned()));

@@ -198,6 +198,34 @@ fn a_child_whose_own_flags_load_a_loader_has_its_positions_mapped() {
 }
 
 #[test]
+fn a_loader_the_program_registers_itself_has_its_positions_mapped_through_the_runtime_s_map() {
+    // `mocha --require ts-node/register`: nothing on the command line names the loader; the
+    // program registers it itself, and its map is inline in the code it made. The first position
+    // in a `.ts` file has tracer ask the running program for its scripts and their maps.
+    let out = with_loader().args(["run", "loader/main.js"]).run();
+    out.assert_code(1);
+    let (log, order) = first_console_call(&out);
+    assert_eq!(
+        (log.file.as_deref(), log.line, log.column),
+        (Some(order.as_str()), Some(3), Some(11)),
+        "{log:?}"
+    );
+    assert_eq!(log.generated.as_ref().map(|g| g.line), Some(23));
+    let evidence = out.evidence().unwrap();
+    let failure = &evidence.failure;
+    assert_eq!(failure.message, "Error: no pears today");
+    assert_eq!(
+        (failure.file.as_deref(), failure.line, failure.column),
+        (Some(order.as_str()), Some(4), Some(37)),
+        "{failure:?}"
+    );
+    assert_eq!(
+        failure.source_line.as_deref(),
+        Some(r#"  if (order.item === "pears") throw new Error("no pears today");"#)
+    );
+}
+
+#[test]
 fn a_transformed_position_that_fits_the_file_by_chance_is_still_unmapped() {
     // Two lines in front and no map: the console call (line 3) runs at line 5, column 11, which
     // order.ts has (`  return order.item;`). A `.ts` file is never what Node ran, and without a

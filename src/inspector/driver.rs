@@ -46,11 +46,25 @@ const KICK_AFTER: [Duration; 5] = [
 const ANNOUNCE_GRACE: Duration = Duration::from_millis(500);
 /// The cache V8 keeps of parsed scripts' sources for the debugger, in bytes.
 const MAX_SCRIPTS_CACHE: u64 = 10 * 1024 * 1024;
+/// How long an event that needs the program's scripts waits for them (`Seen::NeedsScripts`); a
+/// main thread blocked in a native call answers late, and the event is then taken without them.
+const SCRIPTS_WAIT: Duration = Duration::from_secs(1);
 
 /// Receives the protocol events of the program and of each of its workers.
 pub trait Observer {
     /// `worker` is `None` for the program's main thread, else the worker's label (`worker 1`).
-    fn on_event(&mut self, worker: Option<&str>, method: &str, params: &Value);
+    fn on_event(&mut self, worker: Option<&str>, method: &str, params: &Value) -> Seen;
+}
+
+/// What an observer did with an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seen {
+    Done,
+    /// Not taken yet: its positions are in code the runtime transformed (`mocha --require
+    /// ts-node/register` compiles `.ts` files in memory), whose source maps only the `Debugger`
+    /// domain reports. The driver enables it in the running program (once: the scripts already
+    /// parsed are reported with their maps) and gives the event again, which is then taken.
+    NeedsScripts,
 }
 
 /// When reading stops early.
@@ -168,6 +182,9 @@ pub struct Driver<P: PauseHandler = NoPauses> {
     console_batches: bool,
     /// The context the binding was asked for in.
     console_binding_context: Option<u64>,
+    /// Whether the main thread's `Debugger` domain was asked for (at the start, or for an event's
+    /// scripts: `Seen::NeedsScripts`).
+    scripts_asked: bool,
 }
 
 impl<P: PauseHandler> Driver<P> {
@@ -252,6 +269,7 @@ impl<P: PauseHandler> Driver<P> {
             backlog: VecDeque::new(),
             console_batches: false,
             console_binding_context: None,
+            scripts_asked: debugger,
         })
     }
 
@@ -491,7 +509,7 @@ impl<P: PauseHandler> Driver<P> {
                 {
                     self.add_console_binding(cdp, context)?;
                 }
-                observer.on_event(None, method, params);
+                self.deliver(cdp, observer, method, params)?;
             }
             "Runtime.bindingCalled"
                 if params.get("name").and_then(Value::as_str)
@@ -502,7 +520,7 @@ impl<P: PauseHandler> Driver<P> {
                 // takes (`Error.captureStackTrace`), which makes a flood about twice as slow.
                 let payload = params.get("payload").and_then(Value::as_str).unwrap_or("");
                 self.count_for_flood(cdp, batch_size(payload))?;
-                observer.on_event(None, method, params);
+                self.deliver(cdp, observer, method, params)?;
             }
             "Debugger.paused" => {
                 if let Some(probe) = self.pause_handler.as_mut() {
@@ -519,7 +537,7 @@ impl<P: PauseHandler> Driver<P> {
                 if self.console_calls % DISCARD_CONSOLE_EVERY == 0 {
                     cdp.send("Runtime.discardConsoleEntries", json!({}))?;
                 }
-                observer.on_event(None, method, params);
+                self.deliver(cdp, observer, method, params)?;
             }
             "NodeWorker.attachedToWorker" => {
                 let Some(session) = params.get("sessionId").and_then(Value::as_str) else {
@@ -578,7 +596,61 @@ impl<P: PauseHandler> Driver<P> {
                     .unwrap_or("");
                 self.workers.remove(session);
             }
-            _ => observer.on_event(None, method, params),
+            _ => self.deliver(cdp, observer, method, params)?,
+        }
+        Ok(())
+    }
+
+    /// Gives a main-thread event to the observer, and again once the program's scripts are known
+    /// when it needs them (`Seen::NeedsScripts`).
+    fn deliver(
+        &mut self,
+        cdp: &mut Cdp,
+        observer: &mut dyn Observer,
+        method: &str,
+        params: &Value,
+    ) -> Result<()> {
+        if observer.on_event(None, method, params) == Seen::NeedsScripts {
+            if !self.scripts_asked {
+                self.enable_scripts(cdp, observer)?;
+            }
+            observer.on_event(None, method, params);
+        }
+        Ok(())
+    }
+
+    /// Enables the main thread's `Debugger` domain in the running program and waits at most
+    /// `SCRIPTS_WAIT` for its answer. V8 reports every script already parsed, with its source-map
+    /// URL, before it answers: those reports go to the observer at once; any other message read
+    /// meanwhile is kept, in order, for after the event that asked. Pauses stay skipped, as in a
+    /// run that enabled the domain from the start.
+    fn enable_scripts(&mut self, cdp: &mut Cdp, observer: &mut dyn Observer) -> Result<()> {
+        self.scripts_asked = true;
+        let enable = cdp.send(
+            "Debugger.enable",
+            json!({"maxScriptsCacheSize": MAX_SCRIPTS_CACHE}),
+        )?;
+        self.pending.insert(enable, Pending::DebuggerEnable);
+        cdp.send("Debugger.setSkipAllPauses", json!({"skip": true}))?;
+        let deadline = Instant::now() + SCRIPTS_WAIT;
+        while self.pending.contains_key(&enable) && Instant::now() < deadline {
+            match cdp.read()? {
+                Incoming::Idle => {}
+                Incoming::Response { id, result } => {
+                    if self.release_id.is_some_and(|release| id >= release) {
+                        self.release_answered = true;
+                    }
+                    self.answered(id, result);
+                }
+                Incoming::Event { method, params } if method == "Debugger.scriptParsed" => {
+                    observer.on_event(None, &method, &params);
+                }
+                Incoming::Closed => {
+                    self.backlog.push_back(Incoming::Closed);
+                    break;
+                }
+                event @ Incoming::Event { .. } => self.backlog.push_back(event),
+            }
         }
         Ok(())
     }
@@ -657,7 +729,9 @@ mod tests {
 
     struct Nothing;
     impl Observer for Nothing {
-        fn on_event(&mut self, _: Option<&str>, _: &str, _: &Value) {}
+        fn on_event(&mut self, _: Option<&str>, _: &str, _: &Value) -> Seen {
+            Seen::Done
+        }
     }
 
     /// A session with a bootloader that announces its wait, against the stand-in at `url`, with

@@ -4,10 +4,20 @@
 use serde_json::{Value, json};
 
 use crate::inspector::boot::CONSOLE_BINDING;
-use crate::inspector::driver::Observer;
+use crate::inspector::driver::{Observer, Seen};
 use crate::trace::event::{Clock, Event, EventSender, Frame, Kind};
 use crate::trace::mapper::{self, Mapper};
 use crate::trace::values::{self, VALUE_LIMIT};
+
+/// The urls of a CDP `stackTrace`'s frames.
+fn frame_urls(stack_trace: Option<&Value>) -> impl Iterator<Item = &str> {
+    stack_trace
+        .and_then(|stack| stack.get("callFrames"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|frame| frame.get("url").and_then(Value::as_str))
+}
 
 /// The console methods the bootloader records itself (`boot.js`, `prepareConsole`), named as the
 /// program called them.
@@ -48,6 +58,10 @@ pub struct Capture {
     /// Whether the user's own scripts (the workspace's, outside `node_modules`) are, when
     /// `script_events` is off: in a test runner's worker, they tell which test file it ran.
     own_script_events: bool,
+    /// Whether an event asked for the program's scripts (`Seen::NeedsScripts`): once.
+    asked_for_scripts: bool,
+    /// When the event that asked for them arrived: its time, when it is given again.
+    held_since: Option<f64>,
 }
 
 impl Capture {
@@ -65,7 +79,33 @@ impl Capture {
             worker_errors: Vec::new(),
             script_events: true,
             own_script_events: false,
+            asked_for_scripts: false,
+            held_since: None,
         }
+    }
+
+    /// When the event being taken arrived: now, or when it first did if it waited for the
+    /// program's scripts.
+    fn arrived(&mut self) -> f64 {
+        self.held_since.take().unwrap_or_else(|| self.clock.ms())
+    }
+
+    /// Whether a main-thread event placed at `urls` must wait for the program's scripts: one of
+    /// them is code the runtime transformed with no source map known (see `Seen::NeedsScripts`).
+    /// Asked once: the driver enables the scripts' reports for the rest of the run.
+    fn needs_scripts<'a>(
+        &mut self,
+        worker: Option<&str>,
+        mut urls: impl Iterator<Item = &'a str>,
+    ) -> bool {
+        if worker.is_some() || self.asked_for_scripts {
+            return false;
+        }
+        self.asked_for_scripts = urls.any(|url| self.mapper.needs_runtime_map(url));
+        if self.asked_for_scripts {
+            self.held_since = Some(self.clock.ms());
+        }
+        self.asked_for_scripts
     }
 
     /// Records `script` events or not (they are recorded by default).
@@ -145,15 +185,18 @@ impl Capture {
         self.emit(event, worker);
     }
 
-    fn console_called(&mut self, worker: Option<&str>, params: &Value) {
+    fn console_called(&mut self, worker: Option<&str>, params: &Value) -> Seen {
         let stack = params.get("stackTrace");
+        if self.needs_scripts(worker, frame_urls(stack)) {
+            return Seen::NeedsScripts;
+        }
         // Node reports console.table, trace, assert, count, timeEnd and group twice; the echo's
         // top frame is inside Node's console implementation.
         let top_url = stack
             .and_then(|s| s.pointer("/callFrames/0/url"))
             .and_then(Value::as_str);
         if top_url.is_some_and(|url| url.starts_with("node:internal/console")) {
-            return;
+            return Seen::Done;
         }
         let level = console_method(params.get("type").and_then(Value::as_str).unwrap_or("log"));
         let args = params
@@ -161,7 +204,8 @@ impl Capture {
             .and_then(Value::as_array)
             .map(Vec::as_slice)
             .unwrap_or_default();
-        let mut event = Event::new(Kind::Console, self.clock.ms(), format!("console.{level}"));
+        let arrived = self.arrived();
+        let mut event = Event::new(Kind::Console, arrived, format!("console.{level}"));
         event.level = Some(level.to_owned());
         event.set_value(values::render_args(args), VALUE_LIMIT);
         let mut mapped = self.mapper.cdp_stack(stack);
@@ -170,13 +214,14 @@ impl Capture {
         mapped.frames.truncate(1);
         self.place(&mut event, mapped.frames, mapped.note);
         self.emit(event, worker);
+        Seen::Done
     }
 
     /// Console calls the bootloader recorded and sent in one batch (`boot::CONSOLE_BINDING`; see
     /// `Driver::capture_console_in_batches`): the same events as `console_called`, with the text
     /// as Node printed it. Each call's `ts` is when it was made: the batch's arrival less the
     /// call's age in the batch (measured on the program's clock).
-    fn console_batch(&mut self, worker: Option<&str>, params: &Value) {
+    fn console_batch(&mut self, worker: Option<&str>, params: &Value) -> Seen {
         #[derive(serde::Deserialize)]
         struct Batch {
             calls: Vec<Call>,
@@ -220,7 +265,7 @@ impl Capture {
             }
         }
         let payload = params.get("payload").and_then(Value::as_str).unwrap_or("");
-        let arrived = self.clock.ms();
+        let arrived = self.arrived();
         let Ok(batch) = serde_json::from_str::<Batch>(payload) else {
             let mut event = Event::new(Kind::Console, arrived, "console");
             event.note = Some(
@@ -229,8 +274,16 @@ impl Capture {
                     .to_owned(),
             );
             self.emit(event, worker);
-            return;
+            return Seen::Done;
         };
+        // A call's url is written once for the calls after it that share it (`Repeated`).
+        let urls = batch.calls.iter().filter_map(|call| match &call.2 {
+            Repeated::Text(url) => url.as_deref(),
+            Repeated::Previous(_) => None,
+        });
+        if self.needs_scripts(worker, urls) {
+            return Seen::NeedsScripts;
+        }
         if batch.unrecorded > 0 {
             let mut event = Event::new(Kind::Console, arrived, "console");
             event.note = Some(format!(
@@ -278,10 +331,15 @@ impl Capture {
             }
             self.emit(event, worker);
         }
+        Seen::Done
     }
 
-    fn exception_thrown(&mut self, worker: Option<&str>, params: &Value) {
+    fn exception_thrown(&mut self, worker: Option<&str>, params: &Value) -> Seen {
         let details = params.get("exceptionDetails").unwrap_or(&Value::Null);
+        let own_url = details.get("url").and_then(Value::as_str);
+        if self.needs_scripts(worker, frame_urls(details.get("stackTrace")).chain(own_url)) {
+            return Seen::NeedsScripts;
+        }
         let text = details
             .get("text")
             .and_then(Value::as_str)
@@ -298,7 +356,7 @@ impl Capture {
                     .position(|m| Some(m) == event.error_message.as_ref())
             {
                 self.worker_errors.remove(at);
-                return;
+                return Seen::Done;
             }
             // Last resort: the exception's own position (url may be a plain path; 0-based). Its
             // column is one less than the frame's (an ES module's SyntaxError: one less than the
@@ -319,6 +377,7 @@ impl Capture {
             }
         }
         self.emit(event, worker);
+        Seen::Done
     }
 
     /// A worker paused on an uncaught exception (see the driver): the worker's error, with its
@@ -386,7 +445,8 @@ impl Capture {
             .or_else(|| exception.map(values::render))
             .filter(|d| !d.is_empty())
             .unwrap_or_else(|| text.to_owned());
-        let mut event = Event::new(Kind::Exception, self.clock.ms(), text);
+        let arrived = self.arrived();
+        let mut event = Event::new(Kind::Exception, arrived, text);
         // A CommonJS SyntaxError's stack starts with Node's decoration: the position, the source
         // line and a caret; the error's own line (`SyntaxError: …`) follows.
         let arrow = mapper::arrow_frame(&description);
@@ -507,21 +567,22 @@ fn first_line(text: &str) -> String {
 }
 
 impl Observer for Capture {
-    fn on_event(&mut self, worker: Option<&str>, method: &str, params: &Value) {
+    fn on_event(&mut self, worker: Option<&str>, method: &str, params: &Value) -> Seen {
         match method {
             "Runtime.executionContextCreated" => self.context_created(worker, params),
             "NodeWorker.attachedToWorker" => self.worker_attached(worker, params),
             "Debugger.scriptParsed" => self.script_parsed(worker, params),
-            "Runtime.consoleAPICalled" => self.console_called(worker, params),
+            "Runtime.consoleAPICalled" => return self.console_called(worker, params),
             "Runtime.bindingCalled"
                 if params.get("name").and_then(Value::as_str) == Some(CONSOLE_BINDING) =>
             {
-                self.console_batch(worker, params)
+                return self.console_batch(worker, params);
             }
-            "Runtime.exceptionThrown" => self.exception_thrown(worker, params),
+            "Runtime.exceptionThrown" => return self.exception_thrown(worker, params),
             "Debugger.paused" => self.worker_paused(worker, params),
             _ => {}
         }
+        Seen::Done
     }
 }
 
@@ -591,6 +652,55 @@ mod tests {
         assert!((events[2].ts - events[0].ts - 5.5).abs() < 0.01);
         assert!(events[2].truncated);
         assert_eq!(events[2].note.as_deref(), Some("a note"));
+    }
+
+    #[test]
+    fn a_call_in_transformed_code_waits_for_the_scripts_once_and_keeps_its_own_time() {
+        let (tx, rx) = std::sync::mpsc::sync_channel(64);
+        let clock = Clock::start();
+        let mut capture = Capture::new(
+            Mapper::new(PathBuf::from("/nonexistent-workspace")),
+            tx,
+            clock,
+            None,
+        );
+        let params = |url: &str| {
+            let payload = format!(r#"{{"count":1,"calls":[["log",0,"{url}",3,9,"main","x"]]}}"#);
+            json!({"name": CONSOLE_BINDING, "payload": payload, "executionContextId": 1})
+        };
+        let call = "Runtime.bindingCalled";
+        // JavaScript Node runs as it is, and a worker's (its scripts are always reported): taken.
+        assert_eq!(
+            capture.on_event(None, call, &params("/w/app.js")),
+            Seen::Done
+        );
+        assert_eq!(
+            capture.on_event(Some("worker 1"), call, &params("/w/app.ts")),
+            Seen::Done
+        );
+        let asked_at = clock.ms();
+        assert_eq!(
+            capture.on_event(None, call, &params("file:///w/app.ts")),
+            Seen::NeedsScripts
+        );
+        // The driver asks for the scripts meanwhile; given again, the call is taken.
+        std::thread::sleep(std::time::Duration::from_millis(60));
+        assert_eq!(
+            capture.on_event(None, call, &params("file:///w/app.ts")),
+            Seen::Done
+        );
+        assert_eq!(
+            capture.on_event(None, call, &params("file:///w/other.ts")),
+            Seen::Done
+        );
+        drop(capture);
+        let times: Vec<f64> = rx.iter().map(|e| e.ts).collect();
+        assert_eq!(times.len(), 4);
+        assert!(
+            times[2] >= asked_at && times[2] < asked_at + 50.0,
+            "{times:?} {asked_at}"
+        );
+        assert!(times[3] >= asked_at + 60.0, "{times:?}");
     }
 
     #[test]

@@ -77,12 +77,32 @@ impl Mapper {
         }
     }
 
-    /// Records the `sourceMapURL` the runtime reported for the script at `url`.
+    /// Records the `sourceMapURL` the runtime reported for the script at `url`. A map already
+    /// looked for without it (a position mapped before the runtime reported its scripts) is looked
+    /// for again.
     pub fn register_script(&mut self, url: &str, source_map_url: &str) {
-        if !source_map_url.is_empty() {
-            self.source_map_urls
-                .insert(script_key(url), source_map_url.to_owned());
+        if source_map_url.is_empty() {
+            return;
         }
+        let key = script_key(url);
+        if self.source_map_urls.get(&key).map(String::as_str) != Some(source_map_url) {
+            self.maps.remove(Path::new(&key));
+            self.source_map_urls.insert(key, source_map_url.to_owned());
+        }
+    }
+
+    /// Whether a position in the script at `url` can be mapped only with what the runtime knows of
+    /// it: a file the runtime has not reported (no `Debugger` domain) that Node does not run as it
+    /// is (`app.ts`: a loader compiled it in memory, with a source map only the runtime knows).
+    pub fn needs_runtime_map(&mut self, url: &str) -> bool {
+        let Some(path) = user_path(url) else {
+            return false;
+        };
+        let key = path.display().to_string();
+        if self.script_lengths.contains_key(&key) || self.source_map_urls.contains_key(&key) {
+            return false;
+        }
+        !node_runs_as_is(&path)
     }
 
     /// Records the length (UTF-16 units) of the script at `url` as the runtime parsed it.
