@@ -222,6 +222,12 @@ fn write_summary(
                 unmapped_frame(out, s, file)?;
             }
         }
+        // Events were captured, but none is known to be the failure's (the note says why).
+        None if !evidence.previous_state_transitions.is_empty() => writeln!(
+            out,
+            "{} none named (see the note below)",
+            s.heading.style("immediate cause")
+        )?,
         None => writeln!(out, "{} none captured", s.heading.style("immediate cause"))?,
     }
     if !evidence.previous_state_transitions.is_empty() {

@@ -534,12 +534,16 @@ pub fn build(
     // (`test_window`), where the runner lists its tests as they end (mocha's spec reporter runs
     // every file in one process).
     let marks = progress::Marks::read(events, &failure.tests);
+    // A failed test placed nowhere: neither its process nor its window is known.
+    let mut unplaced = false;
     let (after, before) = match (&failure.test, test_reports.first()) {
-        (Some(_), Some(report)) if failure_event.kind == Kind::Exit => events
+        (Some(test), Some(report)) if failure_event.kind == Kind::Exit => events
             .iter()
             .find(|e| e.id == *report)
             .map_or((0, failure_event), |report| {
-                failed_test_window(events, report, &failure.tests, 0, marks.as_ref())
+                let window = failed_test_window(events, report, &failure.tests, 0, marks.as_ref());
+                unplaced = window.is_none() && test.process.is_none();
+                window.unwrap_or((0, report))
             }),
         _ => (0, failure_event),
     };
@@ -551,26 +555,32 @@ pub fn build(
         failing_file.as_deref(),
         &source_line,
     );
-    let (immediate_cause, previous_state_transitions, chain_note) = chain(steps, &own);
+    let unplaced = unplaced
+        .then(|| processes_of(&steps, &own))
+        .filter(|p| p.len() > 1);
+    let (immediate_cause, previous_state_transitions, chain_note) = match &unplaced {
+        // Several processes ran tests and nothing says which ran this one, nor when: the closest
+        // event is as likely another test's, so none is named the cause.
+        Some(processes) => {
+            let earlier = steps.into_iter().take(EVIDENCE_CONTEXT).collect();
+            (None, earlier, Some(unplaced_note(processes)))
+        }
+        None => chain(steps, &own),
+    };
     // Each failed test's own chain: of the process that ran its file (and of its file), before
     // its runner reported it.
-    let windows: Vec<Option<(u64, &Event)>> = test_reports
+    let windows: Vec<Option<(bool, (u64, &Event))>> = test_reports
         .iter()
         .take(failure.tests.len())
         .enumerate()
         .map(|(index, reported_at)| {
             let report = events.iter().find(|e| e.id == *reported_at)?;
-            Some(failed_test_window(
-                events,
-                report,
-                &failure.tests,
-                index,
-                marks.as_ref(),
-            ))
+            let window = failed_test_window(events, report, &failure.tests, index, marks.as_ref());
+            Some((window.is_some(), window.unwrap_or((0, report))))
         })
         .collect();
     for (test, window) in failure.tests.iter_mut().zip(windows) {
-        let Some((after, before)) = window else {
+        let Some((placed, (after, before))) = window else {
             continue;
         };
         let steps = steps_of(
@@ -581,6 +591,10 @@ pub fn build(
             test.file.as_deref(),
             &source_line,
         );
+        if !placed && test.process.is_none() && processes_of(&steps, &own).len() > 1 {
+            // As for the failure's own chain: no event of it is known to be the test's.
+            continue;
+        }
         let (cause, earlier, _) = chain(steps, &own);
         test.chain = cause
             .into_iter()
@@ -876,18 +890,45 @@ static LISTING: LazyLock<Regex> =
 
 /// Where the `index`th of the failed `tests` has its own events: as its runner's listing of its
 /// tests as they end bounds them (`test_window`), else as its runner's `marks` of them do (one
-/// process running every test, read once for all), else all before its `report`.
+/// process running every test, read once for all); `None` when neither does (then all before its
+/// `report` is all that is known).
 fn failed_test_window<'a>(
     events: &'a [Event],
     report: &'a Event,
     tests: &[FailedTest],
     index: usize,
     marks: Option<&progress::Marks<'a>>,
-) -> (u64, &'a Event) {
+) -> Option<(u64, &'a Event)> {
     let test = &tests[index];
     test_window(events, report, &test.name, test.process.as_deref())
         .or_else(|| marks?.window(events, report, index))
-        .unwrap_or((0, report))
+}
+
+/// The processes `steps` were made in, the program's own code's where any step is (a runner's
+/// coordinator printing through its console is no test's), in order of first sight.
+fn processes_of(steps: &[Step], own: &dyn Fn(&Step) -> bool) -> Vec<String> {
+    let any_own = steps.iter().any(own);
+    let mut processes: Vec<String> = Vec::new();
+    for step in steps.iter().filter(|s| !any_own || own(s)) {
+        let process = process_of(step.worker.as_deref());
+        if !processes.contains(&process) {
+            processes.push(process);
+        }
+    }
+    processes
+}
+
+/// Why a failed test's chain names no immediate cause: its runner ran tests in `processes`.
+fn unplaced_note(processes: &[String]) -> String {
+    let mut sorted = processes.to_vec();
+    sorted.sort();
+    format!(
+        "the runner ran tests in {} processes ({}) and its report says neither which ran this test \
+         nor when it began: no event is named its immediate cause; the steps listed are every \
+         process's, closest to the report first, and may be other tests'",
+        sorted.len(),
+        sorted.join(", ")
+    )
 }
 
 /// Where a failed test's own events lie, for a runner that lists each test as it ends: after the
@@ -1267,6 +1308,62 @@ mod tests {
             worker: None,
             repeats: None,
         }
+    }
+
+    /// A recorded `tracer run -- npm test` of cucumber-js 10 `--parallel 2` (paths moved to
+    /// `/work/cucumber`): scenarios `adding pears` (throws in its `When` step, after logging
+    /// `adding 3 pears`) and `pricing figs` (its `Then` step logs `total 3`, then fails).
+    fn cucumber_parallel(name: &str) -> Evidence {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/sessions")
+            .join(name);
+        let session: Session = crate::files::read_json(&path).unwrap();
+        let own = |f: &str| f.starts_with("/work/cucumber/") && !f.contains("node_modules");
+        build(&session, &own, &crate::trace::redact::Redactor::none()).unwrap()
+    }
+
+    #[test]
+    fn a_test_its_report_does_not_place_among_several_processes_has_no_cause_named() {
+        // Both workers ran scenarios, each loads every step file, and the coordinator's report and
+        // marks say neither which ran `adding pears` (child 3) nor when: its closest console call
+        // (`total 3`, child 2's `pricing figs`) was once named its immediate cause.
+        let evidence = cucumber_parallel("cucumber_parallel.json");
+        let names: Vec<&str> = evidence
+            .failure
+            .tests
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect();
+        assert_eq!(names, ["adding pears", "pricing figs"]);
+        assert_eq!(evidence.immediate_cause, None);
+        let note = evidence.chain_note.as_deref().unwrap_or("");
+        assert!(note.contains("2 processes (child 2, child 3)"), "{note}");
+        let listed: Vec<&str> = evidence
+            .previous_state_transitions
+            .iter()
+            .filter_map(|s| s.value.as_deref())
+            .collect();
+        assert!(listed.contains(&"adding 3 pears"), "{listed:?}");
+        assert!(evidence.failure.tests.iter().all(|t| t.chain.is_empty()));
+    }
+
+    #[test]
+    fn a_test_run_by_the_one_worker_that_printed_is_placed_by_the_coordinator_s_marks() {
+        // One worker ran every scenario: its console calls fall among the coordinator's step marks
+        // on stdout, which place each scenario (the closest call, `total 3`, once led both).
+        let evidence = cucumber_parallel("cucumber_parallel_one_worker.json");
+        let cause = evidence
+            .immediate_cause
+            .as_ref()
+            .and_then(|c| c.value.as_deref());
+        assert_eq!(cause, Some("adding 3 pears"));
+        let leads: Vec<Option<&str>> = evidence
+            .failure
+            .tests
+            .iter()
+            .map(|t| t.chain.first().and_then(|s| s.value.as_deref()))
+            .collect();
+        assert_eq!(leads, [Some("adding 3 pears"), Some("total 3")]);
     }
 
     #[test]

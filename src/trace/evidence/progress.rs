@@ -45,22 +45,41 @@ pub(super) struct Marks<'a> {
 impl<'a> Marks<'a> {
     /// The marks of `events` for `tests`, all run by one process: `None` unless the program's
     /// stdout holds exactly as many failure marks as there are tests, on lines of marks and the
-    /// process's console calls alone, every such call found there in the order it was made.
+    /// process's console calls alone, every such call found there in the order it was made. When
+    /// no test's process is known (cucumber-js `--parallel`: each worker loads every step file,
+    /// and the report and its marks are the coordinator's), the one process whose console calls
+    /// print on stdout, if only one does: its calls come before the marks of the steps that made
+    /// them (a worker prints before it tells the coordinator the step ended), so the same reading
+    /// holds.
     pub(super) fn read(events: &'a [Event], tests: &[FailedTest]) -> Option<Marks<'a>> {
-        let process = tests.first()?.process.as_deref()?;
-        if tests.iter().any(|t| t.process.as_deref() != Some(process)) {
+        let prints = |e: &Event| {
+            e.kind == Kind::Console
+                && matches!(
+                    e.detail.as_str(),
+                    "console.log" | "console.info" | "console.debug"
+                )
+        };
+        let known = tests.first()?.process.clone();
+        if tests.iter().any(|t| t.process != known) {
             return None;
         }
+        let process = match known {
+            Some(process) => process,
+            None => {
+                let mut printing = events
+                    .iter()
+                    .filter(|e| prints(e))
+                    .map(|e| super::process_of(e.worker.as_deref()));
+                let first = printing.next()?;
+                if printing.any(|p| p != first) {
+                    return None;
+                }
+                first
+            }
+        };
         let printed: Vec<&Event> = events
             .iter()
-            .filter(|e| {
-                e.kind == Kind::Console
-                    && super::process_of(e.worker.as_deref()) == process
-                    && matches!(
-                        e.detail.as_str(),
-                        "console.log" | "console.info" | "console.debug"
-                    )
-            })
+            .filter(|e| prints(e) && super::process_of(e.worker.as_deref()) == process)
             .collect();
         if printed.iter().any(|e| e.truncated || e.value.is_none()) {
             return None;
