@@ -226,6 +226,45 @@ fn a_loader_the_program_registers_itself_has_its_positions_mapped_through_the_ru
 }
 
 #[test]
+fn a_source_edited_after_its_build_is_not_shown_for_the_build_s_positions() {
+    // `node dist/app.js` after editing `app.ts` without rebuilding: the map's lines are the old
+    // file's, and line 20 of the edited file is another line (it was once shown as the failure's,
+    // with confidence high). The built file on disk is what ran: its position is shown, with a
+    // warning.
+    let tracer = Tracer::new()
+        .fixture("ts/app.ts")
+        .fixture("ts/app.js")
+        .fixture("ts/app.js.map");
+    let source = tracer.workspace().join("ts/app.ts");
+    let text = std::fs::read_to_string(&source).unwrap();
+    std::fs::write(&source, format!("// edited\n// since the build\n{text}")).unwrap();
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(60);
+    std::fs::File::options()
+        .write(true)
+        .open(&source)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    let out = tracer.args(["run", "ts/app.js"]).run();
+    out.assert_code(1);
+    let built = out.workspace().join("ts/app.js").display().to_string();
+    let evidence = out.evidence().unwrap();
+    let failure = &evidence.failure;
+    assert_eq!(failure.file.as_deref(), Some(built.as_str()), "{failure:?}");
+    assert_eq!(
+        failure.source_line.as_deref().map(str::trim),
+        Some("throw new Error(message);")
+    );
+    assert!(
+        out.stderr().contains("warning:") && out.stderr().contains("(a stale build?)"),
+        "{}",
+        out.stderr()
+    );
+    let (log, _) = first_console_call(&out);
+    assert_eq!(log.file.as_deref(), Some(built.as_str()), "{log:?}");
+}
+
+#[test]
 fn a_transformed_position_that_fits_the_file_by_chance_is_still_unmapped() {
     // Two lines in front and no map: the console call (line 3) runs at line 5, column 11, which
     // order.ts has (`  return order.item;`). A `.ts` file is never what Node ran, and without a

@@ -100,6 +100,13 @@ fn write_summary(
     } else if let Some(file) = &failure.file {
         unmapped_frame(out, s, file)?;
     }
+    if let Some(note) = failure
+        .note
+        .as_deref()
+        .filter(|n| n.contains(crate::trace::mapper::STALE_BUILD))
+    {
+        writeln!(out, "  {} {note}", s.warning.style("warning:"))?;
+    }
     if let Some(frame) = &failure.user_frame {
         writeln!(
             out,

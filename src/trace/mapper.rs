@@ -38,7 +38,17 @@ pub struct Mapper {
     maps: HashMap<PathBuf, MapEntry>,
     /// Each file's shape on disk (see `fits_on_disk`), read once.
     on_disk: HashMap<PathBuf, Option<DiskText>>,
+    /// Whether an original was edited after the script built from it (see `edited_after_build`),
+    /// by (script, original).
+    edited_after: HashMap<(PathBuf, PathBuf), bool>,
 }
+
+/// What a note about a position in a stale build says (the summary warns on it).
+pub const STALE_BUILD: &str = "(a stale build?)";
+
+/// How much later than the script built from it an original must have been written to count as
+/// edited since: a copy of a project (`cp -r`, a checkout) writes both within it, in any order.
+const BUILD_SLACK: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// What the position check needs of a file on disk: its length and its lines' lengths, in UTF-16
 /// units (as V8 counts columns).
@@ -74,6 +84,7 @@ impl Mapper {
             script_lengths: HashMap::new(),
             maps: HashMap::new(),
             on_disk: HashMap::new(),
+            edited_after: HashMap::new(),
         }
     }
 
@@ -245,6 +256,20 @@ impl Mapper {
         let function_name = function_name.to_owned();
         match entry {
             MapEntry::Loaded(map) => match map.lookup(line0, column0) {
+                // The original was edited after the script that ran was built from it: the map's
+                // line may be another one of the file now, and the script on disk is what ran.
+                Some(original)
+                    if edited_after_build(&mut self.edited_after, &path, &original.path) =>
+                {
+                    let note = format!(
+                        "{} was changed after {} was built from it {STALE_BUILD}: the source \
+                         map's line may be another one of it now; showing the position in the \
+                         built file",
+                        original.path.display(),
+                        path.display()
+                    );
+                    Some((plain(function_name, generated), Some(note)))
+                }
                 Some(original) => Some((
                     Frame {
                         function_name,
@@ -386,6 +411,31 @@ fn plain(function_name: String, position: Position) -> Frame {
         generated: None,
         unmapped: false,
     }
+}
+
+/// Whether the `original` a map names was written more than `BUILD_SLACK` after the `script` on
+/// disk that was built from it (`tsc` writes its output after reading its sources; an edit since
+/// moves the lines the map points at). A script that is its own original (a loader's transform of
+/// the file in memory), or either file not on disk, is not. Read once per pair.
+fn edited_after_build(
+    cache: &mut HashMap<(PathBuf, PathBuf), bool>,
+    script: &Path,
+    original: &Path,
+) -> bool {
+    if script == original {
+        return false;
+    }
+    *cache
+        .entry((script.to_owned(), original.to_owned()))
+        .or_insert_with(|| {
+            let written = |path: &Path| path.metadata().and_then(|m| m.modified()).ok();
+            match (written(script), written(original)) {
+                (Some(built), Some(edited)) => edited
+                    .duration_since(built)
+                    .is_ok_and(|later| later > BUILD_SLACK),
+                _ => false,
+            }
+        })
 }
 
 /// A 0-based CDP line or column as the mapper takes it: one beyond `u32` becomes the largest
