@@ -5,6 +5,7 @@ use std::path::Path;
 
 use crate::output::code_frame;
 pub use crate::output::style::{ColorWhen, Styles, display_path};
+use crate::trace::event::Kind;
 use crate::trace::evidence::{Evidence, Step};
 use crate::trace::session::{Session, Status};
 use crate::trace::values::strip_ansi;
@@ -222,12 +223,7 @@ fn write_summary(
                 s.heading.style("immediate cause"),
                 step_title(cause)
             )?;
-            if let (Some(file), Some(line), Some(column)) = (&cause.file, cause.line, cause.column)
-            {
-                code_frame(out, s, file, line, column, cause.source_line.as_deref())?;
-            } else if let Some(file) = &cause.file {
-                unmapped_frame(out, s, file)?;
-            }
+            step_frame(out, s, cause)?;
         }
         // Events were captured, but none is known to be the failure's (the note says why).
         None if !evidence.previous_state_transitions.is_empty() => writeln!(
@@ -284,6 +280,26 @@ fn step_title(step: &Step) -> String {
 }
 
 /// A file without a position: the runtime's position did not fit it (see the event's note).
+/// Where a step of the chain is: its code frame, its unmapped file, or a script's file.
+fn step_frame(out: &mut impl Write, s: &Styles, step: &Step) -> std::io::Result<()> {
+    if let (Some(file), Some(line), Some(column)) = (&step.file, step.line, step.column) {
+        code_frame(out, s, file, line, column, step.source_line.as_deref())?;
+    } else if let Some(file) = &step.file {
+        // A script's event names its file and no position: nothing was left unmapped.
+        if step.kind == Kind::Script {
+            writeln!(
+                out,
+                "  {} {}",
+                s.dim.style("-->"),
+                s.location.style(display_path(file))
+            )?;
+        } else {
+            unmapped_frame(out, s, file)?;
+        }
+    }
+    Ok(())
+}
+
 fn unmapped_frame(out: &mut impl Write, s: &Styles, file: &str) -> std::io::Result<()> {
     writeln!(
         out,
@@ -330,4 +346,42 @@ pub fn failed_test_line(s: &Styles, test: &crate::trace::evidence::FailedTest) -
         test.message,
         s.location.style(site)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(kind: Kind, file: &str) -> Step {
+        Step {
+            event_id: 1,
+            ts: 1.0,
+            kind,
+            detail: "script parsed".into(),
+            level: None,
+            value: None,
+            file: Some(file.into()),
+            line: None,
+            column: None,
+            source_line: None,
+            worker: None,
+            repeats: None,
+        }
+    }
+
+    fn frame_of(step: &Step) -> String {
+        let mut out = Vec::new();
+        step_frame(&mut out, &Styles::default(), step).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_script_step_names_its_file_and_no_unmapped_position() {
+        // A script's event has no position to map: it was once shown as one left unmapped.
+        let shown = frame_of(&at(Kind::Script, "/nonexistent/src/pricing.ts"));
+        assert!(shown.contains("src/pricing.ts"), "{shown}");
+        assert!(!shown.contains("unmapped"), "{shown}");
+        let shown = frame_of(&at(Kind::Console, "/nonexistent/src/pricing.ts"));
+        assert!(shown.contains("position unmapped"), "{shown}");
+    }
 }

@@ -367,8 +367,9 @@ pub fn build(
         is_own_code,
         &session.processes,
     );
-    // Where each failed test's report was printed (its heading's output event).
+    // Where each failed test's report was printed (its heading's output event), and its own file.
     let test_reports: Vec<u64> = tests.iter().map(|r| r.test.event_id).collect();
+    let test_files: Vec<Option<String>> = tests.iter().map(|r| r.test_file.clone()).collect();
     failure.tests = tests
         .iter()
         .map(|r| FailedTest {
@@ -528,7 +529,10 @@ pub fn build(
     } else {
         failure.test.as_ref().and_then(|t| t.process.clone())
     };
-    let failing_file = failure.test.as_ref().and_then(|t| t.file.clone());
+    let failing_file = failure
+        .test
+        .as_ref()
+        .and_then(|_| test_files.first().cloned().flatten());
     let own = |step: &Step| step.line.is_some() && step.file.as_deref().is_some_and(is_own_code);
     // A failed test's events: those before its runner listed it, after the test listed before it
     // (`test_window`), where the runner lists its tests as they end (mocha's spec reporter runs
@@ -579,7 +583,7 @@ pub fn build(
             Some((window.is_some(), window.unwrap_or((0, report))))
         })
         .collect();
-    for (test, window) in failure.tests.iter_mut().zip(windows) {
+    for ((test, window), test_file) in failure.tests.iter_mut().zip(windows).zip(&test_files) {
         let Some((placed, (after, before))) = window else {
             continue;
         };
@@ -588,7 +592,7 @@ pub fn build(
             after,
             before,
             test.process.as_deref(),
-            test.file.as_deref(),
+            test_file.as_deref(),
             &source_line,
         );
         if !placed && test.process.is_none() && processes_of(&steps, &own).len() > 1 {
@@ -846,7 +850,8 @@ const PROGRAM: &str = "program";
 /// process's when none is known), closest first, identical consecutive ones folded into one step;
 /// at most `CHAIN_SCAN`. A console call read back from a runner's report (`test_file`: streamed
 /// once the program has ended) counts as before when it was printed before `before`; one printed
-/// under another test file than `file` (jest runs several files in one process) is left out.
+/// under another test file than `file` (the failed test's own: jest runs several files in one process) is
+/// left out.
 fn steps_of(
     events: &[Event],
     after: u64,
@@ -1310,16 +1315,66 @@ mod tests {
         }
     }
 
-    /// A recorded `tracer run -- npm test` of cucumber-js 10 `--parallel 2` (paths moved to
-    /// `/work/cucumber`): scenarios `adding pears` (throws in its `When` step, after logging
-    /// `adding 3 pears`) and `pricing figs` (its `Then` step logs `total 3`, then fails).
-    fn cucumber_parallel(name: &str) -> Evidence {
+    /// The evidence of a recorded session (`tests/fixtures/sessions/NAME`, its paths moved to
+    /// `/work/PROJECT`), built in a folder that stands for the project, where each of `files` is
+    /// on disk (40 lines: a site the report prints is checked against its file).
+    fn recorded_with(name: &str, project: &str, files: &[&str]) -> Evidence {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/sessions")
             .join(name);
-        let session: Session = crate::files::read_json(&path).unwrap();
-        let own = |f: &str| f.starts_with("/work/cucumber/") && !f.contains("node_modules");
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join(project);
+        for file in files {
+            let file = root.join(file);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(&file, format!("{}\n", "/".repeat(60)).repeat(40)).unwrap();
+        }
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace(&format!("/work/{project}"), &root.display().to_string());
+        let session: Session = serde_json::from_str(&text).unwrap();
+        let own = |f: &str| Path::new(f).starts_with(&root) && !f.contains("node_modules");
         build(&session, &own, &crate::trace::redact::Redactor::none()).unwrap()
+    }
+
+    fn recorded(name: &str, project: &str) -> Evidence {
+        recorded_with(name, project, &[])
+    }
+
+    /// A recorded `tracer run -- npm test` of cucumber-js 10 `--parallel 2`: scenarios `adding
+    /// pears` (throws in its `When` step, after logging `adding 3 pears`) and `pricing figs` (its
+    /// `Then` step logs `total 3`, then fails).
+    fn cucumber_parallel(name: &str) -> Evidence {
+        recorded(name, "cucumber")
+    }
+
+    #[test]
+    fn a_test_s_console_lines_its_runner_printed_count_when_the_failure_is_in_another_file() {
+        // jest 29 + ts-jest and vitest 4, recorded: `test/cart.test.ts` calls `total` (src/cart.ts),
+        // which calls `discountFor` (src/pricing.ts), which logs `looking up discount TWENTY` and
+        // throws. The runner prints the line under the test's file; the failure's site is
+        // src/pricing.ts, and the line was once left out as another file's (the chain took
+        // vitest's script events, jest's none).
+        for (name, project) in [
+            ("jest_site_in_src.json", "jest"),
+            ("vitest_site_in_src.json", "vitest"),
+        ] {
+            let files = ["src/pricing.ts", "src/cart.ts", "test/cart.test.ts"];
+            let evidence = recorded_with(name, project, &files);
+            let site = evidence.failure.tests[0].file.as_deref().unwrap_or("");
+            assert!(site.ends_with("src/pricing.ts"), "{name}: {site}");
+            let cause = evidence
+                .immediate_cause
+                .as_ref()
+                .and_then(|c| c.value.as_deref());
+            assert_eq!(cause, Some("looking up discount TWENTY"), "{name}");
+            let lead = evidence.failure.tests[0].chain.first();
+            assert_eq!(
+                lead.and_then(|s| s.value.as_deref()),
+                Some("looking up discount TWENTY"),
+                "{name}"
+            );
+        }
     }
 
     #[test]

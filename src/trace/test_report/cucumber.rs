@@ -61,7 +61,7 @@ pub(super) fn read_cucumber(
         .copied()
         .take_while(|l| !STEP.is_match(l))
         .collect();
-    let (message, frame) = read_text_block(&error, cwd, is_own_code);
+    let (message, frame, _) = read_text_block(&error, cwd, is_own_code);
     Some((
         RunnerFailure {
             declared: None,

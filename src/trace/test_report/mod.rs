@@ -42,8 +42,9 @@ pub struct RunnerFailure {
     /// the test's declaration (`location:` in TAP).
     pub frame: Option<Frame>,
     /// Where the test is declared, as the report says besides the failure's stack (TAP's
-    /// `location:`): the file whose process ran the test where the site is in another of the
-    /// user's files.
+    /// `location:`), else the outermost frame of the user's own code in that stack (the test's
+    /// function, in a text report): the file whose process ran the test, and under which its
+    /// runner printed its console calls, where the site is in another of the user's files.
     pub declared: Option<Frame>,
     /// The output event of the heading line.
     pub event_id: u64,
@@ -189,6 +190,8 @@ pub struct Reported {
     pub site: Option<Frame>,
     pub note: Option<String>,
     pub process: Option<String>,
+    /// The test's own file (`RunnerFailure::declared`), else the site's.
+    pub test_file: Option<String>,
 }
 
 /// Every failing test reported before event `before` ([`all_failed`]), placed: its site mapped
@@ -213,15 +216,18 @@ pub fn reported(
             };
             let running =
                 |f: &Frame| crate::trace::session::process_running(processes, events, cwd, &f.file);
-            let process = site.as_ref().and_then(running).or_else(|| {
-                let declared = mapper.printed(test.declared.as_ref()?).0;
-                running(&declared)
-            });
+            let declared = test.declared.as_ref().map(|d| mapper.printed(d).0);
+            let process = site
+                .as_ref()
+                .and_then(running)
+                .or_else(|| running(declared.as_ref()?));
+            let test_file = declared.or_else(|| site.clone()).map(|f| f.file);
             Reported {
                 test,
                 site,
                 note,
                 process,
+                test_file,
             }
         })
         .collect()
@@ -354,7 +360,7 @@ pub fn all_failed(
             // `# Subtest: adds` and the failed `not ok`s inside it): those were the failures.
             continue;
         }
-        let mut declared = None;
+        let declared;
         let (message, frame) = match heading {
             Heading::Tap(_) => {
                 let tap = read_tap_block(body, cwd, is_own_code);
@@ -383,7 +389,11 @@ pub fn all_failed(
                     (None, None) => (None, None),
                 }
             }
-            _ => read_text_block(body, cwd, is_own_code),
+            _ => {
+                let (message, site, outermost) = read_text_block(body, cwd, is_own_code);
+                declared = outermost;
+                (message, site)
+            }
         };
         let Some(message) = message else {
             // A heading without a message is a listing line (`1) adds …`, `✕ adds …`): the

@@ -6,17 +6,25 @@ use std::path::Path;
 use super::*;
 use crate::trace::event::Frame;
 
+/// A line of the code a runner quotes under a frame (vitest's `14|   total(…)` and `   |   ^`,
+/// jest's `> 16 |     throw …`).
+static CODE_LINE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^>?\s*\d*\s*\|").expect("valid regex"));
+
 /// A failure's text under its heading: the message is its first line that is not blank (with the
 /// values jest prints under it, `Expected: 18`, `Received: 16.2`, in parentheses, and uvu's one-line
 /// diff, `++7 (Expected)`, `--6 (Actual)`, as `(expected 7, actual 6)`), the site the first frame in
-/// the user's own code (`at …`; vitest's `❯ fn file:line:col`).
+/// the user's own code (`at …`; vitest's `❯ fn file:line:col`), and the last such frame of the same
+/// stack: the test's own (its file calls the code that failed, `at Object.<anonymous>
+/// (test/cart.test.ts:11:17)` under `at discountFor (src/pricing.ts:16:11)`).
 pub(super) fn read_text_block(
     block: &[&str],
     cwd: &Path,
     is_own_code: &dyn Fn(&str) -> bool,
-) -> (Option<String>, Option<Frame>) {
+) -> (Option<String>, Option<Frame>, Option<Frame>) {
     let mut message = None;
     let mut site = None;
+    let mut outermost = None;
     let mut extended = false;
     // jest's values under its message (`Expected: 18`, `Received: 16.2`).
     let mut values: Vec<&str> = Vec::new();
@@ -43,10 +51,20 @@ pub(super) fn read_text_block(
         };
         if let Some(frame) = frames.first() {
             if is_own_code(&frame.file) {
-                site = Some(frame.clone());
-                break;
+                if site.is_none() {
+                    site = Some(frame.clone());
+                }
+                outermost = Some(frame.clone());
             }
             continue;
+        }
+        if site.is_some() {
+            // The stack goes on past the code vitest quotes under a frame (`14|   total(…)`,
+            // `   |      ^`); anything else ends it.
+            if CODE_LINE.is_match(trimmed) {
+                continue;
+            }
+            break;
         }
         if trimmed.starts_with('>') || trimmed.starts_with('|') {
             continue;
@@ -96,7 +114,7 @@ pub(super) fn read_text_block(
         text.truncate(end);
         text.push_str(&format!(" (expected {expected}, actual {actual})"));
     }
-    (message, site)
+    (message, site, outermost)
 }
 
 /// Vitest's frame (`Module.add src/add.js:2:25`, `test/a.test.js:4:21`) as V8 prints one.
