@@ -54,6 +54,10 @@ const SCRIPTS_WAIT: Duration = Duration::from_secs(1);
 pub trait Observer {
     /// `worker` is `None` for the program's main thread, else the worker's label (`worker 1`).
     fn on_event(&mut self, worker: Option<&str>, method: &str, params: &Value) -> Seen;
+
+    /// The next event arrived at `at`, before it is given (it was kept while the driver waited for
+    /// the program's scripts: `Seen::NeedsScripts`).
+    fn arrived_at(&mut self, _at: Instant) {}
 }
 
 /// What an observer did with an event.
@@ -177,6 +181,9 @@ pub struct Driver<P: PauseHandler = NoPauses> {
     pause_handler_armed: bool,
     /// Messages read while the probe waited for its own answers, dispatched first.
     backlog: VecDeque<Incoming>,
+    /// Messages read while the driver waited for the program's scripts, and when each arrived:
+    /// dispatched next, in order.
+    held: VecDeque<(Incoming, Instant)>,
     /// The console is captured in batches through the bootloader's binding (see
     /// `capture_console_in_batches`).
     console_batches: bool,
@@ -267,6 +274,7 @@ impl<P: PauseHandler> Driver<P> {
             pause_handler: None,
             pause_handler_armed: false,
             backlog: VecDeque::new(),
+            held: VecDeque::new(),
             console_batches: false,
             console_binding_context: None,
             scripts_asked: debugger,
@@ -365,7 +373,13 @@ impl<P: PauseHandler> Driver<P> {
             self.calm_down(cdp)?;
             let incoming = match self.backlog.pop_front() {
                 Some(incoming) => incoming,
-                None => cdp.read()?,
+                None => match self.held.pop_front() {
+                    Some((incoming, at)) => {
+                        observer.arrived_at(at);
+                        incoming
+                    }
+                    None => cdp.read()?,
+                },
             };
             match incoming {
                 Incoming::Idle => {
@@ -622,8 +636,8 @@ impl<P: PauseHandler> Driver<P> {
     /// Enables the main thread's `Debugger` domain in the running program and waits at most
     /// `SCRIPTS_WAIT` for its answer. V8 reports every script already parsed, with its source-map
     /// URL, before it answers: those reports go to the observer at once; any other message read
-    /// meanwhile is kept, in order, for after the event that asked. Pauses stay skipped, as in a
-    /// run that enabled the domain from the start.
+    /// meanwhile is kept, in order and with its time, for after the event that asked. Pauses stay
+    /// skipped, as in a run that enabled the domain from the start.
     fn enable_scripts(&mut self, cdp: &mut Cdp, observer: &mut dyn Observer) -> Result<()> {
         self.scripts_asked = true;
         let enable = cdp.send(
@@ -646,10 +660,10 @@ impl<P: PauseHandler> Driver<P> {
                     observer.on_event(None, &method, &params);
                 }
                 Incoming::Closed => {
-                    self.backlog.push_back(Incoming::Closed);
+                    self.held.push_back((Incoming::Closed, Instant::now()));
                     break;
                 }
-                event @ Incoming::Event { .. } => self.backlog.push_back(event),
+                event @ Incoming::Event { .. } => self.held.push_back((event, Instant::now())),
             }
         }
         Ok(())

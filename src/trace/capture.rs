@@ -60,8 +60,12 @@ pub struct Capture {
     own_script_events: bool,
     /// Whether an event asked for the program's scripts (`Seen::NeedsScripts`): once.
     asked_for_scripts: bool,
-    /// When the event that asked for them arrived: its time, when it is given again.
-    held_since: Option<f64>,
+    /// When the event that asked for the program's scripts arrived: its time when it is given
+    /// again.
+    asked_at: Option<f64>,
+    /// When the event being given arrived, where it was kept while the scripts were asked for
+    /// (`Observer::arrived_at`): its alone.
+    given_at: Option<f64>,
 }
 
 impl Capture {
@@ -80,14 +84,18 @@ impl Capture {
             script_events: true,
             own_script_events: false,
             asked_for_scripts: false,
-            held_since: None,
+            asked_at: None,
+            given_at: None,
         }
     }
 
     /// When the event being taken arrived: now, or when it first did if it waited for the
     /// program's scripts.
     fn arrived(&mut self) -> f64 {
-        self.held_since.take().unwrap_or_else(|| self.clock.ms())
+        self.asked_at
+            .take()
+            .or_else(|| self.given_at.take())
+            .unwrap_or_else(|| self.clock.ms())
     }
 
     /// Whether a main-thread event placed at `urls` must wait for the program's scripts: one of
@@ -103,7 +111,7 @@ impl Capture {
         }
         self.asked_for_scripts = urls.any(|url| self.mapper.needs_runtime_map(url));
         if self.asked_for_scripts {
-            self.held_since = Some(self.clock.ms());
+            self.asked_at = Some(self.clock.ms());
         }
         self.asked_for_scripts
     }
@@ -133,9 +141,10 @@ impl Capture {
     fn context_created(&mut self, worker: Option<&str>, params: &Value) {
         let context = params.get("context").unwrap_or(&Value::Null);
         let name = context.get("name").and_then(Value::as_str).unwrap_or("");
+        let arrived = self.arrived();
         let mut event = Event::new(
             Kind::Context,
-            self.clock.ms(),
+            arrived,
             format!("execution context created: {name}"),
         );
         let origin = context.get("origin").and_then(Value::as_str).unwrap_or("");
@@ -150,7 +159,8 @@ impl Capture {
             .pointer("/workerInfo/url")
             .and_then(Value::as_str)
             .unwrap_or("");
-        let mut event = Event::new(Kind::Context, self.clock.ms(), "worker started");
+        let arrived = self.arrived();
+        let mut event = Event::new(Kind::Context, arrived, "worker started");
         if let Some(path) = mapper::user_path(url) {
             event.file = Some(path.display().to_string());
         }
@@ -568,21 +578,38 @@ fn first_line(text: &str) -> String {
 
 impl Observer for Capture {
     fn on_event(&mut self, worker: Option<&str>, method: &str, params: &Value) -> Seen {
-        match method {
-            "Runtime.executionContextCreated" => self.context_created(worker, params),
-            "NodeWorker.attachedToWorker" => self.worker_attached(worker, params),
-            "Debugger.scriptParsed" => self.script_parsed(worker, params),
-            "Runtime.consoleAPICalled" => return self.console_called(worker, params),
+        let seen = match method {
+            "Runtime.executionContextCreated" => {
+                self.context_created(worker, params);
+                Seen::Done
+            }
+            "NodeWorker.attachedToWorker" => {
+                self.worker_attached(worker, params);
+                Seen::Done
+            }
+            "Debugger.scriptParsed" => {
+                self.script_parsed(worker, params);
+                Seen::Done
+            }
+            "Runtime.consoleAPICalled" => self.console_called(worker, params),
             "Runtime.bindingCalled"
                 if params.get("name").and_then(Value::as_str) == Some(CONSOLE_BINDING) =>
             {
-                return self.console_batch(worker, params);
+                self.console_batch(worker, params)
             }
-            "Runtime.exceptionThrown" => return self.exception_thrown(worker, params),
-            "Debugger.paused" => self.worker_paused(worker, params),
-            _ => {}
-        }
-        Seen::Done
+            "Runtime.exceptionThrown" => self.exception_thrown(worker, params),
+            "Debugger.paused" => {
+                self.worker_paused(worker, params);
+                Seen::Done
+            }
+            _ => Seen::Done,
+        };
+        self.given_at = None;
+        seen
+    }
+
+    fn arrived_at(&mut self, at: std::time::Instant) {
+        self.given_at = Some(self.clock.ms_at(at));
     }
 }
 
@@ -683,24 +710,30 @@ mod tests {
             capture.on_event(None, call, &params("file:///w/app.ts")),
             Seen::NeedsScripts
         );
-        // The driver asks for the scripts meanwhile; given again, the call is taken.
+        // The driver asks for the scripts meanwhile, keeping what else arrives; given again, the
+        // call is taken, then what was kept, each at its own time.
+        let kept = std::time::Instant::now();
         std::thread::sleep(std::time::Duration::from_millis(60));
         assert_eq!(
             capture.on_event(None, call, &params("file:///w/app.ts")),
             Seen::Done
         );
+        capture.arrived_at(kept);
         assert_eq!(
             capture.on_event(None, call, &params("file:///w/other.ts")),
             Seen::Done
         );
+        assert_eq!(capture.on_event(None, call, &params("/w/b.js")), Seen::Done);
         drop(capture);
         let times: Vec<f64> = rx.iter().map(|e| e.ts).collect();
-        assert_eq!(times.len(), 4);
-        assert!(
-            times[2] >= asked_at && times[2] < asked_at + 50.0,
-            "{times:?} {asked_at}"
-        );
-        assert!(times[3] >= asked_at + 60.0, "{times:?}");
+        assert_eq!(times.len(), 5);
+        for kept in &times[2..4] {
+            assert!(
+                *kept >= asked_at && *kept < asked_at + 50.0,
+                "{times:?} {asked_at}"
+            );
+        }
+        assert!(times[4] >= asked_at + 60.0, "{times:?}");
     }
 
     #[test]

@@ -227,6 +227,11 @@ impl Clock {
 
     /// Milliseconds since the start, to the microsecond.
     pub fn ms(&self) -> f64 {
-        (self.0.elapsed().as_micros() as f64) / 1000.0
+        self.ms_at(std::time::Instant::now())
+    }
+
+    /// Milliseconds from the start to `at`, to the microsecond.
+    pub fn ms_at(&self, at: std::time::Instant) -> f64 {
+        (at.saturating_duration_since(self.0).as_micros() as f64) / 1000.0
     }
 }

@@ -457,7 +457,7 @@ pub fn build(
         aborted = reason.is_some();
         if abort_site.is_some() {
             site_from_text = Some(
-                "medium at most: no exception was thrown; the site is read from the JavaScript stack Node printed on stderr as it aborted (text), not a position the inspector reported",
+                "medium at most: the runtime reported no uncaught exception; the site is read from the JavaScript stack Node printed on stderr as it aborted (text), not a position the inspector reported",
             );
         }
         if let Some(found) = from_test.or_else(|| {
@@ -647,7 +647,7 @@ pub fn build(
         (Some(found), false) => (
             Confidence::Medium,
             format!(
-                "medium at most: no exception was thrown; the site is a position the program printed on its {} (a compiler's, linter's or test runner's claim, read from text), not one the runtime reported",
+                "medium at most: the runtime reported no uncaught exception (a test runner or an `uncaughtException` handler may have caught it); the site is a position the program printed on its {} (a compiler's, linter's or test runner's claim, read from text), not one the runtime reported",
                 found.stream
             ),
         ),
