@@ -1404,3 +1404,37 @@ fn a_process_with_its_own_inspect_flag_is_listed_untraced_with_a_warning_and_its
         out.stderr()
     );
 }
+
+/// `tsc` with source maps, then `node --test dist/`: the runner's report names the built files
+/// (`location: '…/dist/test/price.test.js:10:22'`), its site maps to `src/price.ts`, which no process
+/// runs: the failed test is still the process's that ran its built file (it was once none).
+#[test]
+fn a_test_of_tsc_s_output_is_the_process_s_that_ran_the_built_file() {
+    let tracer = [
+        "src/price.ts",
+        "test/price.test.ts",
+        "dist/src/price.js",
+        "dist/src/price.js.map",
+        "dist/test/price.test.js",
+        "dist/test/price.test.js.map",
+    ]
+    .iter()
+    .fold(Tracer::new(), |t, f| t.fixture(&format!("ts-test/{f}")));
+    let out = tracer
+        .args(["run", "--", "node", "--test", "ts-test/dist/"])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().unwrap();
+    let test = evidence.failure.tests.first().expect("the failed test");
+    assert_eq!(test.name, "prices coffee");
+    let source = out
+        .workspace()
+        .join("ts-test/src/price.ts")
+        .display()
+        .to_string();
+    assert_eq!(
+        (test.file.as_deref(), test.line),
+        (Some(source.as_str()), Some(7))
+    );
+    assert_eq!(test.process.as_deref(), Some("child 1"), "{test:?}");
+}

@@ -217,10 +217,17 @@ pub fn reported(
             let running =
                 |f: &Frame| crate::trace::session::process_running(processes, events, cwd, &f.file);
             let declared = test.declared.as_ref().map(|d| mapper.printed(d).0);
-            let process = site
-                .as_ref()
-                .and_then(running)
-                .or_else(|| running(declared.as_ref()?));
+            // The file that ran is the one the runner printed where a map took the site to
+            // another (`node --test dist/test/` of `tsc`'s output, mapped to `test/*.ts`).
+            let process = [
+                site.as_ref(),
+                declared.as_ref(),
+                test.frame.as_ref(),
+                test.declared.as_ref(),
+            ]
+            .into_iter()
+            .flatten()
+            .find_map(running);
             let test_file = declared.or_else(|| site.clone()).map(|f| f.file);
             Reported {
                 test,
