@@ -150,6 +150,15 @@ fn first_console_call(out: &crate::support::Output) -> (Event, String) {
     (log, order)
 }
 
+/// `log` is placed at `loader/order.ts`'s console call (line 3, column 11), at `order`.
+fn assert_at_the_console_call_in_order_ts(log: &Event, order: &str) {
+    assert_eq!(
+        (log.file.as_deref(), log.line, log.column),
+        (Some(order), Some(3), Some(11)),
+        "{log:?}"
+    );
+}
+
 /// A workspace with the `loader/` fixtures: a tiny loader that puts 20 lines in front of `.ts` code.
 fn with_loader() -> Tracer {
     [
@@ -174,11 +183,7 @@ fn positions_under_a_loader_use_the_source_map_the_runtime_knows() {
         .run();
     out.assert_code(0);
     let (log, order) = first_console_call(&out);
-    assert_eq!(
-        (log.file.as_deref(), log.line, log.column),
-        (Some(order.as_str()), Some(3), Some(11)),
-        "{log:?}"
-    );
+    assert_at_the_console_call_in_order_ts(&log, &order);
     assert_eq!(log.generated.as_ref().map(|g| g.line), Some(23));
 }
 
@@ -190,11 +195,7 @@ fn a_child_whose_own_flags_load_a_loader_has_its_positions_mapped() {
     out.assert_code(0);
     let (log, order) = first_console_call(&out);
     assert_eq!(log.worker.as_deref(), Some("child 1"), "{log:?}");
-    assert_eq!(
-        (log.file.as_deref(), log.line, log.column),
-        (Some(order.as_str()), Some(3), Some(11)),
-        "{log:?}"
-    );
+    assert_at_the_console_call_in_order_ts(&log, &order);
 }
 
 #[test]
@@ -205,11 +206,7 @@ fn a_loader_the_program_registers_itself_has_its_positions_mapped_through_the_ru
     let out = with_loader().args(["run", "loader/main.js"]).run();
     out.assert_code(1);
     let (log, order) = first_console_call(&out);
-    assert_eq!(
-        (log.file.as_deref(), log.line, log.column),
-        (Some(order.as_str()), Some(3), Some(11)),
-        "{log:?}"
-    );
+    assert_at_the_console_call_in_order_ts(&log, &order);
     assert_eq!(log.generated.as_ref().map(|g| g.line), Some(23));
     let evidence = out.evidence().unwrap();
     let failure = &evidence.failure;

@@ -22,6 +22,16 @@ pub fn heading(
     )
 }
 
+/// `  --> file`: a file with no position (a script's event).
+pub fn file_heading(out: &mut impl Write, s: &Styles, file: &str) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "  {} {}",
+        s.dim.style("-->"),
+        s.location.style(display_path(file))
+    )
+}
+
 /// `lines`, numbered from `first`, with a caret under `column` of line `line`, whose number is
 /// highlighted when `emphasize` (else dim, as the others). The gutter is at least four wide.
 pub fn lines(

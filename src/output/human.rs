@@ -287,12 +287,7 @@ fn step_frame(out: &mut impl Write, s: &Styles, step: &Step) -> std::io::Result<
     } else if let Some(file) = &step.file {
         // A script's event names its file and no position: nothing was left unmapped.
         if step.kind == Kind::Script {
-            writeln!(
-                out,
-                "  {} {}",
-                s.dim.style("-->"),
-                s.location.style(display_path(file))
-            )?;
+            code_frame::file_heading(out, s, file)?;
         } else {
             unmapped_frame(out, s, file)?;
         }

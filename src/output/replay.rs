@@ -307,12 +307,7 @@ impl<'a> Replay<'a> {
                 )?;
             }
         } else if let Some(file) = &event.file {
-            writeln!(
-                out,
-                "  {} {}",
-                s.dim.style("-->"),
-                s.location.style(display_path(file))
-            )?;
+            code_frame::file_heading(out, s, file)?;
         }
         Ok(())
     }
