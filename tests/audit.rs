@@ -122,6 +122,43 @@ fn a_faithful_environment_matches_and_nothing_it_claims_is_trusted() {
 }
 
 #[test]
+fn an_audit_s_json_verdict_is_the_whole_of_its_stdout_whatever_the_entry_prints() {
+    // `tracer audit --format json | jq`: the entry's own stdout (a `console.log` of its result)
+    // once came first, and the verdict could not be read.
+    let shim = std::fs::read_to_string(fixtures().join("conformance/faithful-shim.js")).unwrap();
+    let mut observations = faithful_observations();
+    for o in observations["observations"].as_array_mut().unwrap() {
+        o["observations"]
+            .as_object_mut()
+            .unwrap()
+            .remove("descriptor");
+    }
+    let body = format!("{shim}\nconsole.log('RESULT', JSON.stringify({{ done: true }}));");
+    let entry = node_entry(&body, &observations);
+    let tracer = case_of("conformance/shim.ndjson", &[("result/final.js", entry)]);
+    let out = tracer
+        .args([
+            "audit",
+            "--case-dir",
+            "case",
+            "--entry",
+            "case/result/final.js",
+            "--format",
+            "json",
+        ])
+        .run();
+    out.assert_code(0);
+    let verdict: Value =
+        serde_json::from_str(&out.stdout()).unwrap_or_else(|e| panic!("{e}: {}", out.dump()));
+    assert_eq!(verdict["matched"], true, "{verdict:#}");
+    assert!(
+        out.stderr().contains("RESULT {\"done\":true}"),
+        "{}",
+        out.dump()
+    );
+}
+
+#[test]
 fn every_network_route_is_refused_counted_and_fails_the_check() {
     let body = r#"
 const net = require('node:net'), http = require('node:http'), dgram = require('node:dgram');

@@ -73,6 +73,8 @@ pub struct Request {
     pub workspace: Option<PathBuf>,
     /// No notes on stderr.
     pub quiet: bool,
+    /// The verdict goes to stdout as JSON: the entry's own stdout goes to stderr.
+    pub json: bool,
 }
 
 /// Runs the entry and writes the sealed audit (`case/tmp/node-trace-runtime-audit.json`, and
@@ -328,6 +330,7 @@ fn run_node(
         workspace: request.workspace.clone(),
         default_redact: true,
         quiet: request.quiet,
+        stdout_to_stderr: request.json,
         extras,
         ..engine::Config::default()
     };

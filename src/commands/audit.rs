@@ -18,6 +18,7 @@ pub fn audit(args: AuditArgs, global: &GlobalArgs, styles: &Styles) -> Result<u8
         node: args.node.clone(),
         workspace: args.workspace.clone(),
         quiet: global.quiet,
+        json: args.format == CheckFormat::Json,
     };
     let case_dir = audit::audit(&request, styles);
     crate::timings::mark("audit written");

@@ -24,6 +24,7 @@ pub fn config(args: &RunArgs, global: &GlobalArgs) -> Config {
         target: args.target.clone(),
         args: args.args.clone(),
         ndjson: args.ndjson,
+        stdout_to_stderr: false,
         scripts: args.scripts,
         timeout: args.timeout,
         attach_timeout: args.attach_timeout,

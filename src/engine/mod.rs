@@ -63,6 +63,9 @@ pub struct Config {
     pub args: Vec<OsString>,
     /// The events go to stdout as NDJSON; the program's own stdout is recorded, not passed on.
     pub ndjson: bool,
+    /// The program's own stdout is passed on to tracer's stderr: tracer's stdout carries a report
+    /// of its own (`tracer audit --format json`).
+    pub stdout_to_stderr: bool,
     /// Record `script` events too (the Debugger domain).
     pub scripts: bool,
     /// Stop the program after this many seconds (exit code 124); positive and finite.

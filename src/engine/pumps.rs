@@ -277,7 +277,17 @@ pub fn finish(pumps: Vec<Pump>, grace: Duration) {
     }
 }
 
-/// Pumps the program's stdout: passes it through (unless `passthrough` is off) and records lines.
+/// Where the program's stdout is passed on to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Passthrough {
+    Stdout,
+    /// tracer's stdout carries a report of its own.
+    Stderr,
+    /// It is recorded only (the `--ndjson` stream is tracer's stdout).
+    Off,
+}
+
+/// Pumps the program's stdout: passes it on (see `Passthrough`) and records lines.
 ///
 /// `reader_gone` is set when the tracer's own stdout has no reader any more (`| head -1`): by the
 /// passthrough here, or by the `--ndjson` stream. The pump then stops reading and closes its end
@@ -285,12 +295,16 @@ pub fn finish(pumps: Vec<Pump>, grace: Duration) {
 /// without the tracer, instead of writing forever into a pipe nobody reads.
 pub fn pump_stdout(
     reader: impl Read + Send + 'static,
-    passthrough: bool,
+    passthrough: Passthrough,
     events: EventSender,
     clock: Clock,
     reader_gone: Arc<AtomicBool>,
 ) -> Pump {
-    let out = Arc::new(Mutex::new(passthrough.then(std::io::stdout)));
+    let out: Arc<Mutex<Option<Box<dyn Write + Send>>>> = Arc::new(Mutex::new(match passthrough {
+        Passthrough::Stdout => Some(Box::new(std::io::stdout())),
+        Passthrough::Stderr => Some(Box::new(std::io::stderr())),
+        Passthrough::Off => None,
+    }));
     let filter = Arc::new(Mutex::new(StdoutFilter { carry: Vec::new() }));
     let (out_end, filter_end) = (Arc::clone(&out), Arc::clone(&filter));
     let gone = Arc::clone(&reader_gone);
@@ -656,9 +670,15 @@ mod tests {
     fn long_lines_are_capped_and_marked() {
         let (events_tx, events_rx) = mpsc::sync_channel(10);
         let long: &'static [u8] = Box::leak(vec![b'x'; 100_000].into_boxed_slice());
-        pump_stdout(long, false, events_tx, Clock::start(), Arc::default())
-            .join()
-            .unwrap();
+        pump_stdout(
+            long,
+            Passthrough::Off,
+            events_tx,
+            Clock::start(),
+            Arc::default(),
+        )
+        .join()
+        .unwrap();
         let events: Vec<Event> = events_rx.iter().map(|e| *e).collect();
         assert_eq!(events.len(), 1);
         assert!(events[0].truncated);

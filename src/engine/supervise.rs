@@ -181,7 +181,11 @@ pub(super) fn trace(
     let pump_threads = vec![
         pumps::pump_stdout(
             child.stdout.take().expect("piped stdout"),
-            !config.ndjson,
+            match (config.ndjson, config.stdout_to_stderr) {
+                (true, _) => pumps::Passthrough::Off,
+                (false, true) => pumps::Passthrough::Stderr,
+                (false, false) => pumps::Passthrough::Stdout,
+            },
             events.clone(),
             clock,
             stdout_gone,
