@@ -77,6 +77,29 @@ pub struct Progress {
     /// such a collection may answer its members itself (a Proxy: happy-dom's `HTMLCollection`
     /// answers `length` without its prototype's getter).
     pub collections_answering_themselves: Vec<String>,
+    /// Each class of object the environment handed the script (a value it got), with the first
+    /// API that gave one: `("MutationRecord", "MutationObserver.prototype.takeRecords")`.
+    pub classes_given: Vec<(String, String)>,
+}
+
+/// The classes of the objects among the environment's `observations`' values (see
+/// [`Progress::classes_given`]), each with the first API that gave one.
+pub fn classes_given(observations: &[Observation]) -> Vec<(String, String)> {
+    let mut given: Vec<(String, String)> = Vec::new();
+    for o in observations {
+        // A value, or the items of an array value (`takeRecords()` gives `MutationRecord`s).
+        let values = o.observations.get("returnValue").into_iter().flatten();
+        let items = values.flat_map(|v| match v {
+            Value::Array(items) => items.iter().collect(),
+            one => vec![one],
+        });
+        for class in items.filter_map(|v| v.get("$object")?.as_str()) {
+            if !given.iter().any(|(c, _)| c == class) {
+                given.push((class.to_owned(), o.api.clone()));
+            }
+        }
+    }
+    given
 }
 
 /// The collection interfaces (see [`Progress::collections_answering_themselves`]) among the
@@ -292,6 +315,27 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
                 divergence: None,
                 follows: Vec::new(),
                 lacks: Some(missing.to_owned()),
+            };
+        }
+        if item.access_type == "get"
+            && let Some((iface, member)) = item.api.split_once(".prototype.")
+            && let Some((_, gave)) = progress.classes_given.iter().find(|(c, _)| c == iface)
+        {
+            // happy-dom's `MutationRecord` carries `target`, `type` … as its own data properties:
+            // the prototype lacks them, the objects do not.
+            return Explanation {
+                cause: PROBE_BLIND,
+                message: format!(
+                    "{iface}.prototype has no `{member}` in the environment (checked before the script ran in its `{}` realm), but the environment handed the script {iface} objects ({gave} gave one): such an object can carry `{member}` itself, as an own data property the probe cannot watch, so whether the script's read got a value cannot be told (the browser's `{member}` is a getter on {iface}.prototype)",
+                    item.realm
+                ),
+                action: format!(
+                    "check by hand that {}'s `{member}` gives what the browser gives, and define it as the browser does (a getter on {iface}.prototype): then the probe can watch it",
+                    with_article(iface)
+                ),
+                divergence: None,
+                follows: Vec::new(),
+                lacks: None,
             };
         }
         let mut follows = Vec::new();
@@ -528,6 +572,46 @@ mod tests {
     }
 
     #[test]
+    fn a_member_lacking_on_the_prototype_of_objects_the_script_was_given_is_probe_blind() {
+        // happy-dom's `takeRecords()` gives `MutationRecord`s that carry `target` as their own
+        // data property, where the browser's prototype has a getter: the read gives the node,
+        // not `undefined` (the check once said so, and that the owner was `null`).
+        let api = "MutationRecord.prototype.target";
+        let mut lacking = item(api, "get");
+        lacking.receiver = "MutationRecord".into();
+        let took = Observation {
+            api: "MutationObserver.prototype.takeRecords".into(),
+            access_type: "call".into(),
+            observations: [(
+                "returnValue".to_owned(),
+                vec![json!([{"$object": "MutationRecord", "id": "o5"}])],
+            )]
+            .into(),
+            ..Observation::default()
+        };
+        let progress = Progress {
+            classes_given: classes_given(&[took]),
+            ..Progress::default()
+        };
+        let why = explain(&lacking, &recording(&[(api, api)], &[]), &progress);
+        assert_eq!(why.cause, PROBE_BLIND, "{}", why.message);
+        assert!(why.follows.is_empty());
+        assert!(
+            why.message
+                .contains("MutationObserver.prototype.takeRecords gave one"),
+            "{}",
+            why.message
+        );
+        // Without such an object, the member is lacking.
+        let why = explain(
+            &lacking,
+            &recording(&[(api, api)], &[]),
+            &Progress::default(),
+        );
+        assert_eq!(why.cause, ENVIRONMENT_LACKS);
+    }
+
+    #[test]
     fn a_lacking_interface_is_named_and_nothing_is_said_to_follow_for_its_members() {
         let api = "CanvasRenderingContext2D.prototype.font";
         let why = explain(
@@ -567,6 +651,7 @@ mod tests {
             last_lacking: None,
             entry_ended: None,
             collections_answering_themselves: Vec::new(),
+            classes_given: Vec::new(),
         };
         let why = explain(
             &item("MimeType.prototype.description", "get"),
@@ -637,6 +722,7 @@ mod tests {
             last_lacking: None,
             entry_ended: None,
             collections_answering_themselves: Vec::new(),
+            classes_given: Vec::new(),
         };
         let mut width = item("DOMRect.prototype.width", "get");
         width.receiver = "DOMRect".into();
@@ -731,6 +817,7 @@ mod tests {
             last_lacking: None,
             entry_ended: None,
             collections_answering_themselves: Vec::new(),
+            classes_given: Vec::new(),
         };
         let why = explain(&item("x.y", "call"), &recording(&[], &[]), &progress);
         assert_eq!(why.cause, NOT_REACHED);
@@ -768,6 +855,7 @@ mod tests {
             last_lacking: Some(at("trustedTypes")),
             entry_ended: None,
             collections_answering_themselves: Vec::new(),
+            classes_given: Vec::new(),
         };
         let why = explain(&item("x.y", "call"), &recording(&[], &[]), &progress);
         assert!(
@@ -792,6 +880,7 @@ mod tests {
                 last_lacking: Some(at(lacking)),
                 entry_ended: None,
                 collections_answering_themselves: Vec::new(),
+                classes_given: Vec::new(),
             };
             explain(&item("x.y", "call"), &recording(&[], &[]), &progress).action
         };
@@ -827,6 +916,7 @@ mod tests {
             last_lacking: Some(at("trustedTypes")),
             entry_ended: None,
             collections_answering_themselves: Vec::new(),
+            classes_given: Vec::new(),
         };
         let why = explain(&item("x.y", "call"), &recording(&[], &[]), &progress);
         let d = why.divergence.unwrap();

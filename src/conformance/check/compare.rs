@@ -298,6 +298,7 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
         collections_answering_themselves: missing::collections_answering_themselves(
             &a.observations,
         ),
+        classes_given: missing::classes_given(&a.observations),
         ..missing::Progress::default()
     };
     for (index, item) in c.items.iter().enumerate() {
