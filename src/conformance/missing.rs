@@ -302,6 +302,28 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
         .collect();
     if absent.len() == probed.len() {
         let missing = absent[0];
+        if missing != item.api
+            && let Some((iface, member)) = item.api.split_once(".prototype.")
+            && missing == iface
+            && let Some((_, gave)) = progress.classes_given.iter().find(|(c, _)| c == iface)
+        {
+            // The interface object is lacking, not its objects (happy-dom has no `DOMTokenList`
+            // global, and `classList` gives DOMTokenLists): the probe reaches a prototype through
+            // its interface, so it watched none of its members.
+            return Explanation {
+                cause: PROBE_BLIND,
+                message: format!(
+                    "the environment has no {iface} interface in its `{}` realm (checked before the script ran there), so the probe, which reaches a prototype through its interface, watched none of {iface}.prototype's members; but the environment handed the script {iface} objects ({gave} gave one), so whether the script reached `{member}` on them cannot be told",
+                    item.realm
+                ),
+                action: format!(
+                    "expose {iface} as the browser does (a global interface whose prototype holds `{member}`): then the probe watches its members; until then check `{member}` by hand"
+                ),
+                divergence: None,
+                follows: Vec::new(),
+                lacks: None,
+            };
+        }
         if missing != item.api {
             // The interface (or the object on the way) is lacking: the script had nothing there
             // to reach the member on.
@@ -609,6 +631,44 @@ mod tests {
             &Progress::default(),
         );
         assert_eq!(why.cause, ENVIRONMENT_LACKS);
+    }
+
+    #[test]
+    fn a_lacking_interface_whose_objects_the_script_was_given_is_probe_blind() {
+        // happy-dom has no `DOMTokenList` global, and its `classList` gives DOMTokenLists: the
+        // check once said no object of it existed for the script to reach `add` on.
+        let api = "DOMTokenList.prototype.add";
+        let lacking = item(api, "call");
+        let gave = Observation {
+            api: "Element.prototype.classList".into(),
+            access_type: "get".into(),
+            observations: [(
+                "returnValue".to_owned(),
+                vec![json!({"$object": "DOMTokenList", "id": "o9"})],
+            )]
+            .into(),
+            ..Observation::default()
+        };
+        let progress = Progress {
+            classes_given: classes_given(&[gave]),
+            ..Progress::default()
+        };
+        let absent = recording(&[(api, "DOMTokenList")], &[]);
+        let why = explain(&lacking, &absent, &progress);
+        assert_eq!(why.cause, PROBE_BLIND, "{}", why.message);
+        assert!(
+            why.message.contains("Element.prototype.classList gave one"),
+            "{}",
+            why.message
+        );
+        assert!(
+            why.action.starts_with("expose DOMTokenList"),
+            "{}",
+            why.action
+        );
+        let why = explain(&lacking, &absent, &Progress::default());
+        assert_eq!(why.cause, ENVIRONMENT_LACKS);
+        assert_eq!(why.lacks.as_deref(), Some("DOMTokenList"));
     }
 
     #[test]
