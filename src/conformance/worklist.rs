@@ -12,6 +12,8 @@
 //!   constructor, chain, own keys and value, one group per API and pair of classes;
 //! - `instances`: `instanceOf` lists that lack names the browser's have, by those names (the
 //!   page's `Object` and `EventTarget`, whatever the interface);
+//! - `elements`: arrays with other elements than the browser's, by API (own-key lists that differ
+//!   only by array indices, return values that are arrays on both sides);
 //! - `own-keys`: own-key lists that differ only by keys the environment adds, by those keys
 //!   (`Symbol(impl)` on every object of an implementation);
 //! - `native`: descriptors whose functions are JavaScript where the browser has native code;
@@ -33,9 +35,8 @@ use crate::conformance::missing;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Group {
-    /// What kind of change closes it: `lacks`, `divergence`, `class`, `instances`, `own-keys`,
-    /// `native`, `dimension`,
-    /// or a finding code.
+    /// What kind of change closes it: `lacks`, `divergence`, `class`, `instances`, `elements`,
+    /// `own-keys`, `native`, `dimension`, or a finding code.
     pub kind: String,
     /// The change, in words.
     pub title: String,
@@ -132,8 +133,42 @@ fn added_keys(f: &Finding) -> Option<Vec<String>> {
     }
     let seen = keys_of(f.observed.as_ref()?);
     let wanted = keys_of(f.expected.as_ref()?);
-    let extra: Vec<String> = seen.difference(&wanted).cloned().collect();
+    // An array index more is one element more (happy-dom's `takeRecords()` gave two records where
+    // Chromium gave one): a value of another length, not the implementation's state.
+    let extra: Vec<String> = seen
+        .difference(&wanted)
+        .filter(|key| !is_index(key))
+        .cloned()
+        .collect();
     (!extra.is_empty() && wanted.is_subset(&seen)).then_some(extra)
+}
+
+/// Whether `f` is a difference in the elements of arrays: own-key lists that differ only by array
+/// indices, or return values that are arrays on both sides.
+fn elements_differ(f: &Finding) -> bool {
+    let (Some(observed), Some(expected)) = (f.observed.as_ref(), f.expected.as_ref()) else {
+        return false;
+    };
+    match f.dimension.as_deref() {
+        Some("ownKeys" | "ownNames" | "keys") => {
+            let (seen, wanted) = (keys_of(observed), keys_of(expected));
+            seen != wanted && seen.symmetric_difference(&wanted).all(|k| is_index(k))
+        }
+        Some("returnValue") => {
+            let arrays = |v: &Value| {
+                v.as_array()
+                    .is_some_and(|values| !values.is_empty() && values.iter().all(Value::is_array))
+            };
+            arrays(observed) && arrays(expected)
+        }
+        _ => false,
+    }
+}
+
+/// Whether `key` is an array index (`0`, `17`; not `01` nor `-1`).
+fn is_index(key: &str) -> bool {
+    key == "0"
+        || (!key.starts_with('0') && !key.is_empty() && key.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The group key, title, action and shared values of one finding. `leaked` counts, per added
@@ -278,18 +313,43 @@ fn classify(
             ),
         );
     }
-    if let Some(extra) = added_keys(f) {
-        let key = extra
-            .iter()
-            .max_by_key(|k| (leaked.get(*k).copied().unwrap_or(0), std::cmp::Reverse(*k)))
-            .cloned()
-            .unwrap_or_default();
+    if elements_differ(f) {
+        // One array more or less in what an API gives (happy-dom's `takeRecords()` gave two
+        // records where Chromium gave one): its keys and its value differ together.
+        return (
+            format!("elements\t{api}"),
+            "elements".into(),
+            format!("{api} gives arrays with other elements than the browser's"),
+            format!(
+                "make {api} give the elements the browser gives (their number and their values)"
+            ),
+        );
+    }
+    if let Some(mut extra) = added_keys(f) {
+        // The most common first: the group's key, then the others this finding adds.
+        extra.sort_by_key(|k| {
+            (
+                std::cmp::Reverse(leaked.get(k).copied().unwrap_or(0)),
+                k.clone(),
+            )
+        });
+        let key = extra[0].clone();
+        let keys = match extra.len() {
+            1 => key.clone(),
+            n if n <= 3 => extra.join(", "),
+            n => format!("{} and {} more", extra[..3].join(", "), n - 3),
+        };
+        let (a_key, these) = if extra.len() == 1 {
+            ("an own key", key.clone())
+        } else {
+            ("own keys", format!("these {} keys", extra.len()))
+        };
         return (
             format!("own-keys\t{key}"),
             "own-keys".into(),
-            format!("objects of the environment carry an own key the browser's do not: {key}"),
+            format!("objects of the environment carry {a_key} the browser's do not: {keys}"),
             format!(
-                "hide {key} from the objects the script sees (keep the implementation's state off the object, or in a WeakMap)"
+                "hide {these} from the objects the script sees (keep the implementation's state off the object, or in a WeakMap)"
             ),
         );
     }
@@ -562,6 +622,76 @@ mod tests {
         );
         assert!(groups[0].title.contains("Symbol(impl)"));
         assert_eq!(groups[1].count, 1);
+    }
+
+    #[test]
+    fn an_array_with_an_element_more_is_one_group_of_its_api_not_a_leaked_key() {
+        // happy-dom's `takeRecords()` once gave two records where Chromium gave one: its own key
+        // `1` was a group "hide 1 … in a WeakMap", beside its names, keys and value.
+        let api = "MutationObserver.prototype.takeRecords";
+        let keys = |dim: &str| {
+            finding(
+                api,
+                dim,
+                json!([["0", "length"], ["length"]]),
+                json!([["0", "length"], ["length"], ["0", "1", "length"]]),
+            )
+        };
+        let blocking = vec![
+            keys("ownKeys"),
+            keys("ownNames"),
+            finding(
+                api,
+                "keys",
+                json!([["0"], []]),
+                json!([["0"], [], ["0", "1"]]),
+            ),
+            finding(
+                api,
+                "returnValue",
+                json!([[{"$object": "MutationRecord"}]]),
+                json!([[{"$object": "MutationRecord"}, {"$object": "MutationRecord"}]]),
+            ),
+        ];
+        let groups = groups(&blocking);
+        assert_eq!(groups.len(), 1, "{groups:?}");
+        assert_eq!(groups[0].kind, "elements");
+        assert_eq!(groups[0].count, 4);
+        assert!(groups[0].title.starts_with(api), "{}", groups[0].title);
+    }
+
+    #[test]
+    fn an_own_key_group_names_every_key_its_objects_carry_the_most_common_first() {
+        // happy-dom's elements carry 49 symbols of its own: the title once named one of them.
+        let extra = |keys: &[&str]| {
+            finding(
+                "document.createElement",
+                "ownSymbols",
+                json!([[]]),
+                json!([keys]),
+            )
+        };
+        let blocking = vec![
+            extra(&[
+                "Symbol(a)",
+                "Symbol(b)",
+                "Symbol(c)",
+                "Symbol(d)",
+                "Symbol(e)",
+            ]),
+            extra(&["Symbol(e)"]),
+        ];
+        let groups = groups(&blocking);
+        assert_eq!(groups.len(), 1, "{groups:?}");
+        assert_eq!(
+            groups[0].title,
+            "objects of the environment carry own keys the browser's do not: Symbol(e), Symbol(a), Symbol(b) and 2 more"
+        );
+        assert!(
+            groups[0].action.starts_with("hide these 5 keys"),
+            "{}",
+            groups[0].action
+        );
     }
 
     #[test]
