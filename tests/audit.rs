@@ -39,6 +39,11 @@ fn case(files: &[(&str, String)]) -> Tracer {
 /// observations only the entry can make, for `shim.ndjson` (`basic.ndjson` without the native
 /// getter's descriptor, which no JavaScript shim can have).
 fn faithful_case() -> Tracer {
+    faithful_case_then("")
+}
+
+/// [`faithful_case`], its entry running `then` after the shim.
+fn faithful_case_then(then: &str) -> Tracer {
     let mut observations = faithful_observations();
     for o in observations["observations"].as_array_mut().unwrap() {
         o["observations"]
@@ -47,7 +52,7 @@ fn faithful_case() -> Tracer {
             .remove("descriptor");
     }
     let shim = std::fs::read_to_string(fixtures().join("conformance/faithful-shim.js")).unwrap();
-    let entry = node_entry(&shim, &observations);
+    let entry = node_entry(&format!("{shim}\n{then}"), &observations);
     case_of("conformance/shim.ndjson", &[("result/final.js", entry)])
 }
 
@@ -65,6 +70,11 @@ fn case_of(fixture: &str, files: &[(&str, String)]) -> Tracer {
 }
 
 fn audit(tracer: Tracer, entry: &str) -> Output {
+    audit_with(tracer, entry, &["--markdown"])
+}
+
+/// `tracer audit` of `entry` in `case`, with `options`.
+fn audit_with(tracer: Tracer, entry: &str, options: &[&str]) -> Output {
     tracer
         .args([
             "audit",
@@ -72,10 +82,10 @@ fn audit(tracer: Tracer, entry: &str) -> Output {
             "case",
             "--entry",
             entry,
-            "--markdown",
             "--timeout",
             "60",
         ])
+        .args(options.iter().copied())
         .run()
 }
 
@@ -125,28 +135,8 @@ fn a_faithful_environment_matches_and_nothing_it_claims_is_trusted() {
 fn an_audit_s_json_verdict_is_the_whole_of_its_stdout_whatever_the_entry_prints() {
     // `tracer audit --format json | jq`: the entry's own stdout (a `console.log` of its result)
     // once came first, and the verdict could not be read.
-    let shim = std::fs::read_to_string(fixtures().join("conformance/faithful-shim.js")).unwrap();
-    let mut observations = faithful_observations();
-    for o in observations["observations"].as_array_mut().unwrap() {
-        o["observations"]
-            .as_object_mut()
-            .unwrap()
-            .remove("descriptor");
-    }
-    let body = format!("{shim}\nconsole.log('RESULT', JSON.stringify({{ done: true }}));");
-    let entry = node_entry(&body, &observations);
-    let tracer = case_of("conformance/shim.ndjson", &[("result/final.js", entry)]);
-    let out = tracer
-        .args([
-            "audit",
-            "--case-dir",
-            "case",
-            "--entry",
-            "case/result/final.js",
-            "--format",
-            "json",
-        ])
-        .run();
+    let tracer = faithful_case_then("console.log('RESULT', JSON.stringify({ done: true }));");
+    let out = audit_with(tracer, "case/result/final.js", &["--format", "json"]);
     out.assert_code(0);
     let verdict: Value =
         serde_json::from_str(&out.stdout()).unwrap_or_else(|e| panic!("{e}: {}", out.dump()));
