@@ -77,15 +77,22 @@ pub struct Progress {
     /// such a collection may answer its members itself (a Proxy: happy-dom's `HTMLCollection`
     /// answers `length` without its prototype's getter).
     pub collections_answering_themselves: Vec<String>,
-    /// Each class of object the environment handed the script (a value it got), with the first
-    /// API that gave one: `("MutationRecord", "MutationObserver.prototype.takeRecords")`.
+    /// Each class of object the environment handed the script (a value it got) none of whose
+    /// prototype's members the probe saw run, with the first API that gave one:
+    /// `("MutationRecord", "MutationObserver.prototype.takeRecords")`. Such objects answer the
+    /// script some other way (their own data properties), or their prototype was never watched.
     pub classes_given: Vec<(String, String)>,
 }
 
-/// The classes of the objects among the environment's `observations`' values (see
-/// [`Progress::classes_given`]), each with the first API that gave one.
+/// The classes of the objects among the environment's `observations`' values whose prototype's
+/// members were never seen run (see [`Progress::classes_given`]), each with the first API that
+/// gave one.
 pub fn classes_given(observations: &[Observation]) -> Vec<(String, String)> {
     let mut given: Vec<(String, String)> = Vec::new();
+    let watched = |class: &str| {
+        let prefix = format!("{class}.prototype.");
+        observations.iter().any(|o| o.api.starts_with(&prefix))
+    };
     for o in observations {
         // A value, or the items of an array value (`takeRecords()` gives `MutationRecord`s).
         let values = o.observations.get("returnValue").into_iter().flatten();
@@ -99,6 +106,8 @@ pub fn classes_given(observations: &[Observation]) -> Vec<(String, String)> {
             }
         }
     }
+    // jsdom's `Document` lacking one member of many is lacking it: its others ran.
+    given.retain(|(class, _)| !watched(class));
     given
 }
 
@@ -612,7 +621,7 @@ mod tests {
             ..Observation::default()
         };
         let progress = Progress {
-            classes_given: classes_given(&[took]),
+            classes_given: classes_given(std::slice::from_ref(&took)),
             ..Progress::default()
         };
         let why = explain(&lacking, &recording(&[(api, api)], &[]), &progress);
@@ -630,6 +639,18 @@ mod tests {
             &recording(&[(api, api)], &[]),
             &Progress::default(),
         );
+        assert_eq!(why.cause, ENVIRONMENT_LACKS);
+        // So it is where other members of its prototype ran: the objects answer through it.
+        let other = Observation {
+            api: "MutationRecord.prototype.type".into(),
+            access_type: "get".into(),
+            ..Observation::default()
+        };
+        let progress = Progress {
+            classes_given: classes_given(&[took, other]),
+            ..Progress::default()
+        };
+        let why = explain(&lacking, &recording(&[(api, api)], &[]), &progress);
         assert_eq!(why.cause, ENVIRONMENT_LACKS);
     }
 

@@ -279,7 +279,6 @@ fn step_title(step: &Step) -> String {
     }
 }
 
-/// A file without a position: the runtime's position did not fit it (see the event's note).
 /// Where a step of the chain is: its code frame, its unmapped file, or a script's file.
 fn step_frame(out: &mut impl Write, s: &Styles, step: &Step) -> std::io::Result<()> {
     if let (Some(file), Some(line), Some(column)) = (&step.file, step.line, step.column) {
@@ -295,6 +294,7 @@ fn step_frame(out: &mut impl Write, s: &Styles, step: &Step) -> std::io::Result<
     Ok(())
 }
 
+/// A file without a position: the runtime's position did not fit it (see the event's note).
 fn unmapped_frame(out: &mut impl Write, s: &Styles, file: &str) -> std::io::Result<()> {
     writeln!(
         out,

@@ -105,15 +105,17 @@ impl Mapper {
     /// Whether a position in the script at `url` can be mapped only with what the runtime knows of
     /// it: a file the runtime has not reported (no `Debugger` domain) that Node does not run as it
     /// is (`app.ts`: a loader compiled it in memory, with a source map only the runtime knows).
-    pub fn needs_runtime_map(&mut self, url: &str) -> bool {
+    pub fn needs_runtime_map(&self, url: &str) -> bool {
+        // Asked of every console call's frames until the first such file: JavaScript is told
+        // apart by its URL's extension before anything is made of it.
+        if node_runs_as_is(Path::new(url)) {
+            return false;
+        }
         let Some(path) = user_path(url) else {
             return false;
         };
         let key = path.display().to_string();
-        if self.script_lengths.contains_key(&key) || self.source_map_urls.contains_key(&key) {
-            return false;
-        }
-        !node_runs_as_is(&path)
+        !self.script_lengths.contains_key(&key) && !self.source_map_urls.contains_key(&key)
     }
 
     /// Records the length (UTF-16 units) of the script at `url` as the runtime parsed it.
