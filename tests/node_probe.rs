@@ -210,6 +210,22 @@ fn an_entry_that_writes_nothing_is_recorded_at_access_time_and_a_faithful_one_ma
         probed[0]["isDefault"], false,
         "the vm context, not Node's own"
     );
+    // The shim's window has no `performance`: a page that marks its end for tracer would throw
+    // there, which no item can show (tracer's marks are in no trace). A risk, not a block.
+    assert!(
+        risk_codes(&diff).contains(&"NO_PERFORMANCE_MARK".to_owned()),
+        "{diff:#}"
+    );
+}
+
+/// The codes of `diff`'s risks.
+fn risk_codes(diff: &Value) -> Vec<String> {
+    diff["risks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f["code"].as_str().map(str::to_owned))
+        .collect()
 }
 
 #[test]
@@ -301,6 +317,8 @@ fn a_shim_on_globalthis_is_recorded_in_node_s_own_context_and_a_node_global_is_a
     let codes = blocking_codes(&diff);
     assert_eq!(codes.len(), 1, "{codes:#?}");
     assert!(codes[0].contains("NODE_LEAK"), "{codes:#?}");
+    // Node's own context has `performance.mark`.
+    assert!(!risk_codes(&diff).contains(&"NO_PERFORMANCE_MARK".to_owned()));
     let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
     assert_eq!(
         audit["recording"]["accesses"], 3,

@@ -538,14 +538,16 @@ fn a_trace_of_another_recorder_in_the_same_environment_matches() {
     .unwrap();
     assert_eq!(diff["matched"], true, "{:#}", diff["blocking"]);
     assert_eq!(second.status.code(), Some(0));
-    // Every item observed, none left over as a host API the trace never recorded.
+    // Every item observed, none left over as a host API the trace never recorded; the one risk,
+    // that jsdom has no `performance.mark` (where a page marking its end for tracer throws).
     assert_eq!(diff["counts"]["observed"], diff["counts"]["items"]);
-    assert_eq!(
-        diff["risks"].as_array().unwrap().len(),
-        0,
-        "{:#}",
-        diff["risks"]
-    );
+    let risks: Vec<&str> = diff["risks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["code"].as_str())
+        .collect();
+    assert_eq!(risks, ["NO_PERFORMANCE_MARK"], "{:#}", diff["risks"]);
 }
 
 /// Records `fixture` (a page under tests/fixtures/record) with `tracer record`; returns the

@@ -597,6 +597,10 @@ fn node_request(
                 .items
                 .iter()
                 .map(|item| [item.realm.clone(), item.api.clone()])
+                .chain([[
+                    "main".to_owned(),
+                    crate::conformance::audit_format::TOOL_MARK_PATH.to_owned(),
+                ]])
                 .collect();
             pairs.sort();
             pairs.dedup();

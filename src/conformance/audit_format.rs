@@ -155,6 +155,11 @@ pub struct RecordedRealm {
     pub shared: Vec<String>,
 }
 
+/// A path every audit checks in the `main` realm besides the contract's items (see
+/// `recording.realms[].absent`): what a page calls to mark its phases and its end for tracer, which
+/// no trace records.
+pub const TOOL_MARK_PATH: &str = "performance.mark";
+
 /// A path that does not resolve in a realm: `missing` is its first part that does not
 /// (`CanvasRenderingContext2D` for `CanvasRenderingContext2D.prototype.font`; the path itself
 /// when only its last member is lacking).

@@ -2,6 +2,7 @@
 //! the sandbox, the network count.
 
 use super::*;
+use crate::conformance::audit_format::TOOL_MARK_PATH;
 
 pub(super) fn check_audit_metadata(
     case_dir: &Path,
@@ -100,6 +101,26 @@ pub(super) fn check_audit_metadata(
                 "the entry ran without the sandbox ({why}): it could reach the tool as the same user"
             ),
             "audit where user namespaces are allowed (see docs/security.md, \"The audit's sandbox\")",
+        );
+        f.priority = Some("P2".into());
+        st.risks.push(f);
+    }
+    // The page's marks for tracer (`performance.mark("tracer:done")`, `tracer:phase=NAME`) are
+    // kept out of every trace, so a `performance.mark` the environment lacks shows in no item,
+    // while the page throws where it calls it (jsdom has none).
+    if let Some(recording) = &a.recording
+        && recording.realms.iter().any(|r| {
+            r.probed_before.is_some()
+                && r.kind.as_deref() == Some("main")
+                && r.absent.iter().any(|p| p.path == TOOL_MARK_PATH)
+        })
+    {
+        let mut f = Finding::new(
+            code::NO_PERFORMANCE_MARK,
+            format!(
+                "the environment lacks {TOOL_MARK_PATH} in its `main` realm: a page that marks its phases or its end for tracer (`performance.mark(\"tracer:done\")`, `tracer:phase=NAME`) throws a TypeError there, and what follows the call does not run; tracer keeps its own marks out of the trace, so no item shows it"
+            ),
+            "provide performance.mark as the browser does, or check that the page makes no such call",
         );
         f.priority = Some("P2".into());
         st.risks.push(f);

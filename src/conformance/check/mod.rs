@@ -66,6 +66,7 @@ pub mod code {
     pub const NETWORK_ATTEMPTED: &str = "NETWORK_ATTEMPTED";
     pub const NO_SANDBOX: &str = "NO_SANDBOX";
     pub const ENTRY_FAILED: &str = "ENTRY_FAILED";
+    pub const NO_PERFORMANCE_MARK: &str = "NO_PERFORMANCE_MARK";
     pub const TIMELINE_NOT_RAW: &str = "TIMELINE_NOT_RAW";
     pub const TIMELINE_MISMATCH: &str = "TIMELINE_MISMATCH";
     pub const NO_GLOBAL_ORDER: &str = "NO_GLOBAL_ORDER";
