@@ -559,9 +559,7 @@ pub fn build(
         failing_file.as_deref(),
         &source_line,
     );
-    let unplaced = unplaced
-        .then(|| processes_of(&steps, &own))
-        .filter(|p| p.len() > 1);
+    let unplaced = unplaced.then(|| unplaced_among(&steps, &own)).flatten();
     let (immediate_cause, previous_state_transitions, chain_note) = match &unplaced {
         // Several processes ran tests and nothing says which ran this one, nor when: the closest
         // event is as likely another test's, so none is named the cause.
@@ -595,7 +593,7 @@ pub fn build(
             test_file.as_deref(),
             &source_line,
         );
-        if !placed && test.process.is_none() && processes_of(&steps, &own).len() > 1 {
+        if !placed && test.process.is_none() && unplaced_among(&steps, &own).is_some() {
             // As for the failure's own chain: no event of it is known to be the test's.
             continue;
         }
@@ -850,8 +848,8 @@ const PROGRAM: &str = "program";
 /// process's when none is known), closest first, identical consecutive ones folded into one step;
 /// at most `CHAIN_SCAN`. A console call read back from a runner's report (`test_file`: streamed
 /// once the program has ended) counts as before when it was printed before `before`; one printed
-/// under another test file than `file` (the failed test's own: jest runs several files in one process) is
-/// left out.
+/// under another test file than `file` (the failed test's own: jest runs several files in one
+/// process) is left out.
 fn steps_of(
     events: &[Event],
     after: u64,
@@ -907,6 +905,14 @@ fn failed_test_window<'a>(
     let test = &tests[index];
     test_window(events, report, &test.name, test.process.as_deref())
         .or_else(|| marks?.window(events, report, index))
+}
+
+/// For a failed test its report places nowhere (neither its process nor its window is known):
+/// the processes its candidate `steps` were made in, when there are several (then none of them is
+/// known to be the test's).
+fn unplaced_among(steps: &[Step], own: &dyn Fn(&Step) -> bool) -> Option<Vec<String>> {
+    let processes = processes_of(steps, own);
+    (processes.len() > 1).then_some(processes)
 }
 
 /// The processes `steps` were made in, the program's own code's where any step is (a runner's
