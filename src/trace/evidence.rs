@@ -494,6 +494,21 @@ pub fn build(
                 None => said,
             });
             printed = Some(found);
+        } else if let Some(r) = test
+            .as_ref()
+            .filter(|_| reason.is_none() && abort_site.is_none())
+        {
+            // A failed test its runner printed no site for (ava's `Uncaught exception in
+            // test/cart.test.ts`, a file that did not load) is still why the run failed.
+            failure.message = format!(
+                "{}: {}",
+                failure.message,
+                cap(
+                    format!("test `{}` failed: {}", r.test.name, r.test.message),
+                    SOURCE_LINE_LIMIT
+                )
+                .0
+            );
         }
     }
     if failure.file.as_deref().is_some_and(|f| !is_own_code(f)) {
@@ -1381,6 +1396,21 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    #[test]
+    fn a_failed_test_its_runner_printed_no_site_for_is_still_why_the_run_failed() {
+        // ava 6 with worker threads, recorded: its `--import=tsx` never reached them, so the test
+        // file did not load; ava printed `Uncaught exception in test/cart.test.ts` and the error,
+        // with no frame of the user's. The failure was once "exited with code 1" alone.
+        let evidence = recorded("ava_uncaught.json", "ava");
+        let message = &evidence.failure.message;
+        assert!(
+            message.starts_with("exited with code 1: test `Uncaught exception in test/cart.test.ts` failed: TypeError [ERR_UNKNOWN_FILE_EXTENSION]: Unknown file extension \".ts\" for "),
+            "{message}"
+        );
+        assert_eq!(evidence.failure.line, None);
+        assert_eq!(evidence.confidence, Confidence::Low);
     }
 
     #[test]

@@ -69,6 +69,9 @@ enum Heading {
     Ava(String),
     /// `  FAIL  "adds two and two"` (uvu: the message, its `++`/`--` diff and the stack under it).
     Uvu(String),
+    /// `  Uncaught exception in test/cart.test.ts` (ava: a test file that threw outside its tests,
+    /// or failed to load; `Unhandled rejection in …` alike): the error under it.
+    Uncaught(String),
     /// A line that never belongs to a failure's text and names none: a passing test (`✓ adds`,
     /// `✔ adds`), a skipped one (`↓ adds`), a file's line in vitest's listing (`❯ test/a.test.js
     /// (2 tests | 1 failed)`) and a failed test's (`× adds 6ms`), vitest's rules (`⎯⎯⎯ Failed
@@ -142,6 +145,13 @@ impl Heading {
         if let Some(caps) = AVA.captures(line) {
             return Some(Heading::Ava(caps["name"].to_owned()));
         }
+        static UNCAUGHT: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(r"^\s*(?P<name>(?:Uncaught exception|Unhandled rejection) in \S+)\s*$")
+                .expect("valid regex")
+        });
+        if let Some(caps) = UNCAUGHT.captures(line) {
+            return Some(Heading::Uncaught(caps["name"].to_owned()));
+        }
         static UVU: LazyLock<Regex> =
             LazyLock::new(|| Regex::new(r#"^\s*FAIL\s+"(?P<name>.+)"\s*$"#).expect("valid regex"));
         if let Some(caps) = UVU.captures(line) {
@@ -163,7 +173,8 @@ impl Heading {
             | Heading::Bullet(n)
             | Heading::Fail(n)
             | Heading::Ava(n)
-            | Heading::Uvu(n) => n,
+            | Heading::Uvu(n)
+            | Heading::Uncaught(n) => n,
             Heading::Listing => "",
         }
     }

@@ -1102,3 +1102,35 @@ fn a_test_failing_in_a_library_of_the_user_s_is_placed_by_its_declaration() {
     assert!(site.file.ends_with("lib/price.js"), "{site:?}");
     assert_eq!(found[0].process.as_deref(), Some("child 2"));
 }
+
+/// ava 6, a test file that could not load (worker threads, `--import=tsx` not applied to them):
+/// ava reports no test, only the file's uncaught exception; it was once no failure at all.
+#[test]
+fn ava_s_uncaught_exception_in_a_test_file_is_a_failure_of_that_file() {
+    let dir = workspace();
+    let test = read(
+        dir.path(),
+        &[
+            "",
+            "  Uncaught exception in test/add.test.js",
+            "",
+            "  TypeError [ERR_UNKNOWN_FILE_EXTENSION]: Unknown file extension \".ts\" for /w/test/add.test.ts",
+            "",
+            "  TypeError [ERR_UNKNOWN_FILE_EXTENSION]: Unknown file extension \".ts\" for /w/test/add.test.ts",
+            "      at Object.getFileProtocolModuleFormat [as file:] (node:internal/modules/esm/get_format:189:9)",
+            "      at defaultGetFormat (node:internal/modules/esm/get_format:232:36)",
+            "",
+            "  ✘ test/add.test.js exited with a non-zero exit code: 1",
+            "  ─",
+            "",
+            "  1 uncaught exception",
+        ],
+    );
+    assert_eq!(test.name, "Uncaught exception in test/add.test.js");
+    assert!(
+        test.message
+            .starts_with("TypeError [ERR_UNKNOWN_FILE_EXTENSION]: Unknown file extension"),
+        "{}",
+        test.message
+    );
+}
