@@ -6,8 +6,9 @@
 //! - An item of the recording is the contract item that touched the same thing, with the
 //!   reference's path and phase (see [`crate::conformance::identity`]); the observation keeps the
 //!   runtime's receiver, which the check reports. An access that matches none is a host API the
-//!   trace never recorded (no `id`), which the check classifies. The recording is read twice: the
-//!   first reading learns which reference receiver a receiver the reference never had stands for.
+//!   trace never recorded (no `id`), which the check classifies. The accesses are gone through
+//!   twice (kept from one reading of the file, up to a bound): the first time learns which
+//!   reference receiver a receiver the reference never had stands for.
 //! - The timeline is every state event of the recording in `seq` order, as it was appended while
 //!   the environment ran: never sorted or rebuilt.
 
@@ -19,7 +20,7 @@ use anyhow::Result;
 use crate::conformance::audit_format::{Observation, TimelineEntry};
 use crate::conformance::contract::{Builder, Contract};
 use crate::conformance::identity::Matcher;
-use crate::conformance::raw_trace::{self, AccessLine};
+use crate::conformance::raw_trace::{self, AccessLine, MergedShards};
 use crate::conformance::requests::Request;
 
 /// The `source` of an observation derived from the tool's recording.
@@ -39,24 +40,53 @@ pub struct Observed {
 /// [`from_trace`]); no phase holds it.
 const APART: char = '\u{1f}';
 
+/// How much of the recording's text the first reading keeps for the second (about as much memory
+/// again is spent on the accesses' other fields): a recording of real libraries' pages fits
+/// many times over, and one past it costs a second reading of the file, never more memory.
+const KEPT_BYTES: usize = 64 << 20;
+
 /// Reads the recording at `path` and keys it to `contract`'s items.
 pub fn from_trace(path: &Path, case_dir: &Path, contract: &Contract) -> Result<Observed> {
+    from_trace_keeping(path, case_dir, contract, KEPT_BYTES)
+}
+
+fn from_trace_keeping(
+    path: &Path,
+    case_dir: &Path,
+    contract: &Contract,
+    kept_bytes_max: usize,
+) -> Result<Observed> {
     let mut matcher = Matcher::new(contract, case_dir)?;
     // What each receiver the reference never had stands for is learned from the whole recording
-    // first: the access that names it may come after others of the same receiver.
-    raw_trace::read_capture(&[path.to_owned()], case_dir, |event, _| {
-        matcher.learn(event);
-        Ok(())
-    })?;
+    // first: the access that names it may come after others of the same receiver. The accesses
+    // are kept for the second reading while they fit in `kept_bytes_max`; a longer recording is
+    // read again from the file.
+    let paths = [path.to_owned()];
+    let mut capture = MergedShards::open(&paths, case_dir)?;
+    let names = capture.file_names();
+    let mut kept = Some(Vec::new());
+    let mut kept_bytes = 0usize;
+    while let Some(event) = capture.next_event()? {
+        matcher.learn(&event);
+        if let Some(list) = &mut kept {
+            kept_bytes += event.fields.text_len();
+            if kept_bytes > kept_bytes_max {
+                kept = None;
+            } else {
+                list.push(event);
+            }
+        }
+    }
+    let mut summary = capture.finish()?;
     // The key an access is written under once matched (the reference's api and phase, the
     // runtime's receiver) -> its contract item.
     let mut matched: HashMap<(String, String, String, String, String), String> = HashMap::new();
     let mut builder = Builder::new();
     let mut timeline = Vec::new();
-    let summary = raw_trace::read_capture(&[path.to_owned()], case_dir, |event, names| {
+    let mut resolve = |event: &AccessLine| {
         let Some(found) = matcher.resolve(event) else {
-            builder.add(event, names);
-            return Ok(());
+            builder.add(event, &names);
+            return;
         };
         let item = &contract.items[found.item];
         let mut event = event.clone();
@@ -80,7 +110,7 @@ pub fn from_trace(path: &Path, case_dir: &Path, contract: &Contract) -> Result<O
         matched
             .entry(key(&event))
             .or_insert_with(|| item.id.clone());
-        builder.add(&event, names);
+        builder.add(&event, &names);
         if let Some(state) = &event.state {
             timeline.push(TimelineEntry {
                 contract_id: item.id.clone(),
@@ -89,8 +119,16 @@ pub fn from_trace(path: &Path, case_dir: &Path, contract: &Contract) -> Result<O
                 event: state.event.clone(),
             });
         }
-        Ok(())
-    })?;
+    };
+    match kept {
+        Some(list) => list.iter().for_each(&mut resolve),
+        None => {
+            summary = raw_trace::read_capture(&paths, case_dir, |event, _| {
+                resolve(event);
+                Ok(())
+            })?;
+        }
+    }
     let recorded = builder.finish(&summary, None, None);
     let requests = recorded.requests;
     let observations = recorded
@@ -125,4 +163,45 @@ pub fn from_trace(path: &Path, case_dir: &Path, contract: &Contract) -> Result<O
         requests,
         accesses: summary.events,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conformance::build;
+
+    const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/conformance");
+
+    #[test]
+    fn a_recording_past_the_memory_bound_is_read_again_to_the_same_observations() {
+        let dir = tempfile::tempdir().unwrap();
+        let fixtures = Path::new(FIXTURES);
+        let reference = [
+            fixtures.join("basic.ndjson"),
+            fixtures.join("requests.ndjson"),
+        ];
+        let mut contracts = Vec::new();
+        for path in &reference {
+            let (builder, summary) = build::read(
+                std::slice::from_ref(path),
+                dir.path(),
+                build::Options::new(1, build::DEFAULT_MAX_ITEMS),
+                &|_, _| Ok(()),
+            )
+            .unwrap();
+            let baseline = summary.baseline_id.clone();
+            contracts.push(builder.finish(&summary, baseline, None));
+        }
+        for (contract, recording) in contracts.iter().zip(&reference) {
+            let kept = from_trace_keeping(recording, dir.path(), contract, KEPT_BYTES).unwrap();
+            let read_again = from_trace_keeping(recording, dir.path(), contract, 0).unwrap();
+            assert!(!kept.observations.is_empty());
+            assert!(kept.observations.iter().any(|o| o.id.is_some()));
+            let json = |o: &Observed| {
+                serde_json::to_string(&(&o.observations, &o.timeline, &o.requests, o.accesses))
+                    .unwrap()
+            };
+            assert_eq!(json(&kept), json(&read_again), "{}", recording.display());
+        }
+    }
 }

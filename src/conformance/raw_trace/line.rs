@@ -73,6 +73,11 @@ impl LineFields {
         }
     }
 
+    /// The length of the line's text, in bytes.
+    pub fn text_len(&self) -> usize {
+        self.line.len()
+    }
+
     /// A field's JSON text, exactly as written.
     pub fn get(&self, wanted: &str) -> Option<&str> {
         self.entries
