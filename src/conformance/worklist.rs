@@ -56,13 +56,15 @@ pub struct Group {
 
 /// The interface or singleton an api path belongs to: `X` for `X.prototype.m` and `X.m`, the
 /// path less its last segment for `navigator.m`, the name itself for a global.
-fn owner_of(api: &str) -> &str {
+fn owner_of<'a>(api: &'a str, realm: Option<&str>) -> &'a str {
     if let Some((iface, _)) = api.split_once(".prototype.") {
         return iface;
     }
     match api.rsplit_once('.') {
         Some((head, _)) => head,
-        None => api,
+        // A member of the global itself (`opener`): a worker's global is its `self`.
+        None if realm.is_some_and(|r| r.ends_with("worker")) => "self",
+        None => "window",
     }
 }
 
@@ -189,7 +191,7 @@ fn classify(
         if lacking == api {
             // A member lacking where its interface is there (happy-dom's `HTMLElement` without
             // `offsetParent`): the title must not say the interface is.
-            let owner = owner_of(api);
+            let owner = owner_of(api, f.realm.as_deref());
             return (
                 format!("lacks-members\t{owner}"),
                 "lacks".into(),
@@ -751,6 +753,16 @@ mod tests {
         assert_eq!(
             with_member[0].title,
             "the environment's HTMLElement lacks members the browser has: provide them"
+        );
+        // A member of the global (jsdom has no `opener`) is the window's.
+        let global = super::groups(&[lacking("opener", "opener")]);
+        assert_eq!(
+            global[0].title,
+            "the environment's window lacks members the browser has: provide them"
+        );
+        assert_eq!(
+            global[0].action,
+            "provide the members below on window, as the browser does"
         );
         let lacks = groups.iter().find(|g| g.kind == "lacks").unwrap();
         assert!(

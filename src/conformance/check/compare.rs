@@ -68,12 +68,46 @@ pub(super) const VOLATILE: &[&str] = &[
     "Performance.prototype.timeOrigin",
 ];
 
-pub(super) fn is_volatile(api: &str) -> bool {
-    let api = api
-        .strip_prefix("window.")
+/// Clock readings in milliseconds since the page's time origin (a `DOMHighResTimeStamp`), which
+/// differ between any two runs too. A reading since the epoch instead (jsdom's `Event.timeStamp`
+/// is `Date.now()`) is another kind of number: a page subtracting it from `performance.now()` is
+/// off by decades.
+const SINCE_ORIGIN: &[&str] = &[
+    "performance.now",
+    "Performance.prototype.now",
+    "Event.prototype.timeStamp",
+];
+
+/// A clock reading since the time origin is below this (about three years, in milliseconds); a
+/// reading since the epoch is above it.
+const EPOCH_MS: f64 = 1e11;
+
+fn global_path(api: &str) -> &str {
+    api.strip_prefix("window.")
         .or_else(|| api.strip_prefix("self."))
-        .unwrap_or(api);
-    VOLATILE.contains(&api)
+        .unwrap_or(api)
+}
+
+pub(super) fn is_volatile(api: &str) -> bool {
+    let api = global_path(api);
+    VOLATILE.contains(&api) || SINCE_ORIGIN.contains(&api)
+}
+
+/// Each value's kind as [`kinds`] gives it, and for a clock counting from the time origin, whether
+/// a number counts from there or from the epoch.
+pub(super) fn volatile_kinds(api: &str, values: &[Value]) -> Vec<Value> {
+    let since_origin = SINCE_ORIGIN.contains(&global_path(api));
+    kinds(values)
+        .into_iter()
+        .zip(values)
+        .map(|(kind, value)| match value.as_f64() {
+            Some(ms) if since_origin && ms.abs() >= EPOCH_MS => {
+                Value::from("number of milliseconds since the epoch")
+            }
+            Some(_) if since_origin => Value::from("number of milliseconds since the time origin"),
+            _ => kind,
+        })
+        .collect()
 }
 
 /// Each value's kind: a JSON type, or an encoding with its class (`{"$object":"Uint8Array"}`).
@@ -454,10 +488,16 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
             }
             // A clock's or a random source's values differ between any two runs, the browser's
             // own included: what such an API returns is compared by kind, not by value.
-            if dim == "returnValue"
-                && is_volatile(&item.api)
-                && same_values(&kinds(expected), &kinds(seen))
-            {
+            let clock = dim == "returnValue" && is_volatile(&item.api);
+            let (expected_kinds, seen_kinds) = if clock {
+                (
+                    volatile_kinds(&item.api, expected),
+                    volatile_kinds(&item.api, seen),
+                )
+            } else {
+                (Vec::new(), Vec::new())
+            };
+            if clock && same_values(&expected_kinds, &seen_kinds) {
                 continue;
             }
             if matches!(dim.as_str(), "returnValue" | "exception") {
@@ -468,7 +508,20 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
                     observed: Value::from(seen.clone()),
                 });
             }
+            let kinds_text = |kinds: &[Value]| {
+                let mut texts: Vec<&str> = kinds.iter().filter_map(Value::as_str).collect();
+                texts.dedup();
+                texts.join(", ")
+            };
             let action = match long_strings_alike(expected, seen) {
+                // A clock's values differ between any two runs: only their kind can be made the
+                // browser's.
+                _ if clock => format!(
+                    "make {} give a {} as the browser does (here a {}); the values themselves differ between any two runs",
+                    item.api,
+                    kinds_text(&expected_kinds),
+                    kinds_text(&seen_kinds)
+                ),
                 Some(lengths) => format!(
                     "change the environment so that {dim} is what the browser showed: the strings ({lengths} characters) begin alike and differ after the first {} characters, which is all a trace keeps of a string over {} beside its hash; compare the whole values by hand",
                     crate::conformance::raw_trace::PREVIEW,

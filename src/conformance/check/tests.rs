@@ -53,6 +53,22 @@ fn a_clocks_values_compare_by_kind() {
         &kinds(&[json!(145.5)]),
         &kinds(&[json!("145")])
     ));
+    // An event's time since the time origin is a clock too, and one since the epoch (jsdom's
+    // `Event.timeStamp`) is another kind.
+    let stamp = "Event.prototype.timeStamp";
+    assert!(is_volatile(stamp));
+    assert!(same_values(
+        &volatile_kinds(stamp, &[json!(360.6)]),
+        &volatile_kinds(stamp, &[json!(1022.1), json!(2.5)])
+    ));
+    assert!(!same_values(
+        &volatile_kinds(stamp, &[json!(360.6)]),
+        &volatile_kinds(stamp, &[json!(1796641111501u64)])
+    ));
+    assert!(same_values(
+        &volatile_kinds("Date.now", &[json!(1796641111501u64)]),
+        &volatile_kinds("Date.now", &[json!(1796641111999u64)])
+    ));
 }
 
 #[test]
