@@ -16,6 +16,7 @@ pub mod identity;
 pub mod missing;
 pub mod observed;
 pub mod policy;
+pub mod random_names;
 pub mod raw_trace;
 pub mod requests;
 pub mod seal;
