@@ -1337,6 +1337,19 @@ fn every_runner_names_both_failed_tests_each_with_its_own_chain() {
         let own = |test: &tracer::trace::evidence::FailedTest| -> Vec<String> {
             test.chain.iter().filter_map(|s| s.value.clone()).collect()
         };
+        for test in [first, second] {
+            assert!(test.process.is_some(), "{script}: no process: {test:?}");
+        }
+        if script == "test:jest" {
+            // jest prints a file's console calls together, after its tests ran (`● Console`):
+            // which test made each is not known, so no test's chain names one (the failure's
+            // chain says why: `evidence::…jest_s_console_section…`).
+            assert!(
+                first.chain.is_empty() && second.chain.is_empty(),
+                "{script}: {tests:#?}"
+            );
+            continue;
+        }
         assert_eq!(
             own(second).first().map(String::as_str),
             Some("stock after the order {\"apples\":1}"),
@@ -1344,10 +1357,7 @@ fn every_runner_names_both_failed_tests_each_with_its_own_chain() {
             second.chain
         );
         // Each test is placed on the process that ran its file, and the line its code printed on
-        // that process's track (jest's and vitest's workers are told by the files they parsed).
-        for test in [first, second] {
-            assert!(test.process.is_some(), "{script}: no process: {test:?}");
-        }
+        // that process's track (vitest's workers are told by the files they parsed).
         let printed = second.chain.iter().find(|s| s.value.is_some()).unwrap();
         assert_eq!(printed.worker, second.process, "{script}: {printed:?}");
         assert!(

@@ -361,6 +361,8 @@ mod tests {
             source_line: None,
             worker: None,
             repeats: None,
+            named: false,
+            printed_later: false,
         }
     }
 

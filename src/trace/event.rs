@@ -140,6 +140,15 @@ pub struct Event {
     /// it under (absolute). Additive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test_file: Option<String>,
+    /// For a console call read back from a report that names the test it was printed in
+    /// (vitest's `stdout | FILE > SUITE > TEST`): that test, as the runner names it. Additive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_name: Option<String>,
+    /// For a console call read back from a report printed after its file's tests all ran (jest's
+    /// `● Console` section): its time is the report's, not the call's, and which test made it is
+    /// not known. Additive.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub printed_later: bool,
 }
 
 impl Event {
@@ -167,6 +176,8 @@ impl Event {
             note: None,
             status: None,
             test_file: None,
+            test_name: None,
+            printed_later: false,
         }
     }
 

@@ -219,6 +219,13 @@ pub struct Step {
     /// How many identical consecutive events this step stands for, when more than one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeats: Option<u32>,
+    /// Its runner named the test this step was printed in, and it is the test the chain is for.
+    #[serde(skip)]
+    pub named: bool,
+    /// Its time is when its runner printed it, after its file's tests all ran (see
+    /// [`Event::printed_later`]).
+    #[serde(skip)]
+    pub printed_later: bool,
 }
 
 impl Step {
@@ -566,26 +573,7 @@ pub fn build(
             }),
         _ => (0, failure_event),
     };
-    let steps = steps_of(
-        events,
-        after,
-        before,
-        failing_process.as_deref(),
-        failing_file.as_deref(),
-        &source_line,
-    );
-    let unplaced = unplaced.then(|| unplaced_among(&steps, &own)).flatten();
-    let (immediate_cause, previous_state_transitions, chain_note) = match &unplaced {
-        // Several processes ran tests and nothing says which ran this one, nor when: the closest
-        // event is as likely another test's, so none is named the cause.
-        Some(processes) => {
-            let earlier = steps.into_iter().take(EVIDENCE_CONTEXT).collect();
-            (None, earlier, Some(unplaced_note(processes)))
-        }
-        None => chain(steps, &own),
-    };
-    // Each failed test's own chain: of the process that ran its file (and of its file), before
-    // its runner reported it.
+    // Each failed test's window: placed by its runner's listing or marks, or all before its report.
     let windows: Vec<Option<(bool, (u64, &Event))>> = test_reports
         .iter()
         .take(failure.tests.len())
@@ -596,7 +584,62 @@ pub fn build(
             Some((window.is_some(), window.unwrap_or((0, report))))
         })
         .collect();
-    for ((test, window), test_file) in failure.tests.iter_mut().zip(windows).zip(&test_files) {
+    // A failed test placed nowhere in a process and file where another failed test is placed
+    // nowhere too: the events before their reports are both tests', in an order that says
+    // nothing of which made which (the runner reported them after they all ran).
+    let placed_nowhere = |i: usize| matches!(windows.get(i), Some(Some((false, _))));
+    let shares_with = |i: usize| -> Option<String> {
+        if !placed_nowhere(i) || failure.tests[i].process.is_none() {
+            return None;
+        }
+        (0..failure.tests.len())
+            .find(|&j| {
+                j != i
+                    && placed_nowhere(j)
+                    && failure.tests[j].process == failure.tests[i].process
+                    && test_files.get(j) == test_files.get(i)
+            })
+            .map(|j| failure.tests[j].name.clone())
+    };
+    let shared: Vec<Option<String>> = (0..failure.tests.len()).map(shares_with).collect();
+    let first_test = failure.test.as_ref().map(|t| t.name.clone());
+    let steps = steps_of(
+        events,
+        after,
+        before,
+        (
+            failing_process.as_deref(),
+            failing_file.as_deref(),
+            first_test.as_deref(),
+        ),
+        &source_line,
+    );
+    let unplaced = unplaced.then(|| unplaced_among(&steps, &own)).flatten();
+    let (immediate_cause, previous_state_transitions, chain_note) = match &unplaced {
+        // Several processes ran tests and nothing says which ran this one, nor when: the closest
+        // event is as likely another test's, so none is named the cause.
+        Some(processes) => {
+            let earlier = steps.into_iter().take(EVIDENCE_CONTEXT).collect();
+            (None, earlier, Some(unplaced_note(processes)))
+        }
+        None => ordered_chain(
+            steps,
+            &own,
+            first_test
+                .as_ref()
+                .and(shared.first().cloned().flatten())
+                .as_deref(),
+        ),
+    };
+    // Each failed test's own chain: of the process that ran its file (and of its file), before
+    // its runner reported it.
+    for (index, ((test, window), test_file)) in failure
+        .tests
+        .iter_mut()
+        .zip(windows)
+        .zip(&test_files)
+        .enumerate()
+    {
         let Some((placed, (after, before))) = window else {
             continue;
         };
@@ -604,15 +647,22 @@ pub fn build(
             events,
             after,
             before,
-            test.process.as_deref(),
-            test_file.as_deref(),
+            (
+                test.process.as_deref(),
+                test_file.as_deref(),
+                Some(test.name.as_str()),
+            ),
             &source_line,
         );
         if !placed && test.process.is_none() && unplaced_among(&steps, &own).is_some() {
             // As for the failure's own chain: no event of it is known to be the test's.
             continue;
         }
-        let (cause, earlier, _) = chain(steps, &own);
+        let (cause, earlier, note) = ordered_chain(steps, &own, shared[index].as_deref());
+        if cause.is_none() && note.is_some() {
+            // No event is known to be the test's: a chain of them would lead with another's.
+            continue;
+        }
         test.chain = cause
             .into_iter()
             .chain(earlier.into_iter().take(TEST_CHAIN - 1))
@@ -853,41 +903,53 @@ fn printed_failure(
     })
 }
 
-/// `4242 child 1: node test/a.test.js · exiting with 1`, for each process of the tree besides
-/// the program whose exit began with a non-zero code.
 /// How the evidence names the program's own process (whose events carry no `worker`).
 const PROGRAM: &str = "program";
 
-/// The process an event's `worker` belongs to: `child 2` for `child 2` and `child 2 worker 1`,
-/// The console and script events between events `after` and `before` of `process` (its threads' too; every
-/// process's when none is known), closest first, identical consecutive ones folded into one step;
-/// at most `CHAIN_SCAN`. A console call read back from a runner's report (`test_file`: streamed
-/// once the program has ended) counts as before when it was printed before `before`; one printed
-/// under another test file than `file` (the failed test's own: jest runs several files in one
-/// process) is left out.
+/// The console and script events between events `after` and `before` of `process` (its threads'
+/// too; every process's when none is known), closest first, identical consecutive ones folded
+/// into one step; at most `CHAIN_SCAN`. Between is by time: a process's console calls reach tracer
+/// in batches, after output printed later (node-tap's report of a test arrived before the call
+/// its test made last), and each keeps the time it was made. A console call read back from a
+/// runner's report (`test_file`: streamed once the program has ended) counts as before when it
+/// was printed before `before`; one printed under another test file than `file` (the failed
+/// test's own: jest runs several files in one process), or in another test than `test` where the
+/// runner says which, is left out.
 fn steps_of(
     events: &[Event],
     after: u64,
     before: &Event,
-    process: Option<&str>,
-    file: Option<&str>,
+    (process, file, test): (Option<&str>, Option<&str>, Option<&str>),
     source_line: &dyn Fn(&Position) -> Option<String>,
 ) -> Vec<Step> {
-    let mut steps: Vec<Step> = Vec::new();
-    for event in events
+    // Earlier than `other`: made before it, or at the same time and seen first.
+    let earlier =
+        |e: &Event, other: &Event| e.ts < other.ts || (e.ts == other.ts && e.id < other.id);
+    let start = (after > 0)
+        .then(|| events.iter().find(|e| e.id == after))
+        .flatten();
+    let mut candidates: Vec<&Event> = events
         .iter()
-        .rev()
         .filter(|e| {
-            e.id > after
-                && (e.id < before.id || (e.test_file.is_some() && e.ts <= before.ts))
-                && matches!(e.kind, Kind::Console | Kind::Script)
+            matches!(e.kind, Kind::Console | Kind::Script)
+                && start.is_none_or(|start| earlier(start, e))
+                && (earlier(e, before) || (e.test_file.is_some() && e.ts <= before.ts))
         })
         .filter(|e| process.is_none_or(|p| process_of(e.worker.as_deref()) == p))
         .filter(|e| match (e.test_file.as_deref(), file) {
             (Some(printed_under), Some(file)) => printed_under == file,
             _ => true,
         })
-    {
+        // A call its runner says another test printed is that test's.
+        .filter(|e| match (e.test_name.as_deref(), test) {
+            (Some(printed_in), Some(test)) => printed_in == test,
+            _ => true,
+        })
+        .collect();
+    // Closest first.
+    candidates.sort_by(|a, b| b.ts.total_cmp(&a.ts).then(b.id.cmp(&a.id)));
+    let mut steps: Vec<Step> = Vec::new();
+    for event in candidates {
         if let Some(last) = steps.last_mut()
             && last.repeated_by(event)
         {
@@ -895,7 +957,9 @@ fn steps_of(
         } else if steps.len() >= CHAIN_SCAN {
             break;
         } else {
-            steps.push(step(event, source_line));
+            let mut made = step(event, source_line);
+            made.named = event.test_name.is_some() && event.test_name.as_deref() == test;
+            steps.push(made);
         }
     }
     steps
@@ -1080,6 +1144,47 @@ const TEST_CHAIN: usize = 3;
 /// How many earlier steps the chain looks at to find the program's own code.
 const CHAIN_SCAN: usize = 200;
 
+/// [`chain`], where the order of `steps` says which is closest to the failure. It does not where
+/// the closest is a call its runner printed after its file's tests all ran, or (`shared_with`)
+/// where another failed test's events are among them in no known order: then no step is named
+/// the immediate cause, the steps are listed closest to the report first, and the note says why.
+/// Where its runner named the test some steps were printed in, those steps are the chain.
+fn ordered_chain(
+    mut steps: Vec<Step>,
+    own: &dyn Fn(&Step) -> bool,
+    shared_with: Option<&str>,
+) -> (Option<Step>, Vec<Step>, Option<String>) {
+    if steps.iter().any(|s| s.named) {
+        steps.retain(|s| s.named);
+        return chain(steps, own);
+    }
+    let closest = steps.iter().find(|s| own(s)).or(steps.first());
+    let why = match (closest, shared_with) {
+        (Some(step), _) if step.printed_later => Some(
+            "the runner printed this file's console calls together, after its tests ran (jest's \
+             `● Console` section): when each call was made, and in which test, is not known, so \
+             none is named the immediate cause; the steps listed are the file's calls, the last \
+             printed first"
+                .to_owned(),
+        ),
+        (Some(_), Some(other)) => Some(format!(
+            "the runner reported this test and `{other}` after both ran in one process, and \
+             nothing marks where either began: the events closest to the report may be the other \
+             test's, so none is named the immediate cause; the steps listed are that process's, \
+             closest to the report first"
+        )),
+        _ => None,
+    };
+    match why {
+        Some(note) => (
+            None,
+            steps.into_iter().take(EVIDENCE_CONTEXT).collect(),
+            Some(note),
+        ),
+        None => chain(steps, own),
+    }
+}
+
 /// The chain from `steps` (closest first): where any is the program's own code (`own`: a position
 /// in the workspace, not in `node_modules`), the immediate cause is the closest such step (a
 /// runner's or a library's lines after it, such as a reporter printing the failure, are left
@@ -1139,6 +1244,7 @@ fn chain(
     (cause, previous, note)
 }
 
+/// The process an event's `worker` belongs to: `child 2` for `child 2` and `child 2 worker 1`,
 /// [`PROGRAM`] for none and for a worker thread of the program (`worker 1`).
 fn process_of(worker: Option<&str>) -> String {
     match worker {
@@ -1204,6 +1310,8 @@ fn step(event: &Event, source_line: &dyn Fn(&Position) -> Option<String>) -> Ste
         source_line: event.position().as_ref().and_then(source_line),
         worker: event.worker.clone(),
         repeats: None,
+        named: false,
+        printed_later: event.printed_later,
     }
 }
 
@@ -1333,6 +1441,8 @@ mod tests {
             source_line: None,
             worker: None,
             repeats: None,
+            named: false,
+            printed_later: false,
         }
     }
 
@@ -1396,6 +1506,113 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    /// The values of a failed test's chain, its cause first.
+    fn chain_values(test: &FailedTest) -> Vec<&str> {
+        test.chain
+            .iter()
+            .filter_map(|s| s.value.as_deref())
+            .collect()
+    }
+
+    #[test]
+    fn jest_s_console_section_names_no_test_s_cause() {
+        // jest 30 with `--coverage`, recorded: `__tests__/schedule.test.js` has two failed tests
+        // and a passing one after them, whose `parsed slot { hours: 18, minutes: 5 }` was once
+        // both failed tests' immediate cause. jest printed the file's calls in its `● Console`
+        // section, after the file's tests ran.
+        let evidence = recorded_with(
+            "jest_console_section.json",
+            "jestcov",
+            &["src/schedule.js", "__tests__/schedule.test.js"],
+        );
+        assert_eq!(evidence.failure.tests.len(), 2, "{evidence:#?}");
+        assert!(evidence.immediate_cause.is_none(), "{evidence:#?}");
+        let note = evidence.chain_note.as_deref().unwrap_or_default();
+        assert!(note.contains("● Console"), "{note}");
+        let listed: Vec<&str> = evidence
+            .previous_state_transitions
+            .iter()
+            .filter_map(|s| s.value.as_deref())
+            .collect();
+        assert!(
+            listed.contains(&"counting days 2024-03-01 2024-03-07"),
+            "{listed:?}"
+        );
+        for test in &evidence.failure.tests {
+            assert!(test.chain.is_empty(), "{test:#?}");
+        }
+    }
+
+    #[test]
+    fn two_tests_reported_after_they_ran_in_one_process_name_no_cause() {
+        // `node --test` (in an npm workspace), recorded: its TAP reports `gross of a reduced line`
+        // and `tax at a zero rate` after the file's process ran all four tests; the second's
+        // `tax for 50 at zero` was once the first's immediate cause.
+        let evidence = recorded_with(
+            "node_test_shared.json",
+            "workspaces",
+            &[
+                "packages/beta/src/invoice.js",
+                "packages/beta/test/invoice.test.js",
+            ],
+        );
+        assert_eq!(evidence.failure.tests.len(), 2, "{evidence:#?}");
+        assert!(evidence.immediate_cause.is_none(), "{evidence:#?}");
+        let note = evidence.chain_note.as_deref().unwrap_or_default();
+        assert!(note.contains("`tax at a zero rate`"), "{note}");
+        assert!(!evidence.previous_state_transitions.is_empty());
+        for test in &evidence.failure.tests {
+            assert!(test.chain.is_empty(), "{test:#?}");
+        }
+    }
+
+    #[test]
+    fn vitest_s_lines_are_the_chain_of_the_test_it_printed_them_in() {
+        // vitest 4 with `--coverage`, recorded: each block's heading names its test; a passing
+        // test's `entry credit 3`, printed last, was once both failed tests' immediate cause.
+        let evidence = recorded_with(
+            "vitest_named_blocks.json",
+            "vitestcov",
+            &["src/ledger.js", "test/ledger.test.js"],
+        );
+        let tests = &evidence.failure.tests;
+        assert_eq!(tests.len(), 2, "{evidence:#?}");
+        assert_eq!(chain_values(&tests[0]), ["entry credit 10\nentry debit 4"]);
+        assert_eq!(chain_values(&tests[1]), ["parsing amount \"ten\""]);
+        assert_eq!(
+            evidence
+                .immediate_cause
+                .as_ref()
+                .and_then(|c| c.value.as_deref()),
+            Some("entry credit 10\nentry debit 4")
+        );
+    }
+
+    #[test]
+    fn a_console_call_that_reached_tracer_after_the_report_is_placed_by_its_time() {
+        // node-tap 21, recorded: `restocks every item by the amount` logged `restocking pear from
+        // 2` last, but its process's batch of console calls reached tracer after tap's report of
+        // the test; the chain once left it out (and gave it to the next test).
+        let evidence = recorded_with(
+            "tap_late_batch.json",
+            "tap",
+            &["lib/inventory.js", "test/inventory.test.js"],
+        );
+        let tests = &evidence.failure.tests;
+        assert!(tests[0].name.contains("restocks every item"), "{tests:#?}");
+        assert_eq!(
+            chain_values(&tests[0])[..2],
+            ["restocking pear from 2", "restocking apple from 3"]
+        );
+        assert_eq!(
+            evidence
+                .immediate_cause
+                .as_ref()
+                .and_then(|c| c.value.as_deref()),
+            Some("restocking pear from 2")
+        );
     }
 
     #[test]

@@ -129,6 +129,8 @@ pub fn runner_console(events: &[Event], cwd: &Path, processes: &[Process]) -> Ve
                 cwd,
                 &mut running,
             );
+            // A section comes with its file's result, after all its tests ran.
+            call.printed_later = heading == 4;
             if let Some(site) = site {
                 let (site, note) = mapper.printed(&site);
                 call.at(&site);
@@ -163,6 +165,7 @@ pub fn runner_console(events: &[Event], cwd: &Path, processes: &[Process]) -> Ve
             );
             if let (Some(test), Some(note)) = (heading.get(3), call.note.as_mut()) {
                 note.push_str(&format!("; printed in the test `{}`", test.as_str()));
+                call.test_name = Some(test.as_str().to_owned());
             }
             at += 1 + message.len();
             found.push(call);

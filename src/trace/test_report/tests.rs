@@ -876,6 +876,8 @@ fn jest_s_console_section_is_read_back_as_console_calls() {
             .unwrap()
             .starts_with("read from jest's report")
     );
+    // A section comes after its file's tests all ran: its time is not the calls'.
+    assert!(calls.iter().all(|c| c.printed_later));
 }
 
 /// jest 29 running one file (or `--verbose`) prints each call as it is made, 2 spaces in, before
@@ -919,6 +921,8 @@ fn jest_s_calls_printed_as_made_are_read_back_with_the_file_after_them() {
     );
     let file = dir.path().join("test/add.test.js");
     assert_eq!(calls[1].test_file.as_deref(), file.to_str());
+    // Printed as they were made.
+    assert!(calls.iter().all(|c| !c.printed_later));
 }
 
 /// vitest 2's blocks of what a test printed (`stdout | FILE > SUITE > TEST`).
@@ -948,6 +952,10 @@ fn vitest_s_printed_blocks_are_read_back_as_console_calls() {
             .ends_with("printed in the test `add > adds two and two`"),
         "{:?}",
         calls[0].note
+    );
+    assert_eq!(
+        calls[1].test_name.as_deref(),
+        Some("add > adds two and two")
     );
 }
 
