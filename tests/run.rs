@@ -22,6 +22,31 @@ fn assert_only_user_paths(events: &[Event], evidence: Option<&tracer::trace::evi
 }
 
 #[test]
+fn scripts_records_the_script_events_of_every_process_a_command_starts() {
+    // `--scripts` once paid for the Debugger domain in a command's processes and recorded the
+    // script events of the program's alone (none under `sh -c`, `npm test`).
+    let out = Tracer::new()
+        .file("app.js", "console.log('hi');\n")
+        .args(["run", "--scripts", "--", "sh", "-c", "node app.js"])
+        .run();
+    out.assert_code(0);
+    let script = out.workspace().join("app.js").display().to_string();
+    let events = out.events();
+    let scripts = of_kind(&events, Kind::Script);
+    let app = scripts
+        .iter()
+        .find(|e| e.file.as_deref() == Some(script.as_str()))
+        .unwrap_or_else(|| panic!("no script event for {script}: {events:#?}"));
+    assert_eq!(app.worker.as_deref(), Some("child 1"), "{app:?}");
+    // Without the flag, none.
+    let without = out
+        .tracer()
+        .args(["run", "--", "sh", "-c", "node app.js"])
+        .run();
+    assert!(of_kind(&without.events(), Kind::Script).is_empty());
+}
+
+#[test]
 fn a_script_that_logs_twice_then_throws() {
     let out = Tracer::new()
         .fixture("throws.js")

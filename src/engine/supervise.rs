@@ -231,6 +231,7 @@ pub(super) fn trace(
             clock,
             redactor: redactor.clone(),
             debugger: config.scripts || loader,
+            script_events: config.scripts,
             console_batches,
         },
         root_tx,

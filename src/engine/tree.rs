@@ -56,6 +56,8 @@ pub struct TreeConfig {
     pub redactor: Redactor,
     /// Enable the `Debugger` domain in each process (script events, a loader's source maps).
     pub debugger: bool,
+    /// Record each process's `script` events (`--scripts`), as the program's are.
+    pub script_events: bool,
     /// Console calls in batches through the bootloader (`Driver::capture_console_in_batches`).
     pub console_batches: bool,
 }
@@ -570,6 +572,7 @@ fn trace_child(
     let runner_worker = domains.runner_worker;
     let debugger = config.debugger || runner_worker || domains.loader;
     let console_batches = config.console_batches;
+    let script_events = config.script_events;
     Watched::spawn(move || {
         let mut cdp = match Cdp::connect(&url) {
             Ok(cdp) => cdp,
@@ -590,7 +593,7 @@ fn trace_child(
             }
         };
         let mut capture = Capture::new(Mapper::new(workspace), events, clock, Some(label))
-            .with_script_events(false)
+            .with_script_events(script_events)
             .with_own_script_events(runner_worker);
         let never = Limits {
             deadline: None,
