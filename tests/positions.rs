@@ -198,6 +198,72 @@ fn a_child_whose_own_flags_load_a_loader_has_its_positions_mapped() {
     assert_at_the_console_call_in_order_ts(&log, &order);
 }
 
+/// A preload that instruments `src/` as nyc does (five lines of its own before each file, and an
+/// inline source map back to it).
+const INSTRUMENTING_PRELOAD: &str = r#"// A preload that instruments src/ as nyc does: five lines of its own before each file, and an
+// inline source map back to the file.
+const Module = require('module');
+const fs = require('fs');
+const original = Module._extensions['.js'];
+Module._extensions['.js'] = function (module, filename) {
+  if (!filename.includes('/src/')) return original(module, filename);
+  const text = fs.readFileSync(filename, 'utf8');
+  const lines = text.split('\n').length;
+  const mappings = ';;;;;AAAA' + ';AACA'.repeat(lines - 1);
+  const map = { version: 3, sources: [filename], names: [], mappings };
+  const head = 'var __cov = 0;\n__cov++;\n__cov++;\n__cov++;\n__cov++;\n';
+  const code = head + text + '\n//# sourceMappingURL=data:application/json;base64,' +
+    Buffer.from(JSON.stringify(map)).toString('base64') + '\n';
+  module._compile(code, filename);
+};
+"#;
+
+#[test]
+fn a_preload_a_launcher_adds_to_node_options_has_its_positions_mapped() {
+    // nyc runs its command with `--require …/node-preload.js` added to NODE_OPTIONS, and every
+    // file is instrumented as it loads: its console calls were shown at the instrumented line
+    // (here line 8 of src/lib.js, a comment) with no note, where the runtime's map says line 3.
+    let out = Tracer::new()
+        .file("shift.js", INSTRUMENTING_PRELOAD)
+        .file("src/lib.js", r#"'use strict';
+function work(n) {
+  console.log('working on', n);
+  return n * 2;
+}
+module.exports = { work };
+// padding
+// padding
+// padding
+// padding
+// padding
+// padding
+"#)
+        .file(
+            "app.js",
+            "console.log('result', require('./src/lib').work(21));\n",
+        )
+        .file("launch.js", r#"const { spawnSync } = require('child_process');
+const env = { ...process.env, NODE_OPTIONS: (process.env.NODE_OPTIONS || '') + ' --require ' + __dirname + '/shift.js' };
+process.exit(spawnSync(process.execPath, [__dirname + '/app.js'], { env, stdio: 'inherit' }).status);
+"#)
+        .args(["run", "launch.js"])
+        .run();
+    out.assert_code(0);
+    assert!(out.stdout().contains("working on 21"), "{}", out.dump());
+    let events = out.events();
+    let call = of_kind(&events, Kind::Console)
+        .into_iter()
+        .find(|e| e.value.as_deref() == Some("working on 21"))
+        .unwrap_or_else(|| panic!("{events:#?}"));
+    assert!(
+        call.file
+            .as_deref()
+            .is_some_and(|f| f.ends_with("src/lib.js"))
+            && call.line == Some(3),
+        "{call:?}"
+    );
+}
+
 #[test]
 fn a_loader_the_program_registers_itself_has_its_positions_mapped_through_the_runtime_s_map() {
     // `mocha --require ts-node/register`: nothing on the command line names the loader; the

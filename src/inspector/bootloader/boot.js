@@ -130,9 +130,14 @@
   // Code loaded before the script by the process's own flags (tsx starts its child as `node
   // --require …/preflight.cjs --import …/loader.mjs app.ts`): the script that runs may be a
   // transform of the file, whose source map tracer then reads off the runtime's `scriptParsed`.
-  const loader = process.execArgv.some((a) =>
-    ['--import', '--require', '-r', '--loader', '--experimental-loader'].some((flag) =>
-      a === flag || a.startsWith(flag + '=')));
+  // Or by a preload in NODE_OPTIONS other than this file (nyc runs its command with `--require
+  // …/node-preload.js` there, which instruments every file as it loads and maps it inline).
+  const preloadFlags = ['--import', '--require', '-r', '--loader', '--experimental-loader'];
+  const hasPreload = (list) => list.some((a, i) =>
+    preloadFlags.some((flag) => a === flag || a.startsWith(flag + '=')) &&
+    !(a + ' ' + (list[i + 1] || '')).includes(__dirname));
+  const loader = hasPreload(process.execArgv) ||
+    hasPreload(String(process.env.NODE_OPTIONS || '').split(/\s+/));
   if (!report({ url, version: process.version, announces, loader }, fd)) {
     inspector.close();
     return;
