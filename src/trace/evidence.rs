@@ -906,6 +906,10 @@ fn printed_failure(
 /// How the evidence names the program's own process (whose events carry no `worker`).
 const PROGRAM: &str = "program";
 
+/// How much later than it was written an output line can be read, in milliseconds: two events'
+/// times closer than this do not order them (see [`steps_of`]).
+const ARRIVAL_SLACK_MS: f64 = 5.0;
+
 /// The console and script events between events `after` and `before` of `process` (its threads'
 /// too; every process's when none is known), closest first, identical consecutive ones folded
 /// into one step; at most `CHAIN_SCAN`. Between is by time: a process's console calls reach tracer
@@ -922,9 +926,14 @@ fn steps_of(
     (process, file, test): (Option<&str>, Option<&str>, Option<&str>),
     source_line: &dyn Fn(&Position) -> Option<String>,
 ) -> Vec<Step> {
-    // Earlier than `other`: made before it, or at the same time and seen first.
-    let earlier =
-        |e: &Event, other: &Event| e.ts < other.ts || (e.ts == other.ts && e.id < other.id);
+    // Earlier than `other`: seen first, unless its time says it was made after; or made clearly
+    // before it was seen. An output line's time is when tracer read it, a little after it was
+    // written (a reporter's `console.log("")` written just after a mark it printed can have a
+    // time before the mark's), so a time counts only when it is earlier by more than that.
+    let earlier = |e: &Event, other: &Event| {
+        (e.id < other.id && e.ts <= other.ts + ARRIVAL_SLACK_MS)
+            || e.ts + ARRIVAL_SLACK_MS < other.ts
+    };
     let start = (after > 0)
         .then(|| events.iter().find(|e| e.id == after))
         .flatten();

@@ -301,6 +301,46 @@ fn mocha_s_report() {
     assert_site(&test, "test/add.test.js", 6, 12);
 }
 
+/// mocha prints node's assertion message as it is: a string's one-line diff under `+ actual -
+/// expected` (node's signs), then mocha's own diff under `+ expected - actual`. The values were
+/// once lost (`… strictly equal: + actual - expected`); an object's diff is left as printed.
+#[test]
+fn mocha_s_report_of_node_s_one_line_diff_keeps_its_values() {
+    let dir = workspace();
+    let block = |diff: &[&'static str]| -> Vec<&'static str> {
+        let mut lines = vec![
+            "  1 failing",
+            "",
+            "  1) greets:",
+            "",
+            "      AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:",
+            "+ actual - expected",
+            "",
+        ];
+        lines.extend_from_slice(diff);
+        lines.extend_from_slice(&[
+            "      + expected - actual",
+            "",
+            "      -hello world",
+            "      +Hello world",
+            "      ",
+            "      at Context.<anonymous> (test/add.test.js:2:29)",
+        ]);
+        lines
+    };
+    let test = read(dir.path(), &block(&["+ 'hello world'", "- 'Hello world'"]));
+    assert_eq!(
+        test.message,
+        "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal: actual 'hello world', expected 'Hello world'"
+    );
+    assert_site(&test, "test/add.test.js", 2, 29);
+    let test = read(dir.path(), &block(&["  {", "+   a: 1", "-   a: 2", "  }"]));
+    assert_eq!(
+        test.message,
+        "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal: + actual - expected"
+    );
+}
+
 /// ava 6's default reporter: the listing (`✘ [fail]: …`), then each failing test's report
 /// under its name.
 #[test]

@@ -33,6 +33,10 @@ pub(super) fn read_text_block(
     // @hapi/lab's legend (`actual expected`) before its message, and the diff under it, whose
     // two values only its colours tell apart (`8090`).
     let mut legend = false;
+    // node's assert diff after `+ actual - expected` (mocha prints the message as it is): its `+ …`
+    // and `- …` lines, until mocha's own `+ expected - actual`; anything else makes it no
+    // one-line diff.
+    let mut node_diff: Option<Vec<&str>> = None;
     for line in block {
         let trimmed = line.trim();
         if trimmed.is_empty() {
@@ -69,6 +73,21 @@ pub(super) fn read_text_block(
         if trimmed.starts_with('>') || trimmed.starts_with('|') {
             continue;
         }
+        if let Some(sides) = node_diff.as_mut() {
+            if trimmed.starts_with("+ ") || trimmed.starts_with("- ") {
+                if trimmed == "+ expected - actual" {
+                    // mocha's own diff follows: node's ended.
+                    break_node_diff(&mut message, sides);
+                    node_diff = None;
+                } else {
+                    sides.push(trimmed);
+                }
+                continue;
+            }
+            // Not a one-line diff (an object's, `{`): the message stays as printed.
+            sides.clear();
+            node_diff = None;
+        }
         if let Some(expected) = trimmed
             .strip_prefix("++")
             .and_then(|t| t.strip_suffix("(Expected)"))
@@ -99,9 +118,16 @@ pub(super) fn read_text_block(
                 text.push(' ');
                 text.push_str(trimmed);
                 extended = true;
+                if trimmed == "+ actual - expected" {
+                    node_diff = Some(Vec::new());
+                }
             }
             Some(_) => {}
         }
+    }
+    if let Some(sides) = node_diff {
+        // No diff of mocha's after node's (`--no-diff`).
+        break_node_diff(&mut message, &sides);
     }
     if let Some(text) = message.as_mut().filter(|_| !values.is_empty()) {
         text.push_str(&format!(" ({})", values.join("; ")));
@@ -115,6 +141,23 @@ pub(super) fn read_text_block(
         text.push_str(&format!(" (expected {expected}, actual {actual})"));
     }
     (message, site, outermost)
+}
+
+/// `Expected values to be strictly equal: + actual - expected` with the one-line diff under it
+/// (`+ 'hello world'`, `- 'Hello world'`) as `… actual 'hello world', expected 'Hello world'`,
+/// as the TAP reader says it.
+fn break_node_diff(message: &mut Option<String>, sides: &[&str]) {
+    if let (Some(text), [actual, expected]) = (message.as_mut(), sides)
+        && actual.starts_with("+ ")
+        && expected.starts_with("- ")
+        && let Some(head) = text.strip_suffix(" + actual - expected")
+    {
+        *text = format!(
+            "{head} actual {}, expected {}",
+            &actual[2..],
+            &expected[2..]
+        );
+    }
 }
 
 /// Vitest's frame (`Module.add src/add.js:2:25`, `test/a.test.js:4:21`) as V8 prints one.
