@@ -47,6 +47,35 @@ fn scripts_records_the_script_events_of_every_process_a_command_starts() {
 }
 
 #[test]
+fn a_long_argument_is_cut_with_a_mark_and_a_process_is_described_on_one_line() {
+    // c8 runs its watchdog as `node -e` and a 20-line script: the summary's process line spanned
+    // 7 lines, and the session cut the script at 200 characters without saying so.
+    let script = format!("process.exit(3)\n//{}\n", "x".repeat(300));
+    let out = Tracer::new()
+        .args(["run", "--", "sh", "-c", "node -e \"$0\"", &script])
+        .run();
+    out.assert_code(1);
+    let session = out.session();
+    let node = session
+        .processes
+        .iter()
+        .find(|p| p.exec_argv.first().map(String::as_str) == Some("-e"))
+        .unwrap_or_else(|| panic!("{:#?}", session.processes));
+    let cut = &node.exec_argv[1];
+    assert!(cut.ends_with('…') && cut.chars().count() == 200, "{cut}");
+    let line = out
+        .stderr()
+        .lines()
+        .find(|l| l.contains("node -e"))
+        .unwrap_or_else(|| panic!("{}", out.stderr()))
+        .to_owned();
+    assert!(
+        line.contains("process.exit(3)\\n//xxx") && line.contains("exited with 3"),
+        "{line}"
+    );
+}
+
+#[test]
 fn a_script_that_logs_twice_then_throws() {
     let out = Tracer::new()
         .fixture("throws.js")

@@ -109,7 +109,8 @@ impl Process {
         }
     }
 
-    /// `4242 child 1: node test/a.test.js · exiting with 1`, paths shown relative to `cwd`.
+    /// `4242 child 1: node test/a.test.js · exiting with 1`, paths shown relative to `cwd`, on one
+    /// line (see [`one_line_word`]).
     pub fn describe(&self, cwd: &str) -> String {
         // Node's own flags where they were given: after the executable, before the script.
         let words = self
@@ -118,20 +119,23 @@ impl Process {
             .take(1)
             .chain(&self.exec_argv)
             .chain(self.argv.iter().skip(1));
-        let argv: Vec<&str> = words
+        let argv: Vec<String> = words
             .enumerate()
             .map(|(i, a)| {
                 if i == 0 {
                     return std::path::Path::new(a)
                         .file_name()
                         .and_then(|n| n.to_str())
-                        .unwrap_or(a);
+                        .unwrap_or(a)
+                        .to_owned();
                 }
-                std::path::Path::new(a)
-                    .strip_prefix(cwd)
-                    .ok()
-                    .and_then(|p| p.to_str())
-                    .unwrap_or(a)
+                one_line_word(
+                    std::path::Path::new(a)
+                        .strip_prefix(cwd)
+                        .ok()
+                        .and_then(|p| p.to_str())
+                        .unwrap_or(a),
+                )
             })
             .collect();
         let mut text = format!(
@@ -453,6 +457,30 @@ impl EventLog {
     }
 }
 
+/// The most characters of one argument a process's description shows.
+const WORD_SHOWN: usize = 60;
+
+/// An argument as a process's one-line description shows it: its line breaks and other control
+/// characters escaped (`\n`: c8's watchdog is `node -e` and a 20-line script), cut to
+/// [`WORD_SHOWN`] characters with `…`.
+fn one_line_word(word: &str) -> String {
+    let mut out = String::new();
+    for (count, c) in word.chars().enumerate() {
+        if count == WORD_SHOWN {
+            out.push('…');
+            break;
+        }
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&c.escape_unicode().to_string()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -461,6 +489,22 @@ mod tests {
         let mut e = Event::new(kind, id as f64, "x");
         e.id = id;
         e
+    }
+
+    #[test]
+    fn a_process_s_description_is_one_line_whatever_its_arguments() {
+        let process: Process = serde_json::from_value(serde_json::json!({
+            "pid": 13273, "ppid": 13272, "argv": ["/usr/bin/node", "13272"],
+            "execArgv": ["-e", "\nconst pid = parseInt(process.argv[1], 10)\nprocess.title = 'node (foreground-child watchdog pid=' + pid + ')'\n"],
+            "role": "child", "label": "child 3", "ts": 1.0, "exitCode": 1
+        }))
+        .unwrap();
+        let said = process.describe("/w");
+        assert!(!said.contains('\n'), "{said}");
+        assert_eq!(
+            said,
+            "13273 child 3: node -e \\nconst pid = parseInt(process.argv[1], 10)\\nprocess.title = '… 13272 · exited with 1"
+        );
     }
 
     #[test]

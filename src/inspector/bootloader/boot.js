@@ -53,9 +53,11 @@
   const assign = Object.assign;
   const { writeSync, fstatSync } = fs;
   const head = { pid: process.pid, ppid: process.ppid };
-  const fullArgv = process.argv.slice(0, 16).map((a) => String(a).slice(0, 200));
+  // An argument over 200 characters is cut, and ends with `…` to say so.
+  const word = (a) => (String(a).length > 200 ? String(a).slice(0, 199) + '\u2026' : String(a));
+  const fullArgv = process.argv.slice(0, 16).map(word);
   // Node's own flags (`--require x`, `--test`, `--max-old-space-size=…`), which `argv` leaves out.
-  const execArgv = process.execArgv.slice(0, 8).map((a) => String(a).slice(0, 200));
+  const execArgv = process.execArgv.slice(0, 8).map(word);
   const [fdText, inodeText] = channel.split(':');
   const channelFd = Number(fdText);
   // The descriptor, only while it is still the socket tracer made: a number the program (or
