@@ -181,18 +181,8 @@ pub(super) fn read_tap_block(
             _ => {}
         }
     }
-    if let (Some(text), [actual, expected]) = (message.as_mut(), sides.as_slice())
-        && !sides_other
-        && actual.starts_with("+ ")
-        && expected.starts_with("- ")
-        && let Some(head) = text.strip_suffix(" + actual - expected")
-    {
-        // `Expected values to be strictly equal: actual 'hello world', expected 'Hello world'`.
-        *text = format!(
-            "{head} actual {}, expected {}",
-            &actual[2..],
-            &expected[2..]
-        );
+    if !sides_other {
+        super::text::break_node_diff(&mut message, &sides);
     }
     if location.is_none()
         && let [Some(file), Some(line), Some(column)] = &at

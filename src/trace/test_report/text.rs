@@ -144,9 +144,9 @@ pub(super) fn read_text_block(
 }
 
 /// `Expected values to be strictly equal: + actual - expected` with the one-line diff under it
-/// (`+ 'hello world'`, `- 'Hello world'`) as `… actual 'hello world', expected 'Hello world'`,
-/// as the TAP reader says it.
-fn break_node_diff(message: &mut Option<String>, sides: &[&str]) {
+/// (`+ 'hello world'`, `- 'Hello world'`) as `… actual 'hello world', expected 'Hello world'`
+/// (node's TAP and mocha's report of node's assertion).
+pub(super) fn break_node_diff(message: &mut Option<String>, sides: &[&str]) {
     if let (Some(text), [actual, expected]) = (message.as_mut(), sides)
         && actual.starts_with("+ ")
         && expected.starts_with("- ")
