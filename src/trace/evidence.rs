@@ -1517,6 +1517,23 @@ mod tests {
         }
     }
 
+    /// Two failed tests, neither with a chain, the failure's naming no cause, its note saying
+    /// `why`: the values of the steps it lists instead.
+    fn no_cause_named<'a>(evidence: &'a Evidence, why: &str) -> Vec<&'a str> {
+        assert_eq!(evidence.failure.tests.len(), 2, "{evidence:#?}");
+        assert!(evidence.immediate_cause.is_none(), "{evidence:#?}");
+        let note = evidence.chain_note.as_deref().unwrap_or_default();
+        assert!(note.contains(why), "{note}");
+        for test in &evidence.failure.tests {
+            assert!(test.chain.is_empty(), "{test:#?}");
+        }
+        evidence
+            .previous_state_transitions
+            .iter()
+            .filter_map(|s| s.value.as_deref())
+            .collect()
+    }
+
     /// The values of a failed test's chain, its cause first.
     fn chain_values(test: &FailedTest) -> Vec<&str> {
         test.chain
@@ -1536,22 +1553,11 @@ mod tests {
             "jestcov",
             &["src/schedule.js", "__tests__/schedule.test.js"],
         );
-        assert_eq!(evidence.failure.tests.len(), 2, "{evidence:#?}");
-        assert!(evidence.immediate_cause.is_none(), "{evidence:#?}");
-        let note = evidence.chain_note.as_deref().unwrap_or_default();
-        assert!(note.contains("● Console"), "{note}");
-        let listed: Vec<&str> = evidence
-            .previous_state_transitions
-            .iter()
-            .filter_map(|s| s.value.as_deref())
-            .collect();
+        let listed = no_cause_named(&evidence, "● Console");
         assert!(
             listed.contains(&"counting days 2024-03-01 2024-03-07"),
             "{listed:?}"
         );
-        for test in &evidence.failure.tests {
-            assert!(test.chain.is_empty(), "{test:#?}");
-        }
     }
 
     #[test]
@@ -1567,14 +1573,8 @@ mod tests {
                 "packages/beta/test/invoice.test.js",
             ],
         );
-        assert_eq!(evidence.failure.tests.len(), 2, "{evidence:#?}");
-        assert!(evidence.immediate_cause.is_none(), "{evidence:#?}");
-        let note = evidence.chain_note.as_deref().unwrap_or_default();
-        assert!(note.contains("`tax at a zero rate`"), "{note}");
-        assert!(!evidence.previous_state_transitions.is_empty());
-        for test in &evidence.failure.tests {
-            assert!(test.chain.is_empty(), "{test:#?}");
-        }
+        let listed = no_cause_named(&evidence, "`tax at a zero rate`");
+        assert!(listed.contains(&"tax for 100 at reduced"), "{listed:?}");
     }
 
     #[test]
