@@ -955,8 +955,14 @@ fn steps_of(
             _ => true,
         })
         .collect();
-    // Closest first.
-    candidates.sort_by(|a, b| b.ts.total_cmp(&a.ts).then(b.id.cmp(&a.id)));
+    // Closest first; of a flood, only the latest `CANDIDATES` are put in order (the chain is made
+    // of the closest, and this runs once per failed test).
+    let closest_first = |a: &&Event, b: &&Event| b.ts.total_cmp(&a.ts).then(b.id.cmp(&a.id));
+    if candidates.len() > CANDIDATES {
+        candidates.select_nth_unstable_by(CANDIDATES, closest_first);
+        candidates.truncate(CANDIDATES);
+    }
+    candidates.sort_by(closest_first);
     let mut steps: Vec<Step> = Vec::new();
     for event in candidates {
         if let Some(last) = steps.last_mut()
@@ -1152,6 +1158,8 @@ const TEST_CHAIN: usize = 3;
 
 /// How many earlier steps the chain looks at to find the program's own code.
 const CHAIN_SCAN: usize = 200;
+/// The most events of a window put in time order for its chain (see [`steps_of`]).
+const CANDIDATES: usize = 20_000;
 
 /// [`chain`], where the order of `steps` says which is closest to the failure. It does not where
 /// the closest is a call its runner printed after its file's tests all ran, or (`shared_with`)
