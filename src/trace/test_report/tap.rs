@@ -19,9 +19,10 @@ pub(super) struct TapBlock {
     /// `operator:`, `expected:`, `actual:`, `at:`): what its `diff:` says when it is one line
     /// against one, or its `expected:` and `actual:` (` (expected 18, actual 16.2)`), else empty.
     pub(super) assertion: Option<String>,
-    /// Where the test is declared or the assertion made as the block says besides its stack
-    /// (`location:`, `at:`): the test's file where the stack's first own frame is a library's of
-    /// the user's (`lib/price.js`), which tells the process that ran the test.
+    /// Where the test is declared (`location:`), else the outermost frame of the user's code in
+    /// `stack:` (node-tap's `at:` is where an error was thrown, `lib/inventory.js`), else where
+    /// the assertion was made (`at:`): the test's file where the stack's first own frame is a
+    /// library's of the user's (`lib/price.js`), which tells the process that ran the test.
     pub(super) declared: Option<Frame>,
 }
 
@@ -33,6 +34,10 @@ pub(super) fn read_tap_block(
     let mut message = None;
     let mut site = None;
     let mut location = None;
+    // `location:` (node --test: where the test is declared), and the outermost frame of the
+    // user's code in `stack:` (node-tap, whose `at:` is where it threw: `lib/`).
+    let mut declared_at = None;
+    let mut outermost = None;
     let mut assertion = false;
     let mut at: [Option<String>; 3] = [None, None, None];
     // tape's `expected:` and `actual:` (one line each).
@@ -114,6 +119,7 @@ pub(super) fn read_tap_block(
                     location = mapper::printed_stack_frames(&format!("at {at}"), cwd)
                         .into_iter()
                         .next();
+                    declared_at = location.clone();
                 }
                 "failureType" if unquote(value) == "subtestsFailed" => {
                     // A suite whose tests failed: its tests were reported before it.
@@ -156,15 +162,21 @@ pub(super) fn read_tap_block(
                     sides_other = true;
                 }
             }
-            "stack" if site.is_none() => {
+            "stack" => {
                 let frame_text = if trimmed.starts_with("at ") {
                     trimmed.to_owned()
                 } else {
                     format!("at {trimmed}")
                 };
-                site = mapper::printed_stack_frames(&frame_text, cwd)
+                if let Some(own) = mapper::printed_stack_frames(&frame_text, cwd)
                     .into_iter()
-                    .find(|f| is_own_code(&f.file));
+                    .find(|f| is_own_code(&f.file))
+                {
+                    if site.is_none() {
+                        site = Some(own.clone());
+                    }
+                    outermost = Some(own);
+                }
             }
             "at" => {
                 if let Some((key, value)) = trimmed.split_once(": ") {
@@ -213,7 +225,7 @@ pub(super) fn read_tap_block(
     TapBlock {
         message,
         site: site.or_else(|| location.clone()),
-        declared: location,
+        declared: declared_at.or(outermost).or(location),
         assertion,
     }
 }

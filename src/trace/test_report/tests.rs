@@ -219,6 +219,47 @@ fn node_tap_s_report() {
     assert_eq!(test.frame.map(|f| (f.line, f.column)), Some((4, 57)));
 }
 
+/// node-tap 21: an error thrown in `lib/` has its `at:` there; the test's file, which tells the
+/// process that ran it, is the outermost frame of the user's code in its `stack:` (none was
+/// named: `✗ reserves an unknown item: unknown item: plum  lib/inventory.js:12`).
+#[test]
+fn node_tap_s_thrown_error_in_a_library_file_is_its_test_file_s() {
+    let dir = workspace();
+    std::fs::create_dir(dir.path().join("lib")).unwrap();
+    let lines = format!("{}\n", "x".repeat(40)).repeat(20);
+    std::fs::write(dir.path().join("lib/inventory.js"), &lines).unwrap();
+    std::fs::write(dir.path().join("test/inventory.test.js"), &lines).unwrap();
+    let test = read(
+        dir.path(),
+        &[
+            "TAP version 14",
+            "# Subtest: test/inventory.test.js",
+            "    # Subtest: reserves an unknown item",
+            "        not ok 1 - unknown item: plum",
+            "          ---",
+            "          stack: |",
+            "            reserve (lib/inventory.js:12:11)",
+            "            Test.<anonymous> (test/inventory.test.js:15:11)",
+            "          at:",
+            "            fileName: lib/inventory.js",
+            "            lineNumber: 12",
+            "            columnNumber: 11",
+            "            functionName: reserve",
+            "          tapCaught: returnedPromiseRejection",
+            "          ...",
+            "        1..1",
+            "    not ok 3 - reserves an unknown item # time=5.207ms",
+        ],
+    );
+    assert_eq!(test.message, "unknown item: plum");
+    assert_site(&test, "lib/inventory.js", 12, 11);
+    let declared = test.declared.expect("the test's file");
+    assert!(
+        declared.file.ends_with("test/inventory.test.js"),
+        "{declared:?}"
+    );
+}
+
 /// node-tap's timeout: `not ok 2 - timeout!` with `expired: TAP` in the test that ran past it
 /// (the test was once missing), then the test's and the file's own `not ok`, which close it.
 #[test]
