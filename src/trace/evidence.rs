@@ -585,19 +585,35 @@ pub fn build(
         })
         .collect();
     // A failed test placed nowhere in a process and file where another failed test is placed
-    // nowhere too: the events before their reports are both tests', in an order that says
-    // nothing of which made which (the runner reported them after they all ran).
-    let placed_nowhere = |i: usize| matches!(windows.get(i), Some(Some((false, _))));
+    // nowhere too, and reported with it after their process's events (none falls between the
+    // two reports: node's TAP of a file arrives once its process ran every test; node-tap's,
+    // streamed, reports a test before the next one's events): the events before their reports
+    // are both tests', in an order that says nothing of which made which.
+    let unplaced_report = |i: usize| match windows.get(i) {
+        Some(Some((false, (_, report)))) => Some(*report),
+        _ => None,
+    };
     let shares_with = |i: usize| -> Option<String> {
-        if !placed_nowhere(i) || failure.tests[i].process.is_none() {
-            return None;
-        }
+        let report = unplaced_report(i)?;
+        let process = failure.tests[i].process.as_deref()?;
         (0..failure.tests.len())
             .find(|&j| {
-                j != i
-                    && placed_nowhere(j)
-                    && failure.tests[j].process == failure.tests[i].process
+                let Some(other) = unplaced_report(j).filter(|_| j != i) else {
+                    return false;
+                };
+                let (from, to) = if report.ts <= other.ts {
+                    (report.ts, other.ts)
+                } else {
+                    (other.ts, report.ts)
+                };
+                failure.tests[j].process.as_deref() == Some(process)
                     && test_files.get(j) == test_files.get(i)
+                    && !events.iter().any(|e| {
+                        matches!(e.kind, Kind::Console | Kind::Script)
+                            && process_of(e.worker.as_deref()) == process
+                            && e.ts > from
+                            && e.ts < to
+                    })
             })
             .map(|j| failure.tests[j].name.clone())
     };
