@@ -928,9 +928,9 @@ const ARRIVAL_SLACK_MS: f64 = 5.0;
 
 /// The console and script events between events `after` and `before` of `process` (its threads'
 /// too; every process's when none is known), closest first, identical consecutive ones folded
-/// into one step; at most `CHAIN_SCAN`. Between is by time: a process's console calls reach tracer
-/// in batches, after output printed later (node-tap's report of a test arrived before the call
-/// its test made last), and each keeps the time it was made. A console call read back from a
+/// into one step; at most `CHAIN_SCAN`. Between is by time where the times tell: a process's
+/// console calls reach tracer in batches, after output printed later (node-tap's report of a test
+/// arrived before the call its test made last), and each keeps the time it was made. A console call read back from a
 /// runner's report (`test_file`: streamed once the program has ended) counts as before when it
 /// was printed before `before`; one printed under another test file than `file` (the failed
 /// test's own: jest runs several files in one process), or in another test than `test` where the
@@ -953,8 +953,11 @@ fn steps_of(
     let start = (after > 0)
         .then(|| events.iter().find(|e| e.id == after))
         .flatten();
-    let mut candidates: Vec<&Event> = events
+    // Closest first in the order events reached tracer: a process's calls arrive in the order
+    // they were made, which their times (read from a batch's clock) do not always keep.
+    let candidates = events
         .iter()
+        .rev()
         .filter(|e| {
             matches!(e.kind, Kind::Console | Kind::Script)
                 && start.is_none_or(|start| earlier(start, e))
@@ -969,16 +972,7 @@ fn steps_of(
         .filter(|e| match (e.test_name.as_deref(), test) {
             (Some(printed_in), Some(test)) => printed_in == test,
             _ => true,
-        })
-        .collect();
-    // Closest first; of a flood, only the latest `CANDIDATES` are put in order (the chain is made
-    // of the closest, and this runs once per failed test).
-    let closest_first = |a: &&Event, b: &&Event| b.ts.total_cmp(&a.ts).then(b.id.cmp(&a.id));
-    if candidates.len() > CANDIDATES {
-        candidates.select_nth_unstable_by(CANDIDATES, closest_first);
-        candidates.truncate(CANDIDATES);
-    }
-    candidates.sort_by(closest_first);
+        });
     let mut steps: Vec<Step> = Vec::new();
     for event in candidates {
         if let Some(last) = steps.last_mut()
@@ -1174,8 +1168,6 @@ const TEST_CHAIN: usize = 3;
 
 /// How many earlier steps the chain looks at to find the program's own code.
 const CHAIN_SCAN: usize = 200;
-/// The most events of a window put in time order for its chain (see [`steps_of`]).
-const CANDIDATES: usize = 20_000;
 
 /// [`chain`], where the order of `steps` says which is closest to the failure. It does not where
 /// the closest is a call its runner printed after its file's tests all ran, or (`shared_with`)
@@ -1539,6 +1531,28 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    #[test]
+    fn a_process_s_calls_stay_in_the_order_it_made_them_whatever_their_times() {
+        // The README's example once listed `parsing order apples` before `accepted apples 3`: a
+        // batch's times do not always keep the order of its calls, which arrive in that order.
+        let mut events: Vec<Event> = [1.0, 3.0, 2.0, 4.0]
+            .into_iter()
+            .enumerate()
+            .map(|(i, ts)| {
+                let mut e = Event::new(Kind::Console, ts, "console.log");
+                e.id = i as u64 + 1;
+                e.value = Some(format!("call {}", i + 1));
+                e
+            })
+            .collect();
+        let mut failure = Event::new(Kind::Exception, 5.0, "Uncaught");
+        failure.id = 5;
+        events.push(failure.clone());
+        let steps = steps_of(&events, 0, &failure, (None, None, None), &|_| None);
+        let values: Vec<&str> = steps.iter().filter_map(|s| s.value.as_deref()).collect();
+        assert_eq!(values, ["call 4", "call 3", "call 2", "call 1"]);
     }
 
     /// Two failed tests, neither with a chain, the failure's naming no cause, its note saying
