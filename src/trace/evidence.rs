@@ -1519,10 +1519,7 @@ mod tests {
             let evidence = recorded_with(name, project, &files);
             let site = evidence.failure.tests[0].file.as_deref().unwrap_or("");
             assert!(site.ends_with("src/pricing.ts"), "{name}: {site}");
-            let cause = evidence
-                .immediate_cause
-                .as_ref()
-                .and_then(|c| c.value.as_deref());
+            let cause = cause_of(&evidence);
             assert_eq!(cause, Some("looking up discount TWENTY"), "{name}");
             let lead = evidence.failure.tests[0].chain.first();
             assert_eq!(
@@ -1570,6 +1567,14 @@ mod tests {
             .iter()
             .filter_map(|s| s.value.as_deref())
             .collect()
+    }
+
+    /// The value of the evidence's immediate cause.
+    fn cause_of(evidence: &Evidence) -> Option<&str> {
+        evidence
+            .immediate_cause
+            .as_ref()
+            .and_then(|c| c.value.as_deref())
     }
 
     /// The values of a failed test's chain, its cause first.
@@ -1628,13 +1633,7 @@ mod tests {
         assert_eq!(tests.len(), 2, "{evidence:#?}");
         assert_eq!(chain_values(&tests[0]), ["entry credit 10\nentry debit 4"]);
         assert_eq!(chain_values(&tests[1]), ["parsing amount \"ten\""]);
-        assert_eq!(
-            evidence
-                .immediate_cause
-                .as_ref()
-                .and_then(|c| c.value.as_deref()),
-            Some("entry credit 10\nentry debit 4")
-        );
+        assert_eq!(cause_of(&evidence), Some("entry credit 10\nentry debit 4"));
     }
 
     #[test]
@@ -1653,13 +1652,7 @@ mod tests {
             chain_values(&tests[0])[..2],
             ["restocking pear from 2", "restocking apple from 3"]
         );
-        assert_eq!(
-            evidence
-                .immediate_cause
-                .as_ref()
-                .and_then(|c| c.value.as_deref()),
-            Some("restocking pear from 2")
-        );
+        assert_eq!(cause_of(&evidence), Some("restocking pear from 2"));
     }
 
     #[test]
@@ -1707,10 +1700,7 @@ mod tests {
         // One worker ran every scenario: its console calls fall among the coordinator's step marks
         // on stdout, which place each scenario (the closest call, `total 3`, once led both).
         let evidence = cucumber_parallel("cucumber_parallel_one_worker.json");
-        let cause = evidence
-            .immediate_cause
-            .as_ref()
-            .and_then(|c| c.value.as_deref());
+        let cause = cause_of(&evidence);
         assert_eq!(cause, Some("adding 3 pears"));
         let leads: Vec<Option<&str>> = evidence
             .failure
