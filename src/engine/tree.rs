@@ -21,6 +21,7 @@ use crate::trace::capture::Capture;
 use crate::trace::event::{Clock, Event, EventSender, Kind};
 use crate::trace::mapper::Mapper;
 use crate::trace::redact::Redactor;
+use crate::trace::runner_workers::runner_worker;
 use crate::trace::session::Process;
 
 /// How many processes besides the program are traced; later ones are released at once, untraced,
@@ -492,29 +493,6 @@ fn list_ancestors(
     }
 }
 
-/// The entry scripts of the test runners' worker processes, whose arguments do not name the test
-/// files they run: jest's (`jest-worker`, 29 and 30), vitest's forks (`tinypool`'s up to vitest 3,
-/// its own from 4) and mocha's `--parallel` workers (10 and 12). Such a worker's own scripts are
-/// `script` events, so a failed test and what it printed are placed on the track of the process
-/// that ran its file.
-const RUNNER_WORKERS: &[&str] = &[
-    "jest-worker/build/workers/processChild.js",
-    "jest-worker/build/processChild.js",
-    "tinypool/dist/entry/process.js",
-    "vitest/dist/workers/forks.js",
-    "vitest/dist/workers/vmForks.js",
-    "mocha/lib/nodejs/worker.js",
-    "mocha/lib/nodejs/worker.cjs",
-];
-
-/// Whether `argv` runs a test runner's worker ([`RUNNER_WORKERS`]).
-fn runner_worker(argv: &[String]) -> bool {
-    argv.iter()
-        .skip(1)
-        .take(2)
-        .any(|arg| RUNNER_WORKERS.iter().any(|entry| arg.ends_with(entry)))
-}
-
 /// Whether `argv` runs a script Node does not run as it is (`app.ts`, `app.jsx`): something
 /// transforms it.
 fn transformed_script(argv: &[String]) -> bool {
@@ -525,7 +503,7 @@ fn transformed_script(argv: &[String]) -> bool {
 /// Why a process of the tree needs the Debugger domain (~30 ms of start-up, and V8's hash of
 /// every script it parses), beyond the run's own reasons (`TreeConfig::debugger`).
 struct Domains {
-    /// A test runner's worker ([`runner_worker`]): the test files it parses are how it is told.
+    /// A test runner's worker ([`runner_worker`](crate::trace::runner_workers::runner_worker)): the test files it parses are how it is told.
     runner_worker: bool,
     /// Its script may run transformed by a loader of its own (`ChannelReport::loader`,
     /// [`transformed_script`]): `scriptParsed` carries the source map the loader made.

@@ -7,6 +7,7 @@ pub mod evidence;
 pub mod mapper;
 pub mod redact;
 pub mod rerun;
+pub mod runner_workers;
 pub mod session;
 pub mod sourcemaps;
 pub mod test_report;
