@@ -1448,3 +1448,117 @@ fn a_test_of_tsc_s_output_is_the_process_s_that_ran_the_built_file() {
     );
     assert_eq!(test.process.as_deref(), Some("child 1"), "{test:?}");
 }
+
+/// `test_suite_with_modules` with every runner's second failing test and jest's first.
+fn whole_test_suite(package: &str, test: &str) -> Option<(Tracer, PathBuf)> {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/test-suite");
+    let (mut tracer, dir) = test_suite_with_modules(package, test)?;
+    for file in SECOND_FILE.into_iter().chain(["__tests__/cart.js"]) {
+        tracer = tracer.file(file, std::fs::read(example.join(file)).unwrap());
+    }
+    Some((tracer, dir))
+}
+
+/// The label of the process of `out`'s run whose script ends with `script` (`program` for the
+/// program's).
+fn label_running(out: &crate::support::Output, script: &str) -> Option<String> {
+    let session = out.session();
+    let process = session
+        .processes
+        .iter()
+        .find(|p| p.argv.get(1).is_some_and(|a| a.ends_with(script)));
+    process.map(|p| p.label.clone().unwrap_or_else(|| "program".to_owned()))
+}
+
+/// mocha beside another Node process, as c8 and nyc run it (beside their own and a watchdog): no
+/// argument names a test file and mocha is not the run's only Node process, but its module cache
+/// held both files, so both failed tests are mocha's (they once named no process).
+#[test]
+fn mocha_beside_another_node_process_is_named_by_the_files_it_loaded() {
+    let Some((tracer, _)) = whole_test_suite("mocha", "mocha_beside_another_node_process") else {
+        return;
+    };
+    let out = tracer
+        .args([
+            "run",
+            "--color",
+            "never",
+            "--",
+            "sh",
+            "-c",
+            "node -e 'setTimeout(() => {}, 100)' & node_modules/.bin/mocha spec/; code=$?; wait; exit $code",
+        ])
+        .run();
+    out.assert_code(1);
+    let mocha = label_running(&out, "node_modules/.bin/mocha").expect("mocha traced");
+    let evidence = out.evidence().unwrap();
+    let tests = &evidence.failure.tests;
+    assert_eq!(tests.len(), 2, "{tests:#?}");
+    for test in tests {
+        assert_eq!(test.process.as_deref(), Some(mocha.as_str()), "{test:#?}");
+    }
+    let session = out.session();
+    let listed = session
+        .processes
+        .iter()
+        .find(|p| p.label.as_deref() == Some(mocha.as_str()))
+        .unwrap();
+    let own = |file: &str| out.workspace().join(file).display().to_string();
+    for file in ["spec/cart.spec.js", "spec/inventory.spec.js", "lib/cart.js"] {
+        assert!(listed.modules.contains(&own(file)), "{file}: {listed:#?}");
+    }
+    assert!(
+        listed.modules.iter().all(|m| !m.contains("/node_modules/")),
+        "{listed:#?}"
+    );
+}
+
+/// jest in band (its timing cache says the files are fast) with coverage: it still starts two
+/// `jest-worker` processes, which parse none of the test files (their own scripts are recorded):
+/// the tests are jest's own process's (they once named none).
+#[test]
+fn jest_in_band_beside_its_coverage_workers_runs_the_tests() {
+    let Some((tracer, dir)) = whole_test_suite("jest", "jest_in_band_beside_its_coverage_workers")
+    else {
+        return;
+    };
+    let cache = dir.join(".jest-cache");
+    let coverage = dir.join(".coverage");
+    let jest_args = [
+        "node_modules/.bin/jest".to_owned(),
+        "--coverage".to_owned(),
+        format!("--coverageDirectory={}", coverage.display()),
+        format!("--cacheDirectory={}", cache.display()),
+        "-w".to_owned(),
+        "2".to_owned(),
+        "__tests__/".to_owned(),
+    ];
+    // A first run fills the timing cache, after which jest runs the two files in band.
+    let warm = in_a_cleared_environment("node")
+        .args(&jest_args)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(warm.status.code(), Some(1), "{warm:?}");
+    let mut args = vec!["run".to_owned(), "--".to_owned(), "node".to_owned()];
+    args.extend(jest_args);
+    let out = tracer.args(args).run();
+    out.assert_code(1);
+    let jest = label_running(&out, "node_modules/.bin/jest").expect("jest traced");
+    let session = out.session();
+    let workers = session
+        .processes
+        .iter()
+        .filter(|p| {
+            p.argv
+                .get(1)
+                .is_some_and(|a| a.ends_with("processChild.js"))
+        })
+        .count();
+    assert_eq!(workers, 2, "{:#?}", session.processes);
+    let tests = &out.evidence().unwrap().failure.tests;
+    assert_eq!(tests.len(), 2, "{tests:#?}");
+    for test in tests {
+        assert_eq!(test.process.as_deref(), Some(jest.as_str()), "{test:#?}");
+    }
+}

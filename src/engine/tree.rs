@@ -22,7 +22,7 @@ use crate::trace::event::{Clock, Event, EventSender, Kind};
 use crate::trace::mapper::Mapper;
 use crate::trace::redact::Redactor;
 use crate::trace::runner_workers::runner_worker;
-use crate::trace::session::Process;
+use crate::trace::session::{MAX_MODULES, Process};
 
 /// How many processes besides the program are traced; later ones are released at once, untraced,
 /// and listed with a note.
@@ -274,6 +274,7 @@ fn dispatch(
             signal: None,
             stopped_by_tracer: false,
             note: None,
+            modules: Vec::new(),
         };
         if let Some(why) = &report.refused {
             // Another process's report: listed, never acted on.
@@ -318,6 +319,13 @@ fn dispatch(
                     .find(|p| p.pid == report.pid)
                 {
                     listed.exiting_with = Some(code);
+                    listed.modules = report
+                        .modules
+                        .iter()
+                        .filter(|m| Path::new(m).starts_with(&config.workspace))
+                        .take(MAX_MODULES)
+                        .map(|m| config.redactor.apply(m).into_owned())
+                        .collect();
                 }
                 if label.is_some() {
                     let mut event = Event::new(

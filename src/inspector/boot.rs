@@ -74,6 +74,9 @@ pub struct ChannelReport {
     /// `--require`, `--loader`): the script may run transformed.
     pub loader: bool,
     pub says: Says,
+    /// With an exit: the user's CommonJS modules its module cache held (absolute paths outside
+    /// `node_modules`, as many as the report holds).
+    pub modules: Vec<String>,
     /// Why the report is not believed, when it is not: it names another process than the one the
     /// kernel says sent it. Such a report is listed, never acted on.
     pub refused: Option<String>,
@@ -115,6 +118,8 @@ struct Line {
     announces: bool,
     #[serde(default)]
     loader: bool,
+    #[serde(default)]
+    modules: Vec<String>,
 }
 
 /// The longest `process.version` kept from a report (`v20.20.2`; a build's own suffix fits).
@@ -140,6 +145,11 @@ fn parse(line: &[u8]) -> Option<ChannelReport> {
             .filter(|v| v.len() <= MAX_VERSION && v.starts_with('v')),
         announces: line.announces && matches!(says, Says::Listening(_)),
         loader: line.loader && matches!(says, Says::Listening(_)),
+        modules: if matches!(says, Says::Exit(_)) {
+            line.modules
+        } else {
+            Vec::new()
+        },
         says,
         refused: None,
     })

@@ -209,14 +209,28 @@ pub struct Process {
     /// Why it was not traced, when it was not (a report that failed the check, the cap).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The CommonJS modules of the workspace its module cache held as its exit began (absolute
+    /// paths outside `node_modules`, as many as the bootloader's exit report holds, at most
+    /// [`MAX_MODULES`]): which process ran a test file where no argument says (additive; absent
+    /// when none, or when it did not exit through its `exit` listeners).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub modules: Vec<String>,
 }
+
+/// The most modules a process's entry lists ([`Process::modules`]).
+pub const MAX_MODULES: usize = 200;
 
 /// The traced process that ran `file` (a test file), as its events' `worker` names it (`program`
 /// for the program itself): the one whose script it is, else the first whose arguments name it
-/// (`node --test` runs each file in a process of its own; `tap test/a.test.js` runs it in a child), else the first whose `script` events parsed it (a runner's worker,
-/// `RUNNER_WORKERS` in the engine), else the only Node process of the run when there is one (a
-/// runner that runs its files in its own process: mocha, jest in band). None when it cannot be
-/// told.
+/// (`node --test` runs each file in a process of its own; `tap test/a.test.js` runs it in a child),
+/// else the first whose `script` events parsed it (a runner's worker, [`RUNNER_WORKERS`]), else the
+/// one process whose module cache held it as it exited ([`Process::modules`]), else the one
+/// process that made console calls in it, else the only Node process of the run that can have
+/// run it (a runner that runs its files in its own process: mocha, jest in band; a runner's worker
+/// whose own scripts were recorded, none of them this file, did not), when there is one. None when
+/// it cannot be told.
+///
+/// [`RUNNER_WORKERS`]: crate::trace::runner_workers
 pub fn process_running(
     processes: &[Process],
     events: &[Event],
@@ -257,9 +271,45 @@ pub fn process_running(
                 .unwrap_or_else(|| "program".to_owned()),
         );
     }
+    // A process whose module cache held the file as it exited loaded it; named only when one
+    // did.
+    let mut loaded = node().filter(|p| p.modules.iter().any(|m| Path::new(m) == file));
+    if let (Some(only), None) = (loaded.next(), loaded.next()) {
+        return Some(label(only));
+    }
+    // A process that made console calls in the file ran it; named only when one did (a library
+    // file several workers load names none, and the test's own file decides).
+    let callers: std::collections::BTreeSet<&str> = events
+        .iter()
+        .filter(|e| {
+            e.kind == Kind::Console && e.file.as_deref().is_some_and(|f| absolute(f) == file)
+        })
+        .map(|e| e.worker.as_deref().unwrap_or("program"))
+        .collect();
+    if callers.len() == 1 {
+        return callers.into_iter().next().map(str::to_owned);
+    }
+    // A runner's worker records the `script` events of the user's files it parses, and this file
+    // is not among them: it did not run it (c8 or nyc start mocha beside a watchdog; jest in band
+    // starts coverage workers). Told only when every event was kept and the worker was attached.
+    let every_event_kept = events
+        .first()
+        .zip(events.last())
+        .is_none_or(|(first, last)| last.id - first.id + 1 == events.len() as u64);
+    let unattached = |p: &Process| {
+        events.iter().any(|e| {
+            e.kind == Kind::Context
+                && e.worker == p.label
+                && e.detail.starts_with("could not attach")
+        })
+    };
+    let did_not_run = |p: &Process| {
+        every_event_kept && crate::trace::runner_workers::runner_worker(&p.argv) && !unattached(p)
+    };
     let untraced = processes.iter().any(|p| p.role == "untraced");
-    match (node().count(), untraced) {
-        (1, false) => node().next().map(label),
+    let mut can_have = node().filter(|p| !did_not_run(p));
+    match (can_have.next(), can_have.next(), untraced) {
+        (Some(only), None, false) => Some(label(only)),
         _ => None,
     }
 }
@@ -618,5 +668,80 @@ mod tests {
             process_running(&processes[..1], &[], cwd, "test/a.test.js").as_deref(),
             Some("child 1")
         );
+    }
+
+    /// Where no argument names the file: the one process whose module cache held it, else the
+    /// one that made console calls in it, else the one that can have run it (a runner's worker
+    /// whose own scripts were recorded, none of them this file, did not; unless it was never
+    /// attached, or events were dropped).
+    #[test]
+    fn the_process_running_a_file_no_argument_names_is_told_by_what_it_did() {
+        let process = |label: &str, script: &str| Process {
+            role: "child".into(),
+            label: Some(label.into()),
+            argv: vec!["node".into(), script.into()],
+            ..Process::default()
+        };
+        let cwd = Path::new("/w");
+        let mut mocha = process("child 2", "/w/node_modules/.bin/mocha");
+        let beside = [
+            process("child 1", "/w/node_modules/.bin/c8"),
+            process("child 3", "-"),
+        ];
+        let running = |processes: &[Process], events: &[Event]| {
+            process_running(processes, events, cwd, "test/a.test.js")
+        };
+        let all = |mocha: &Process| [beside[0].clone(), mocha.clone(), beside[1].clone()];
+        assert_eq!(running(&all(&mocha), &[]), None);
+        mocha.modules = vec!["/w/test/a.test.js".into()];
+        assert_eq!(running(&all(&mocha), &[]).as_deref(), Some("child 2"));
+        // Two held it: neither is named.
+        let mut both = beside[1].clone();
+        both.modules = mocha.modules.clone();
+        assert_eq!(running(&[mocha.clone(), both], &[]), None);
+        mocha.modules.clear();
+        let call = |worker: &str, id: u64| {
+            let mut event = Event::new(Kind::Console, 1.0, "console.log");
+            event.id = id;
+            event.file = Some("/w/test/a.test.js".into());
+            event.worker = Some(worker.into());
+            event
+        };
+        assert_eq!(
+            running(&all(&mocha), &[call("child 2", 1)]).as_deref(),
+            Some("child 2")
+        );
+        assert_eq!(
+            running(&all(&mocha), &[call("child 2", 1), call("child 3", 2)]),
+            None
+        );
+        // jest in band beside its coverage workers.
+        let jest = process("child 1", "/w/node_modules/.bin/jest");
+        let worker = |label: &str| {
+            process(
+                label,
+                "/w/node_modules/jest-worker/build/workers/processChild.js",
+            )
+        };
+        let tree = [jest, worker("child 2"), worker("child 3")];
+        let other = |id: u64| Event {
+            id,
+            ..Event::new(Kind::Output, 1.0, "a line")
+        };
+        assert_eq!(
+            running(&tree, &[other(1), other(2)]).as_deref(),
+            Some("child 1")
+        );
+        // A worker tracer could not attach to recorded nothing: it may have run it.
+        let mut unattached = Event::new(
+            Kind::Context,
+            1.0,
+            "could not attach to a process of the tree",
+        );
+        unattached.id = 2;
+        unattached.worker = Some("child 3".into());
+        assert_eq!(running(&tree, &[other(1), unattached]), None);
+        // Events were dropped (ids 1 and 5 kept): a worker's script event may be among them.
+        assert_eq!(running(&tree, &[other(1), other(5)]), None);
     }
 }

@@ -70,6 +70,22 @@
       return -1;
     }
   };
+  // The user's CommonJS modules Node's module cache holds as the process exits (outside
+  // `node_modules`, as many as the exit report holds): which process ran a test file where its
+  // arguments do not say (c8 and nyc run mocha beside other Node processes).
+  const moduleCache = require.cache;
+  const keysOf = Object.keys;
+  const ownModules = () => {
+    const modules = [];
+    let room = 3600;
+    for (const name of keysOf(moduleCache)) {
+      if (name[0] !== '/' || name.includes('/node_modules/')) continue;
+      room -= byteLength(stringify(name)) + 1;
+      if (room < 0) break;
+      modules.push(name);
+    }
+    return modules;
+  };
   const report = (fields, opened) => {
     let argv = fullArgv;
     let flags = execArgv.length > 0 ? { execArgv } : {};
@@ -153,7 +169,13 @@
   let consoleExit = null;
   process.on('exit', (code) => {
     if (consoleExit !== null) consoleExit();
-    report({ exit: typeof code === 'number' ? code : 0 });
+    // Without its arguments (the first report had them): room for the modules.
+    const fd = openChannel();
+    if (fd < 0) return;
+    const exit = typeof code === 'number' ? code : 0;
+    try {
+      writeSync(fd, stringify(assign({}, head, { exit, modules: ownModules() })) + '\n');
+    } catch (e) {}
   });
   // Console capture: made ready (nothing of the console changed yet) while tracer attaches when
   // Node announces its wait, else after the release.
