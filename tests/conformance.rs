@@ -1038,3 +1038,80 @@ fn a_contract_without_items_is_never_matched() {
         "{diff:#?}"
     );
 }
+
+/// A case whose trace is `basic.ndjson` with the XMLHttpRequest's own keys and the cookie's value
+/// replaced, built, and `edit` applied to the faithful audit before it is sealed.
+fn case_with_page_values(own_keys: Value, cookie: &str, edit: impl FnOnce(&mut Value)) -> Case {
+    let case = Case::new();
+    let text = std::fs::read_to_string(Path::new(FIXTURES).join("basic.ndjson")).unwrap();
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        let mut access: Value = serde_json::from_str(line).unwrap();
+        match access["api"].as_str() {
+            Some("XMLHttpRequest") => access["ownKeys"] = own_keys.clone(),
+            Some("document.cookie") => access["returnValue"] = cookie.into(),
+            _ => {}
+        }
+        lines.push(serde_json::to_string(&access).unwrap());
+    }
+    let trace = case.path("ruyi-trace/logs/current.ndjson");
+    std::fs::create_dir_all(trace.parent().unwrap()).unwrap();
+    std::fs::write(trace, lines.join("\n") + "\n").unwrap();
+    let run = case.build(&[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let mut audit = case.faithful_audit();
+    edit(&mut audit);
+    case.write_audit(&audit);
+    case
+}
+
+/// What a page's library makes from a random number (lit's template marker, `lit$` and 9 digits,
+/// another in every run, the browser's own included) and its own keys on host objects (lit's
+/// `_$litPart$`: which object carries one when read follows the page's own order of work) are
+/// no difference of the environment's; an implementation's key beside them still is, and so is
+/// a key the platform makes own (`isTrusted`).
+#[test]
+fn a_page_s_random_marker_and_its_own_keys_are_no_difference_of_the_environment_s() {
+    let xhr = |audit: &mut Value, keys: Value| {
+        audit["observations"][2]["observations"]["ownKeys"] = keys;
+    };
+    let marked = |audit: &mut Value| {
+        audit["observations"][1]["observations"]["returnValue"] = json!(["lit$602014210$"]);
+    };
+    let case = case_with_page_values(json!(["_$litPart$"]), "lit$629050753$", |audit| {
+        marked(audit);
+        xhr(audit, json!([[], ["_$litPart$"]]));
+    });
+    let (code, diff, _) = case.check();
+    assert_eq!(code, 0, "{diff:#?}");
+
+    let case = case_with_page_values(json!(["_$litPart$"]), "lit$629050753$", |audit| {
+        marked(audit);
+        xhr(audit, json!([[], ["_$litPart$", "Symbol(impl)"]]));
+    });
+    let (code, diff, _) = case.check();
+    assert_eq!(code, 3);
+    assert_eq!(diff.blocking.len(), 1, "{diff:#?}");
+    let f = &diff.blocking[0];
+    assert_eq!(f.dimension.as_deref(), Some("ownKeys"));
+    assert_eq!(f.observed, Some(json!([[], ["Symbol(impl)"]])));
+    assert_eq!(
+        diff.groups[0].title,
+        "objects of the environment carry an own key the browser's do not: Symbol(impl)"
+    );
+
+    // Another value than the marker's digits is a difference.
+    let case = case_with_page_values(json!([]), "lit$629050753$", |audit| {
+        audit["observations"][1]["observations"]["returnValue"] = json!(["lit$6290$"]);
+    });
+    let (code, diff, _) = case.check();
+    assert_eq!(code, 3);
+    assert_eq!(diff.blocking[0].dimension.as_deref(), Some("returnValue"));
+
+    let case = case_with_page_values(json!(["isTrusted"]), "", |audit| {
+        xhr(audit, json!([[], ["isTrusted"]]));
+    });
+    let (code, diff, _) = case.check();
+    assert_eq!(code, 3);
+    assert_eq!(diff.blocking[0].dimension.as_deref(), Some("ownKeys"));
+}

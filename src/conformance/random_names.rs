@@ -2,7 +2,10 @@
 //! run, the browser's own included: jQuery keeps its data on a node under
 //! `"jQuery" + ("3.7.1" + Math.random()).replace(/\D/g, "")` (`jQuery37107618275417829313`, and
 //! `…3131` for its second store), React under `"__reactFiber$" + Math.random().toString(36).slice(2)`.
-//! Two lists of own keys are compared, and their differences told, with those parts left out.
+//! lit-html marks its templates with `"lit$" + Math.random().toFixed(9).slice(2) + "$"`, which a
+//! page then reads back (an attribute, a comment, a shadow root's `innerHTML`). Two lists of own
+//! keys, and two values a call returned or was given, are compared, and their differences told,
+//! with those parts left out.
 
 use std::borrow::Cow;
 
@@ -13,10 +16,12 @@ use serde_json::Value;
 const DIGITS: usize = 10;
 /// The shortest base-36 suffix after a `$` taken for a random one (React's are 8 to 11).
 const SUFFIX: usize = 8;
+/// The shortest run of digits between two `$` taken for a random number (lit's has 9).
+const MARKED_DIGITS: usize = 7;
 
 /// `key` with each random part replaced by `#`: a run of [`DIGITS`] digits or more after a
-/// non-digit, and a final
-/// `$` followed by [`SUFFIX`] or more lowercase letters and digits, at least one a digit.
+/// non-digit, a run of [`MARKED_DIGITS`] or more between two `$`, and a final `$` followed by
+/// [`SUFFIX`] or more lowercase letters and digits, at least one a digit.
 pub fn skeleton(key: &str) -> Cow<'_, str> {
     let bytes = key.as_bytes();
     let mut out = String::new();
@@ -38,6 +43,14 @@ pub fn skeleton(key: &str) -> Cow<'_, str> {
         }
         if bytes[i] == b'$' {
             let tail = &bytes[i + 1..];
+            let digits = tail.iter().take_while(|b| b.is_ascii_digit()).count();
+            if digits >= MARKED_DIGITS && tail.get(digits) == Some(&b'$') {
+                out.push_str(&key[copied..=i]);
+                out.push('#');
+                i += 1 + digits;
+                copied = i;
+                continue;
+            }
             let random = tail.len() >= SUFFIX
                 && tail
                     .iter()
@@ -59,28 +72,32 @@ pub fn skeleton(key: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Lists of own keys (a `keys`, `ownNames` or `ownKeys` dimension's values) with every string
-/// key's random parts replaced (see [`skeleton`]); anything else as it is.
-pub fn in_key_lists(values: &[Value]) -> Vec<Value> {
-    values
-        .iter()
-        .map(|list| match list {
-            Value::Array(keys) => Value::Array(
-                keys.iter()
-                    .map(|k| match k {
-                        Value::String(s) => Value::String(skeleton(s).into_owned()),
-                        other => other.clone(),
-                    })
+/// A dimension's values with every string in them, at any depth, its random parts replaced (see
+/// [`skeleton`]; a long string's preview too, though its hash still tells it apart).
+pub fn in_values(values: &[Value]) -> Vec<Value> {
+    fn strip(value: &Value) -> Value {
+        match value {
+            Value::String(s) => Value::String(skeleton(s).into_owned()),
+            Value::Array(items) => Value::Array(items.iter().map(strip).collect()),
+            Value::Object(fields) => Value::Object(
+                fields
+                    .iter()
+                    .map(|(k, v)| (skeleton(k).into_owned(), strip(v)))
                     .collect(),
             ),
             other => other.clone(),
-        })
-        .collect()
+        }
+    }
+    values.iter().map(strip).collect()
 }
 
-/// Whether `dimension` holds lists of own keys.
-pub fn is_key_list(dimension: &str) -> bool {
-    matches!(dimension, "keys" | "ownNames" | "ownKeys")
+/// Whether `dimension` holds lists of own keys, or values a page's library may have made from a
+/// random number (what a call returned or was given).
+pub fn may_hold_random_names(dimension: &str) -> bool {
+    matches!(
+        dimension,
+        "keys" | "ownNames" | "ownKeys" | "returnValue" | "args"
+    )
 }
 
 #[cfg(test)]
@@ -106,15 +123,37 @@ mod tests {
             "$el",
             "__reactFiber$abcdefghij",
             "Symbol(impl)",
+            "$123456$",
+            "price $1234567",
+            "$1234567a$",
         ] {
             assert_eq!(skeleton(key), key);
         }
-        let a = in_key_lists(&[json!([]), json!(["jQuery37107618275417829313", "id"])]);
-        let b = in_key_lists(&[json!([]), json!(["jQuery37109361109066390267", "id"])]);
+        let a = in_values(&[json!([]), json!(["jQuery37107618275417829313", "id"])]);
+        let b = in_values(&[json!([]), json!(["jQuery37109361109066390267", "id"])]);
         assert_eq!(a, b);
         assert_ne!(
-            in_key_lists(&[json!(["jQuery37107618275417829313"])]),
-            in_key_lists(&[json!(["Symbol(impl)"])])
+            in_values(&[json!(["jQuery37107618275417829313"])]),
+            in_values(&[json!(["Symbol(impl)"])])
+        );
+    }
+
+    /// lit-html's template marker, in an attribute it set and in the markup it made, in two
+    /// runs of the same page.
+    #[test]
+    fn lit_s_marker_compares_without_its_random_digits() {
+        assert_eq!(skeleton("lit$629050753$"), "lit$#$");
+        assert_eq!(
+            skeleton("<!--?lit$602014210$--><p>a</p><!--?lit$602014210$-->"),
+            "<!--?lit$#$--><p>a</p><!--?lit$#$-->"
+        );
+        assert_eq!(
+            in_values(&[json!([["title", "lit$629050753$"]])]),
+            in_values(&[json!([["title", "lit$602014210$"]])])
+        );
+        assert_ne!(
+            in_values(&[json!(["lit$629050753$"])]),
+            in_values(&[json!(["lit"])])
         );
     }
 }

@@ -234,8 +234,61 @@ fn same_key_elsewhere(c: &Contract, o: &Observation) -> String {
 }
 
 /// Compares every item with its observations; returns how many items were observed.
+/// Whether `dimension` holds lists of own keys.
+fn is_key_list(dimension: &str) -> bool {
+    matches!(dimension, "keys" | "ownNames" | "ownKeys")
+}
+
+/// The members the Web platform makes own properties of its objects (`[LegacyUnforgeable]`:
+/// an event's `isTrusted`, a document's and a window's `location`, a window's `window`,
+/// `document` and `top`): never a page's own key.
+const PLATFORM_OWN_KEYS: [&str; 5] = ["isTrusted", "location", "window", "document", "top"];
+
+/// The own keys the page itself puts on host objects (a library's expando: lit's `_$litPart$`,
+/// jQuery's data key; random parts left out): some object carries each in both runtimes, and none
+/// is a member the platform makes own. Which object carries one when it is read follows the
+/// page's own order of work, which other differences change (lit, lacking `adoptedStyleSheets`,
+/// renders by another path): own-key lists are compared without them.
+fn page_keys(c: &Contract, a: &Audit) -> HashSet<String> {
+    let keys_in = |dims: &BTreeMap<String, Vec<Value>>| -> HashSet<String> {
+        dims.iter()
+            .filter(|(dim, _)| is_key_list(dim))
+            .flat_map(|(_, lists)| lists.iter().filter_map(Value::as_array).flatten())
+            .filter_map(Value::as_str)
+            .filter(|k| !PLATFORM_OWN_KEYS.contains(k))
+            .map(|k| random_names::skeleton(k).into_owned())
+            .collect()
+    };
+    let browser: HashSet<String> = c.items.iter().flat_map(|i| keys_in(&i.expected)).collect();
+    a.observations
+        .iter()
+        .flat_map(|o| keys_in(&o.observations))
+        .filter(|k| browser.contains(k))
+        .collect()
+}
+
+/// Lists of own keys without the page's own keys ([`page_keys`]).
+fn without_page_keys(lists: &[Value], page: &HashSet<String>) -> Vec<Value> {
+    lists
+        .iter()
+        .map(|list| match list {
+            Value::Array(keys) => Value::Array(
+                keys.iter()
+                    .filter(|k| {
+                        k.as_str()
+                            .is_none_or(|k| !page.contains(random_names::skeleton(k).as_ref()))
+                    })
+                    .cloned()
+                    .collect(),
+            ),
+            other => other.clone(),
+        })
+        .collect()
+}
+
 pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> usize {
     let ids: HashSet<&str> = c.items.iter().map(|i| i.id.as_str()).collect();
+    let page_keys = page_keys(c, a);
     let mut by_id: BTreeMap<String, Vec<&Observation>> = BTreeMap::new();
     for o in &a.observations {
         let id = o.id.clone().unwrap_or_else(|| {
@@ -488,15 +541,34 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
                 continue;
             }
             // A page's library names its own keys on host objects with a random number (jQuery's
-            // data): other names in every run, compared without it.
-            if random_names::is_key_list(dim)
+            // data), or marks what it writes with one (lit's templates): other names in every
+            // run, compared without it.
+            if random_names::may_hold_random_names(dim)
                 && same_values(
-                    &random_names::in_key_lists(expected),
-                    &random_names::in_key_lists(seen),
+                    &random_names::in_values(expected),
+                    &random_names::in_values(seen),
                 )
             {
                 continue;
             }
+            // The page's own keys left out, what is left is the difference to tell.
+            let page_keys_left_out;
+            let (expected, seen) = if is_key_list(dim) {
+                page_keys_left_out = (
+                    without_page_keys(expected, &page_keys),
+                    without_page_keys(seen, &page_keys),
+                );
+                let (expected, seen) = (&page_keys_left_out.0, &page_keys_left_out.1);
+                if same_values(
+                    &random_names::in_values(expected),
+                    &random_names::in_values(seen),
+                ) {
+                    continue;
+                }
+                (expected, seen)
+            } else {
+                (expected, seen)
+            };
             // A clock's or a random source's values differ between any two runs, the browser's
             // own included: what such an API returns is compared by kind, not by value.
             let clock = dim == "returnValue" && is_volatile(&item.api);
