@@ -4,7 +4,7 @@
 //! tracer, and by a recorder that leaves `null` fields out); a wrong one is named; the script
 //! computes the same with and without the probe.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::support::{Output, Tracer, fixtures, in_a_cleared_environment};
 
@@ -1496,5 +1496,53 @@ fn happy_dom_s_window_is_measured_as_the_global_the_page_gets_not_the_sandbox_be
             .is_some_and(|names| names.iter().any(|n| n == "EventTarget")),
         page[2] == true,
         "{record:#}"
+    );
+}
+
+/// happy-dom's `dataset` is a `Proxy` whose `get` trap reads the attribute with `getAttribute`:
+/// the page's `d.dataset.b` is a read, where the browser's `DOMStringMap` calls nothing the page
+/// could see. A call a trap makes is the environment's own work (left out, counted under its
+/// script); the page's own `getAttribute` call is recorded, once. (The trap's call was recorded
+/// as the page's: `getAttribute` returned `["1","2"]` where the browser's gave `["1"]`.)
+#[test]
+fn a_call_happy_dom_s_dataset_trap_makes_is_the_environment_s() {
+    let Some(tracer) = jsdom_case(
+        "// happy-dom; the page reads one attribute by a call and another through `dataset`.\n\
+         const { Window } = require('happy-dom');\n\
+         const window = new Window({ url: 'https://example.test/', settings: { enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true } });\n\
+         const script = window.document.createElement('script');\n\
+         script.textContent = `var d = document.createElement('div');\n\
+         d.setAttribute('data-a', '1');\n\
+         d.setAttribute('data-b', '2');\n\
+         window.__out = JSON.stringify([d.getAttribute('data-a'), d.dataset.b]);\n\
+         `;\n\
+         window.document.body.appendChild(script);\n\
+         window.happyDOM.waitUntilComplete().then(() => { console.log(window.__out); window.happyDOM.close(); });\n",
+    ) else {
+        return;
+    };
+    let trace = [
+        HEADER.to_owned(),
+        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"Element.prototype.getAttribute","accessType":"call","receiver":"HTMLDivElement","args":["data-a"],"returnValue":"1"}"#.to_owned(),
+        r#"{"type":"access","seq":2,"realm":"main","phase":"init","api":"HTMLElement.prototype.dataset","accessType":"get","receiver":"HTMLDivElement"}"#.to_owned(),
+    ]
+    .join("\n")
+        + "\n";
+    let out =
+        audited_as_under_plain_node(tracer.file("case/ruyi-trace/logs/current.ndjson", trace));
+    let trace = read(&out, "tmp/node-trace.ndjson");
+    let calls: Vec<Value> = trace
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["api"] == "Element.prototype.getAttribute")
+        .collect();
+    assert_eq!(calls.len(), 1, "{trace}");
+    assert_eq!(calls[0]["args"], json!(["data-a"]), "{trace}");
+    let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
+    let by = audit["recording"]["leftOutBy"].as_object().unwrap();
+    assert!(
+        by.keys().any(|url| url.ends_with("DOMStringMap.js")),
+        "{by:#?}"
     );
 }

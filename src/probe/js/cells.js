@@ -248,6 +248,12 @@ function environmentsOwn(record) {
   if (typeof nearest.url === "string" && startsWith(nearest.url, config.ownUrl)) return true;
   if (ENVIRONMENT_URLS["$" + scriptOf(nearest)] !== true) return false;
   if (PROXY_TRAPS === null || PROXY_TRAPS["$" + nearest.functionName] !== true) return true;
+  // A call or a construction a trap other than `apply` or `construct` makes is the
+  // environment's own work (happy-dom's `dataset` calls `getAttribute`); a read or a write is
+  // forwarded (the tool's rule, `Rules::keeps`).
+  const forwarded = record.accessType === "get" || record.accessType === "set" ||
+    nearest.functionName === "apply" || nearest.functionName === "construct";
+  if (!forwarded) return true;
   // Through a trap the next frame decides (the tool's rule): brief only when it is the
   // environment's too, or there is none.
   const next = stack[1];

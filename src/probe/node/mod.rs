@@ -650,7 +650,9 @@ impl PauseHandler for NodeProbe {
         let keep = move |context: i64, fields: &Fields<'_>| {
             let stack = fields.get("stack").map(|s| s.as_ref());
             let nested = fields.get("nested").is_some();
-            let kept = rules.keeps(stack, nested, context == main.get());
+            // A JSON string's text, quotes and all (an access type has no escapes).
+            let access_type = fields.get("accessType").map_or("", |t| t.trim_matches('"'));
+            let kept = rules.keeps(stack, access_type, nested, context == main.get());
             if !kept {
                 let url = stack.and_then(first_frame_url).unwrap_or_default();
                 let mut by = left_out.borrow_mut();
@@ -984,32 +986,42 @@ mod tests {
         let r = rules();
         let jsdom = r#"[{"url":"/x/node_modules/jsdom/lib/xhr.js","line":1,"column":1}]"#;
         let page = r#"[{"url":"https://example.test/page.html","line":5,"column":2}]"#;
-        assert!(!r.keeps(Some(jsdom), false, false));
-        assert!(r.keeps(Some(page), false, false));
+        assert!(!r.keeps(Some(jsdom), "get", false, false));
+        assert!(r.keeps(Some(page), "get", false, false));
         assert!(
-            !r.keeps(Some(page), false, true),
+            !r.keeps(Some(page), "get", false, true),
             "main context: only named scripts"
         );
-        assert!(r.keeps(Some(r#"[{"url":"/case/result/app.js"}]"#), false, true));
+        assert!(r.keeps(
+            Some(r#"[{"url":"/case/result/app.js"}]"#),
+            "get",
+            false,
+            true
+        ));
         // The environment's code on top, the page's below: a read through the environment's
         // Proxy is the page's, also during a recorded call (the page's script runs inside the
         // environment's `appendChild`); nameless code below the trap only outside one.
         let proxied = r#"[{"url":"/x/node_modules/jsdom/lib/plugins.js","functionName":"get"},{"url":"https://example.test/page.html"}]"#;
-        assert!(r.keeps(Some(proxied), false, false));
-        assert!(r.keeps(Some(proxied), true, false));
+        assert!(r.keeps(Some(proxied), "get", false, false));
+        assert!(r.keeps(Some(proxied), "get", true, false));
+        // A call a `get` trap makes is the environment's own work (happy-dom's `dataset` reading
+        // the attribute); one an `apply` trap makes forwards the page's.
+        assert!(!r.keeps(Some(proxied), "call", false, false));
+        let applied = r#"[{"url":"/x/node_modules/jsdom/lib/plugins.js","functionName":"apply"},{"url":"https://example.test/page.html"}]"#;
+        assert!(r.keeps(Some(applied), "call", false, false));
         let nameless =
             r#"[{"url":"/x/node_modules/jsdom/lib/plugins.js","functionName":"get"},{"url":""}]"#;
-        assert!(r.keeps(Some(nameless), false, false));
-        assert!(!r.keeps(Some(nameless), true, false));
+        assert!(r.keeps(Some(nameless), "get", false, false));
+        assert!(!r.keeps(Some(nameless), "get", true, false));
         // Eval'd code is the code of the script that evaluated it: a selector engine's compiled
         // matcher is the environment's, a page's `eval` the page's.
         let compiled = r#"[{"url":"","evalUrl":"/x/node_modules/nwsapi/src/nwsapi.js"}]"#;
-        assert!(!r.keeps(Some(compiled), false, false));
+        assert!(!r.keeps(Some(compiled), "get", false, false));
         let evaluated = r#"[{"url":"","evalUrl":"https://example.test/page.html"}]"#;
-        assert!(r.keeps(Some(evaluated), true, false));
+        assert!(r.keeps(Some(evaluated), "get", true, false));
         // The environment's own work inside an unwatched call of the page's is its own.
         let inside = r#"[{"url":"/x/node_modules/happy-dom/lib/Element.js","functionName":"setAttribute"},{"url":"https://example.test/page.html"}]"#;
-        assert!(!r.keeps(Some(inside), false, false));
-        assert!(r.keeps(None, false, false));
+        assert!(!r.keeps(Some(inside), "get", false, false));
+        assert!(r.keeps(None, "get", false, false));
     }
 }

@@ -96,11 +96,21 @@ impl Rules {
     /// Whether a record belongs in the trace: its nearest frame is the target's; or it was made
     /// for the target by a `Proxy` the environment handed it — the nearest frame a trap of the
     /// environment's (`get`, `has`, ...), the next one the target's, and no other recorded call
-    /// running (jsdom's `navigator.plugins` is such a Proxy). Anything else the environment's
-    /// code does is its own: inside a recorded call (jsdom's `XMLHttpRequest` reading
+    /// running (jsdom's `navigator.plugins` is such a Proxy) — where the trap forwards the
+    /// target's access: a read or a write, or any access from an `apply` or `construct` trap. A
+    /// call or a construction a `get` or `set` trap makes is the environment's own work
+    /// (happy-dom's `dataset` reads `li.dataset.id` with `getAttribute`, where the browser's
+    /// `DOMStringMap` calls nothing the page could see). Anything else the environment's code does
+    /// is its own: inside a recorded call (jsdom's `XMLHttpRequest` reading
     /// `navigator.userAgent`), or inside a call of the target's to an API the probe does not
     /// watch (happy-dom's `setAttribute` making an attribute node).
-    pub(super) fn keeps(&self, stack: Option<&str>, nested: bool, main_context: bool) -> bool {
+    pub(super) fn keeps(
+        &self,
+        stack: Option<&str>,
+        access_type: &str,
+        nested: bool,
+        main_context: bool,
+    ) -> bool {
         let frames = stack.map(frames_of).unwrap_or_default();
         let Some((url, function)) = frames.first() else {
             // No frame to go by (a call from the event loop's own turn): kept.
@@ -109,8 +119,11 @@ impl Rules {
         // Through a trap, the next frame decides: a script of the target's made the access even
         // inside a recorded call (the page's own scripts run inside the environment's
         // `appendChild`, its listeners inside `dispatchEvent`); nameless code only outside one.
+        let forwarded =
+            matches!(access_type, "get" | "set") || FORWARDING_TRAPS.contains(&function.as_str());
         self.is_target(url, main_context)
             || (PROXY_TRAPS.contains(&function.as_str())
+                && forwarded
                 && frames.get(1).is_some_and(|(next, _)| {
                     self.is_target(next, main_context)
                         && (!nested || self.origin(next) != Origin::Anonymous)
@@ -160,6 +173,9 @@ pub(super) const PROXY_TRAPS: &[&str] = &[
     "construct",
     "getPrototypeOf",
 ];
+
+/// The traps whose calls and constructions forward the target's own (a function's `Proxy`).
+pub(super) const FORWARDING_TRAPS: &[&str] = &["apply", "construct"];
 
 pub(super) fn first_frame_url(stack: &str) -> Option<String> {
     frames_of(stack).into_iter().next().map(|(url, _)| url)
