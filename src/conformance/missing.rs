@@ -507,12 +507,12 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
                 if lead.is_none_or(|d| lacking.index > d.at.index || d.objects_alike()) =>
             {
                 format!(
-                    "provide {} as the browser does: the environment lacks it, and the browser reached it before this item",
+                    "provide {} as the browser does if the script takes another way without it: the environment lacks it, and the browser reached it before this item (ordered by time: a lead, not proof of cause)",
                     lacking.api
                 )
             }
             (Some(d), _) => format!(
-                "make {} give what the browser gave: the script took another branch after it",
+                "make {} give what the browser gave if the script's way turns on it: its value is the closest before this item that differed (ordered by time: a lead, not proof of cause)",
                 d.at.api
             ),
             (None, _) => "compare what the script did before this point in both runtimes".into(),
@@ -949,7 +949,8 @@ mod tests {
         assert_eq!(why.divergence.unwrap()["lacking"]["api"], "trustedTypes");
         assert!(
             why.action
-                .starts_with("provide trustedTypes as the browser does"),
+                .starts_with("provide trustedTypes as the browser does if the script takes another way without it")
+                && why.action.ends_with("(ordered by time: a lead, not proof of cause)"),
             "{}",
             why.action
         );
