@@ -8,8 +8,9 @@
 //! - `divergence`: items not reached, by where the runtimes parted (the value that differed, else
 //!   the last item both reached);
 //! - `class`: a value that is an object of another class than the browser's (jsdom's
-//!   `getBoundingClientRect` gives a plain `Object`, Chromium's a `DOMRect`): its brand,
-//!   constructor, chain, own keys and value, one group per API and pair of classes;
+//!   `getBoundingClientRect` gives a plain `Object`, Chromium's a `DOMRect`), or values of a
+//!   class more or less (lit's `<style>` in jsdom): their brand, constructor, chain, own keys,
+//!   value and side effect, one group per API and its classes;
 //! - `instances`: `instanceOf` lists that lack names the browser's have, by those names (the
 //!   page's `Object` and `EventTarget`, whatever the interface);
 //! - `elements`: arrays with other elements than the browser's, by API (own-key lists that differ
@@ -182,7 +183,7 @@ fn is_index(key: &str) -> bool {
 fn classify(
     f: &Finding,
     leaked: &HashMap<String, usize>,
-    classes: &HashMap<String, (String, String)>,
+    classes: &HashMap<String, Classes>,
 ) -> (String, String, String, String) {
     let api = f.api.as_deref().unwrap_or("");
     let dim = f.dimension.as_deref().unwrap_or("");
@@ -280,23 +281,77 @@ fn classify(
             | "ownSymbols"
             | "ownNames"
             | "keys"
-    ) && let Some((browser, here)) = f.item.as_ref().and_then(|item| classes.get(item))
+            | "sideEffect"
+    ) && let Some(classes) = f.item.as_ref().and_then(|item| classes.get(item))
     {
-        // The object is of another kind altogether (jsdom's `getBoundingClientRect` gives a
-        // plain `Object` with its own `x`…`width` where Chromium gives a `DOMRect`): its brand,
-        // chain and own keys follow from that (the keys are its data, not the implementation's
-        // state leaking), one change for all of them.
-        return (
-            format!("class\t{api}\t{browser}\t{here}"),
-            "class".into(),
-            format!(
-                "{api} gives {} where the browser gives {}",
-                missing::with_article(here),
-                missing::with_article(browser)
+        let (browser, here) = (&classes.browser, &classes.here);
+        // `null` is no class: named as it is.
+        let named = |n: &str| match n {
+            "null" => "null".to_owned(),
+            n => missing::with_article(n),
+        };
+        let listed = |names: &[String]| {
+            names
+                .iter()
+                .map(|n| named(n))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let key = format!("class\t{api}\t{}\t{}", browser.join(","), here.join(","));
+        if let ([browser], [here]) = (browser.as_slice(), here.as_slice()) {
+            // The object is of another kind altogether (jsdom's `getBoundingClientRect` gives a
+            // plain `Object` with its own `x`…`width` where Chromium gives a `DOMRect`): its
+            // brand, chain and own keys follow from that (the keys are its data, not the
+            // implementation's state leaking), one change for all of them.
+            return (
+                key,
+                "class".into(),
+                format!(
+                    "{api} gives {} where the browser gives {}",
+                    named(here),
+                    named(browser)
+                ),
+                format!(
+                    "make {api} give {} as the browser does: its brand, prototype chain and own keys follow",
+                    named(browser)
+                ),
+            );
+        }
+        // Objects of a class more, or less, among those it gave (lit, without
+        // `adoptedStyleSheets` in jsdom, adds a `<style>` to what it renders: `firstChild`
+        // gives an `HTMLStyleElement` too): one change, often made upstream.
+        let extra: Vec<String> = here
+            .iter()
+            .filter(|n| !browser.contains(n))
+            .cloned()
+            .collect();
+        let fewer: Vec<String> = browser
+            .iter()
+            .filter(|n| !here.contains(n))
+            .cloned()
+            .collect();
+        let title = match (extra.is_empty(), fewer.is_empty()) {
+            (false, true) => format!(
+                "{api} also gives {} where the browser gives none",
+                listed(&extra)
             ),
+            (true, false) => format!(
+                "{api} never gives {} where the browser does",
+                listed(&fewer)
+            ),
+            _ => format!(
+                "{api} gives {} where the browser gives {}",
+                listed(here),
+                listed(browser)
+            ),
+        };
+        return (
+            key,
+            "class".into(),
+            title,
             format!(
-                "make {api} give {} as the browser does: its brand, prototype chain and own keys follow",
-                missing::with_article(browser)
+                "make {api} give what the browser gives ({}): its brand, prototype chain, own keys and value follow; where the script put the object there (a node it appended), look at what it did before, in the other groups",
+                listed(browser)
             ),
         );
     }
@@ -382,6 +437,12 @@ fn classify(
     )
 }
 
+/// The constructors' names of an item's values, each runtime's (`null` for a value that is none).
+struct Classes {
+    browser: Vec<String>,
+    here: Vec<String>,
+}
+
 /// The work list of `blocking`, largest group first (ties in the order their first finding came).
 pub fn groups(blocking: &[Finding]) -> Vec<Group> {
     let mut leaked: HashMap<String, usize> = HashMap::new();
@@ -390,22 +451,28 @@ pub fn groups(blocking: &[Finding]) -> Vec<Group> {
             *leaked.entry(key).or_default() += 1;
         }
     }
-    // The items whose value is an object of another class than the browser's (its constructor's
-    // name, one each side): the browser's and the environment's.
-    let mut classes: HashMap<String, (String, String)> = HashMap::new();
+    // The items whose values are objects of other classes than the browser's (their
+    // constructors' names): the browser's and the environment's.
+    let mut classes: HashMap<String, Classes> = HashMap::new();
     for f in blocking {
-        let one = |v: Option<&Value>| match v.and_then(Value::as_array).map(Vec::as_slice) {
-            Some([Value::String(name)]) => Some(name.clone()),
-            _ => None,
+        let names = |v: Option<&Value>| -> Option<Vec<String>> {
+            v?.as_array()?
+                .iter()
+                .map(|n| match n {
+                    Value::String(name) => Some(name.clone()),
+                    Value::Null => Some("null".to_owned()),
+                    _ => None,
+                })
+                .collect()
         };
         if f.dimension.as_deref() == Some("constructorName")
             && let (Some(item), Some(browser), Some(here)) = (
                 f.item.as_ref(),
-                one(f.expected.as_ref()),
-                one(f.observed.as_ref()),
+                names(f.expected.as_ref()),
+                names(f.observed.as_ref()),
             )
         {
-            classes.insert(item.clone(), (browser, here));
+            classes.insert(item.clone(), Classes { browser, here });
         }
     }
     let mut out: Vec<(String, Group)> = Vec::new();
@@ -540,6 +607,90 @@ mod tests {
         );
         assert_eq!(groups[1].kind, "own-keys");
         assert_eq!(groups.len(), 2);
+    }
+
+    /// lit, lacking `adoptedStyleSheets` in jsdom, adds a `<style>` to what it renders: every
+    /// item that gives it has a class more among its values, and its brand, constructor, chain,
+    /// value and side effect differ with it: one change per API, not five.
+    #[test]
+    fn values_of_a_class_more_are_one_group_per_api() {
+        let on = |item: &str, api: &str, dim: &str, expected: Value, observed: Value| Finding {
+            item: Some(item.into()),
+            access_type: Some("call".into()),
+            ..finding(api, dim, expected, observed)
+        };
+        let append = "Node.prototype.appendChild";
+        let blocking = vec![
+            on(
+                "c-a",
+                append,
+                "constructorName",
+                json!(["FruitList"]),
+                json!(["FruitList", "HTMLStyleElement"]),
+            ),
+            on(
+                "c-a",
+                append,
+                "brand",
+                json!(["[object HTMLElement]"]),
+                json!(["[object HTMLElement]", "[object HTMLStyleElement]"]),
+            ),
+            on(
+                "c-a",
+                append,
+                "returnValue",
+                json!([{"$object": "FruitList"}]),
+                json!([{"$object": "FruitList"}, {"$object": "HTMLStyleElement"}]),
+            ),
+            on(
+                "c-a",
+                append,
+                "sideEffect",
+                json!(["dom:append:FRUIT-LIST"]),
+                json!(["dom:append:FRUIT-LIST", "dom:append:STYLE"]),
+            ),
+            on(
+                "c-f",
+                "Node.prototype.firstChild",
+                "constructorName",
+                json!([null]),
+                json!(["HTMLStyleElement"]),
+            ),
+            on(
+                "c-f",
+                "Node.prototype.firstChild",
+                "prototypeChain",
+                json!([[]]),
+                json!([["HTMLStyleElement", "HTMLElement"]]),
+            ),
+        ];
+        let groups = groups(&blocking);
+        let titles: Vec<(&str, usize, &str)> = groups
+            .iter()
+            .map(|g| (g.kind.as_str(), g.count, g.title.as_str()))
+            .collect();
+        assert_eq!(
+            titles,
+            [
+                (
+                    "class",
+                    4,
+                    "Node.prototype.appendChild also gives a HTMLStyleElement where the browser gives none"
+                ),
+                (
+                    "class",
+                    2,
+                    "Node.prototype.firstChild gives a HTMLStyleElement where the browser gives null"
+                ),
+            ]
+        );
+        assert!(
+            groups[0].action.starts_with(
+                "make Node.prototype.appendChild give what the browser gives (a FruitList)"
+            ),
+            "{}",
+            groups[0].action
+        );
     }
 
     #[test]
