@@ -1555,7 +1555,8 @@ fn jest_in_band_beside_its_coverage_workers_runs_the_tests() {
                 .is_some_and(|a| a.ends_with("processChild.js"))
         })
         .count();
-    assert_eq!(workers, 2, "{:#?}", session.processes);
+    // Two for coverage; on a loaded machine two more may run the files first.
+    assert!(workers >= 2, "{:#?}", session.processes);
     let tests = &out.evidence().unwrap().failure.tests;
     assert_eq!(tests.len(), 2, "{tests:#?}");
     for test in tests {

@@ -16,7 +16,8 @@
 //! - `elements`: arrays with other elements than the browser's, by API (own-key lists that differ
 //!   only by array indices, return values that are arrays on both sides);
 //! - `own-keys`: own-key lists that differ only by keys the environment adds, by those keys
-//!   (`Symbol(impl)` on every object of an implementation);
+//!   (`Symbol(impl)` on every object of an implementation), or only by keys it lacks (happy-dom's
+//!   events without their own `isTrusted`);
 //! - `native`: descriptors whose functions are JavaScript where the browser has native code;
 //! - `receiver`, and every other dimension: by the dimension and the pair of values (one
 //!   interface's receiver, one prototype chain), so that the same difference on many items is one
@@ -147,6 +148,55 @@ fn added_keys(f: &Finding) -> Option<Vec<String>> {
         .cloned()
         .collect();
     (!extra.is_empty() && wanted.is_subset(&seen)).then_some(extra)
+}
+
+/// The own keys `f` lacks, where its lists differ only by keys the browser's objects carry and
+/// the environment's do not (happy-dom's events lack their own `isTrusted`); array indices are
+/// elements.
+fn lacking_keys(f: &Finding) -> Option<Vec<String>> {
+    if !matches!(
+        f.dimension.as_deref(),
+        Some("ownKeys" | "ownSymbols" | "ownNames" | "keys")
+    ) {
+        return None;
+    }
+    let seen = keys_of(f.observed.as_ref()?);
+    let wanted = keys_of(f.expected.as_ref()?);
+    let lacking: Vec<String> = wanted
+        .difference(&seen)
+        .filter(|key| !is_index(key))
+        .cloned()
+        .collect();
+    (!lacking.is_empty() && seen.is_subset(&wanted)).then_some(lacking)
+}
+
+/// The own keys `f`'s lists lack and the ones they add, where they both lack and add some
+/// (happy-dom's `MouseEvent` carries its state as 26 own keys, and lacks the own `isTrusted`).
+fn lacking_and_added_keys(f: &Finding) -> Option<(Vec<String>, Vec<String>)> {
+    if !matches!(
+        f.dimension.as_deref(),
+        Some("ownKeys" | "ownSymbols" | "ownNames" | "keys")
+    ) {
+        return None;
+    }
+    let seen = keys_of(f.observed.as_ref()?);
+    let wanted = keys_of(f.expected.as_ref()?);
+    let apart = |a: &BTreeSet<String>, b: &BTreeSet<String>| -> Vec<String> {
+        a.difference(b)
+            .filter(|key| !is_index(key))
+            .cloned()
+            .collect()
+    };
+    let (lacking, added) = (apart(&wanted, &seen), apart(&seen, &wanted));
+    (!lacking.is_empty() && !added.is_empty()).then_some((lacking, added))
+}
+
+/// Up to three of `keys`, and how many more.
+fn some_of(keys: &[String]) -> String {
+    match keys.len() {
+        n if n <= 3 => keys.join(", "),
+        n => format!("{} and {} more", keys[..3].join(", "), n - 3),
+    }
 }
 
 /// Whether `f` is a difference in the elements of arrays: own-key lists that differ only by array
@@ -413,6 +463,42 @@ fn classify(
             ),
         );
     }
+    if let Some(lacking) = lacking_keys(f) {
+        let keys = some_of(&lacking);
+        let (a_key, these) = if lacking.len() == 1 {
+            ("an own key", lacking[0].clone())
+        } else {
+            ("own keys", format!("these {} keys", lacking.len()))
+        };
+        return (
+            format!("lacks-keys\t{}", lacking.join(",")),
+            "own-keys".into(),
+            format!("objects of the environment lack {a_key} the browser's carry: {keys}"),
+            format!(
+                "give these objects {these} as their own, as the browser does (a member the platform makes own, such as an event's isTrusted, is on each object, not on its prototype); where the page puts a key there itself, look at what it did before, in the other groups"
+            ),
+        );
+    }
+    if let Some((lacking, added)) = lacking_and_added_keys(f) {
+        return (
+            format!(
+                "lacks-and-adds-keys\t{}\t{}",
+                lacking.join(","),
+                added.join(",")
+            ),
+            "own-keys".into(),
+            format!(
+                "objects of the environment lack own keys the browser's carry ({}) and carry others ({})",
+                some_of(&lacking),
+                some_of(&added)
+            ),
+            format!(
+                "give these objects {} as their own, as the browser does, and hide the {} others from the objects the script sees (keep the implementation's state off the object, or in a WeakMap)",
+                some_of(&lacking),
+                added.len()
+            ),
+        );
+    }
     if dim == "descriptor" && has_native(&observed, false) && has_native(&expected, true) {
         return (
             "native".into(),
@@ -607,6 +693,47 @@ mod tests {
         );
         assert_eq!(groups[1].kind, "own-keys");
         assert_eq!(groups.len(), 2);
+    }
+
+    /// happy-dom's events lack the own `isTrusted` the platform puts on each of Chromium's: one
+    /// group that names the key, wherever the event came from.
+    #[test]
+    fn an_own_key_the_environment_lacks_is_named() {
+        let keys = |extra: &[&str]| {
+            let mut list = vec!["isTrusted"];
+            list.extend_from_slice(extra);
+            json!([list])
+        };
+        let blocking = vec![
+            finding("MouseEvent", "ownKeys", keys(&[]), json!([[]])),
+            finding("Event", "ownKeys", keys(&[]), json!([[]])),
+        ];
+        let groups = groups(&blocking);
+        assert_eq!(groups.len(), 1, "{groups:#?}");
+        assert_eq!(groups[0].count, 2);
+        assert_eq!(
+            groups[0].title,
+            "objects of the environment lack an own key the browser's carry: isTrusted"
+        );
+        assert!(
+            groups[0]
+                .action
+                .starts_with("give these objects isTrusted as their own")
+        );
+        // happy-dom's `MouseEvent` also carries its state as own keys.
+        let state = json!([["NONE", "detail", "layerX", "layerY"]]);
+        let groups = super::groups(&[finding("MouseEvent", "ownKeys", keys(&[]), state)]);
+        assert_eq!(
+            groups[0].title,
+            "objects of the environment lack own keys the browser's carry (isTrusted) and carry others (NONE, detail, layerX and 1 more)"
+        );
+        assert!(
+            groups[0].action.starts_with(
+                "give these objects isTrusted as their own, as the browser does, and hide the 4 others"
+            ),
+            "{}",
+            groups[0].action
+        );
     }
 
     /// lit, lacking `adoptedStyleSheets` in jsdom, adds a `<style>` to what it renders: every
