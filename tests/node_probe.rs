@@ -1546,3 +1546,44 @@ fn a_call_happy_dom_s_dataset_trap_makes_is_the_environment_s() {
         "{by:#?}"
     );
 }
+
+/// jsdom's `CSSStyleSheet` is a function whose prototype has no `constructor` of its own and
+/// inherits CSSOM's, which holds the methods, made with `function` (each has a `prototype`): the
+/// page's `replaceSync` is recorded (it was called a property the probe cannot watch), its owner
+/// the hidden base, and the page computes the same.
+#[test]
+fn jsdom_s_css_style_sheet_methods_on_the_base_it_hides_are_watched() {
+    let Some(tracer) = jsdom_case(
+        "// jsdom; the page makes a style sheet and fills it.\n\
+         const { JSDOM } = require('jsdom');\n\
+         const dom = new JSDOM(`<body><script>var s = new CSSStyleSheet(); s.replaceSync('p { color: red }'); window.__out = JSON.stringify([s.cssRules.length]);</script></body>`, { url: 'https://example.test/', runScripts: 'dangerously' });\n\
+         console.log(dom.window.__out);\n\
+         dom.window.close();\n",
+    ) else {
+        return;
+    };
+    let trace = [
+        HEADER.to_owned(),
+        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"CSSStyleSheet","accessType":"construct","receiver":"Window"}"#.to_owned(),
+        r#"{"type":"access","seq":2,"realm":"main","phase":"init","api":"CSSStyleSheet.prototype.replaceSync","accessType":"call","receiver":"CSSStyleSheet","owner":"CSSStyleSheet.prototype","args":["p { color: red }"]}"#.to_owned(),
+    ]
+    .join("\n")
+        + "\n";
+    let out =
+        audited_as_under_plain_node(tracer.file("case/ruyi-trace/logs/current.ndjson", trace));
+    let trace = read(&out, "tmp/node-trace.ndjson");
+    let call = trace
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|v| v["api"] == "CSSStyleSheet.prototype.replaceSync")
+        .unwrap_or_else(|| panic!("replaceSync was not recorded: {trace}"));
+    assert_eq!(call["args"], json!(["p { color: red }"]), "{call:#}");
+    assert_eq!(call["accessType"], "call", "{call:#}");
+    let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
+    let unwatched = &audit["recording"]["realms"];
+    assert!(
+        !unwatched.to_string().contains("replaceSync"),
+        "{unwatched:#}"
+    );
+}

@@ -925,7 +925,9 @@ function wrapMember(holder, name, iface, api, onPrototype, data, readOnly) {
   let mode;
   if (isAccessor(d) || (readOnly && data)) {
     mode = "get";
-  } else if (typeof d.value === "function" && !isConstructorLike(d.value)) {
+  } else if (typeof d.value === "function" && (onPrototype || !isConstructorLike(d.value))) {
+    // A prototype's function is a method, though an environment's own made with `function`
+    // has a `prototype` of its own (jsdom's CSSOM's `replaceSync`).
     mode = "call";
     // A second name for a method already wrapped (`Date.prototype.toGMTString` is
     // `toUTCString`): the same wrapper, so that the page still finds them one function.
@@ -945,7 +947,16 @@ function wrapMember(holder, name, iface, api, onPrototype, data, readOnly) {
 
 function isConstructorLike(f) {
   const p = gopd(f, "prototype");
-  return !!(p && p.value !== null && typeof p.value === "object" && gopd(p.value, "constructor"));
+  if (!(p && p.value !== null && typeof p.value === "object")) return false;
+  // A prototype without a `constructor` of its own that inherits another's is an interface's
+  // still (jsdom's `CSSStyleSheet`, whose members are on the base it hides).
+  if (gopd(p.value, "constructor")) return true;
+  const base = getProto(p.value);
+  if (base === null || base === O.prototype) return false;
+  const bc = gopd(base, "constructor");
+  const nd = bc && typeof bc.value === "function" ? gopd(bc.value, "name") : undefined;
+  // Another realm's `Object.prototype` is no interface's.
+  return nd !== undefined && typeof nd.value === "string" && nd.value !== "" && nd.value !== "Object";
 }
 
 // Wraps a constructor held as property `name` of `holder` (construct and call).
@@ -1073,7 +1084,10 @@ function install(path) {
     const proto = gopd(value, "prototype").value;
     // A legacy factory function (`Image`, `Audio`, `Option`) shares another interface's
     // prototype: that interface's members are named by it, and only the factory is wrapped here.
-    if (gopd(proto, "constructor").value !== value) {
+    // A prototype with no `constructor` of its own is the interface's still (jsdom's
+    // `CSSStyleSheet.prototype`, whose members are on a base it hides).
+    const protoCtor = gopd(proto, "constructor");
+    if (protoCtor !== undefined && protoCtor.value !== value) {
       wrapConstructor(found.holder, found.name, bare);
       return;
     }
