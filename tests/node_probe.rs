@@ -1587,3 +1587,51 @@ fn jsdom_s_css_style_sheet_methods_on_the_base_it_hides_are_watched() {
         "{unwatched:#}"
     );
 }
+
+/// The browser called `appendChild` on the body only; the environment on the body and on a shadow
+/// root (lit, lacking `adoptedStyleSheets` in jsdom, appends a `<style>` to it): the shadow root's
+/// call is one the browser did not make, never the body's item with "the receiver is ShadowRoot"
+/// and every value of both calls mixed (11 findings on lit's page).
+#[test]
+fn a_call_on_a_receiver_the_browser_never_had_beside_the_one_it_had_is_an_access_of_its_own() {
+    let Some(tracer) = jsdom_case(
+        "// jsdom; the page appends to the body and to a shadow root.\n\
+         const { JSDOM } = require('jsdom');\n\
+         const dom = new JSDOM(`<body><script>var host = document.createElement('div'); document.body.appendChild(host); var root = host.attachShadow({ mode: 'open' }); root.appendChild(document.createElement('style')); window.__out = JSON.stringify([root.childNodes.length]);</script></body>`, { url: 'https://example.test/', runScripts: 'dangerously' });\n\
+         console.log(dom.window.__out);\n\
+         dom.window.close();\n",
+    ) else {
+        return;
+    };
+    let trace = [
+        HEADER.to_owned(),
+        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"Node.prototype.appendChild","accessType":"call","receiver":"HTMLBodyElement","returnValue":{"$object":"HTMLDivElement","id":"o1"}}"#.to_owned(),
+    ]
+    .join("\n")
+        + "\n";
+    let out =
+        audited_as_under_plain_node(tracer.file("case/ruyi-trace/logs/current.ndjson", trace));
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    let on_append: Vec<&Value> = diff["blocking"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["api"] == "Node.prototype.appendChild")
+        .collect();
+    assert!(
+        on_append.iter().all(|f| f["dimension"] != "receiver"),
+        "{on_append:#?}"
+    );
+    let extra = on_append
+        .iter()
+        .find(|f| f["code"] == "UNCLASSIFIED_HOST_API")
+        .unwrap_or_else(|| panic!("{on_append:#?}"));
+    assert_eq!(extra["receiver"], "ShadowRoot", "{extra:#}");
+    assert!(
+        extra["message"]
+            .as_str()
+            .unwrap()
+            .contains("it had it on HTMLBodyElement only, which the environment reached too"),
+        "{extra:#}"
+    );
+}

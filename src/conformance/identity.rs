@@ -6,7 +6,8 @@
 //!   constructor for a `construct`) and its access type. A receiver that differs from every
 //!   reference access of that key (jsdom's plain `Element` for Chromium's `MathMLElement`) is
 //!   matched on the rest: the receiver whose path is spelled the same, else the only one if the
-//!   property is defined where it was there (its owner); where
+//!   property is defined where it was there (its owner), unless the environment reached that
+//!   receiver on the key itself (then the access is one the browser did not make); where
 //!   several receivers' items share the path, the one this receiver's values name most often over
 //!   the whole recording (a primitive value that only one receiver's items gave: `"math"` for a
 //!   `nodeName`), and first the one the object's own values name where the recorder numbers its
@@ -252,6 +253,10 @@ impl<'c> Matcher<'c> {
     fn other_receiver(&self, event: &AccessLine, key: &str) -> Option<usize> {
         let mut candidates = match self.receivers(event, key) {
             Receivers::None => return None,
+            // Where the environment reached that receiver on this key itself, this one stands for
+            // no other: an access the browser did not make (lit, without `adoptedStyleSheets` in
+            // jsdom, appends a `<style>` to its shadow root besides its element to the body).
+            Receivers::One(g) if self.claimed.contains(&g) => return None,
             Receivers::One(g) => return Some(g),
             Receivers::Several(candidates) => candidates,
         };

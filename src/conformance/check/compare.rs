@@ -340,7 +340,21 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
             None => {
                 let receivers = other_receivers(c, o);
                 let unwatched = unwatchable::why(&o.api);
+                // The environment reached the browser's only receiver too: this access is one more.
+                let reached_too = match &receivers[..] {
+                    [only] => a.observations.iter().any(|other| {
+                        other.api == o.api
+                            && other.access_type == o.access_type
+                            && other.realm == o.realm
+                            && &other.receiver == only
+                    }),
+                    _ => false,
+                };
                 let message = match (&receivers[..], unwatched) {
+                    ([only], _) if reached_too => format!(
+                        "the runtime reached {} ({}) on {}, which the trace never had it on: it had it on {only} only, which the environment reached too, so this is an access the browser did not make",
+                        o.api, o.access_type, o.receiver
+                    ),
                     ([], None) => format!(
                         "the runtime reached {} ({}) on {}, which the trace never recorded{}",
                         o.api,
