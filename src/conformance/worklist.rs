@@ -150,29 +150,9 @@ fn added_keys(f: &Finding) -> Option<Vec<String>> {
     (!extra.is_empty() && wanted.is_subset(&seen)).then_some(extra)
 }
 
-/// The own keys `f` lacks, where its lists differ only by keys the browser's objects carry and
-/// the environment's do not (happy-dom's events lack their own `isTrusted`); array indices are
-/// elements.
-fn lacking_keys(f: &Finding) -> Option<Vec<String>> {
-    if !matches!(
-        f.dimension.as_deref(),
-        Some("ownKeys" | "ownSymbols" | "ownNames" | "keys")
-    ) {
-        return None;
-    }
-    let seen = keys_of(f.observed.as_ref()?);
-    let wanted = keys_of(f.expected.as_ref()?);
-    let lacking: Vec<String> = wanted
-        .difference(&seen)
-        .filter(|key| !is_index(key))
-        .cloned()
-        .collect();
-    (!lacking.is_empty() && seen.is_subset(&wanted)).then_some(lacking)
-}
-
-/// The own keys `f`'s lists lack and the ones they add, where they both lack and add some
-/// (happy-dom's `MouseEvent` carries its state as 26 own keys, and lacks the own `isTrusted`).
-fn lacking_and_added_keys(f: &Finding) -> Option<(Vec<String>, Vec<String>)> {
+/// The own keys `f`'s lists lack and the ones they add (array indices are elements, neither),
+/// for an own-key dimension.
+fn key_difference(f: &Finding) -> Option<(Vec<String>, Vec<String>)> {
     if !matches!(
         f.dimension.as_deref(),
         Some("ownKeys" | "ownSymbols" | "ownNames" | "keys")
@@ -187,7 +167,20 @@ fn lacking_and_added_keys(f: &Finding) -> Option<(Vec<String>, Vec<String>)> {
             .cloned()
             .collect()
     };
-    let (lacking, added) = (apart(&wanted, &seen), apart(&seen, &wanted));
+    Some((apart(&wanted, &seen), apart(&seen, &wanted)))
+}
+
+/// The own keys `f` lacks, where its lists differ only by keys the browser's objects carry and
+/// the environment's do not (happy-dom's events lack their own `isTrusted`).
+fn lacking_keys(f: &Finding) -> Option<Vec<String>> {
+    let (lacking, added) = key_difference(f)?;
+    (!lacking.is_empty() && added.is_empty()).then_some(lacking)
+}
+
+/// The own keys `f`'s lists lack and the ones they add, where they both lack and add some
+/// (happy-dom's `MouseEvent` carries its state as 26 own keys, and lacks the own `isTrusted`).
+fn lacking_and_added_keys(f: &Finding) -> Option<(Vec<String>, Vec<String>)> {
+    let (lacking, added) = key_difference(f)?;
     (!lacking.is_empty() && !added.is_empty()).then_some((lacking, added))
 }
 

@@ -511,7 +511,8 @@ fn transformed_script(argv: &[String]) -> bool {
 /// Why a process of the tree needs the Debugger domain (~30 ms of start-up, and V8's hash of
 /// every script it parses), beyond the run's own reasons (`TreeConfig::debugger`).
 struct Domains {
-    /// A test runner's worker ([`runner_worker`](crate::trace::runner_workers::runner_worker)): the test files it parses are how it is told.
+    /// A test runner's worker ([`runner_worker`]): the test files it parses are how it is
+    /// told.
     runner_worker: bool,
     /// Its script may run transformed by a loader of its own (`ChannelReport::loader`,
     /// [`transformed_script`]): `scriptParsed` carries the source map the loader made.

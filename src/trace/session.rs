@@ -295,7 +295,7 @@ pub fn process_running(
     let every_event_kept = events
         .first()
         .zip(events.last())
-        .is_none_or(|(first, last)| last.id - first.id + 1 == events.len() as u64);
+        .is_none_or(|(first, last)| last.id.checked_sub(first.id) == Some(events.len() as u64 - 1));
     let unattached = |p: &Process| {
         events.iter().any(|e| {
             e.kind == Kind::Context

@@ -233,7 +233,6 @@ fn same_key_elsewhere(c: &Contract, o: &Observation) -> String {
     )
 }
 
-/// Compares every item with its observations; returns how many items were observed.
 /// Whether `dimension` holds lists of own keys.
 fn is_key_list(dimension: &str) -> bool {
     matches!(dimension, "keys" | "ownNames" | "ownKeys")
@@ -286,6 +285,7 @@ fn without_page_keys(lists: &[Value], page: &HashSet<String>) -> Vec<Value> {
         .collect()
 }
 
+/// Compares every item with its observations; returns how many items were observed.
 pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut State) -> usize {
     let ids: HashSet<&str> = c.items.iter().map(|i| i.id.as_str()).collect();
     let page_keys = page_keys(c, a);
