@@ -37,6 +37,39 @@ fn hand_written_case(accesses: &[String], final_js: &str, app_js: &str) -> Trace
         .file("case/page/app.js", app_js)
 }
 
+/// A reference trace: the header, then `accesses` (its lines).
+fn trace_of(accesses: &[&str]) -> String {
+    std::iter::once(HEADER)
+        .chain(accesses.iter().copied())
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+/// An entry that runs `script` as a page script in a happy-dom window at `https://example.test/`
+/// and prints what the page leaves in `window.__out`.
+fn happy_dom_page(comment: &str, script: &str) -> String {
+    format!(
+        "// {comment}\n\
+         const {{ Window }} = require('happy-dom');\n\
+         const window = new Window({{ url: 'https://example.test/', settings: {{ enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true }} }});\n\
+         const script = window.document.createElement('script');\n\
+         script.textContent = `{script}`;\n\
+         window.document.body.appendChild(script);\n\
+         window.happyDOM.waitUntilComplete().then(() => {{ console.log(window.__out); window.happyDOM.close(); }});\n"
+    )
+}
+
+/// The audit's recorded accesses of `api`.
+fn records_of(out: &Output, api: &str) -> Vec<Value> {
+    read(out, "tmp/node-trace.ndjson")
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["api"] == api)
+        .collect()
+}
+
 fn build_and_audit(tracer: Tracer) -> Output {
     build_and_audit_with(tracer, &[])
 }
@@ -958,23 +991,17 @@ fn an_iframe_driven_from_outside_through_its_window_is_recorded_too() {
 /// reference holds) is the tool's, counted and never written; the page computes the same.
 #[test]
 fn a_frame_sharing_its_classes_with_the_page_s_window_records_each_access_once() {
-    let Some(tracer) = jsdom_case(
-        "// happy-dom; the page measures in an iframe it never runs a script in.\n\
-         const { Window } = require('happy-dom');\n\
-         const window = new Window({ url: 'https://example.test/', settings: { enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true } });\n\
-         const script = window.document.createElement('script');\n\
-         script.textContent = `var f = document.createElement('iframe');\n\
+    let Some(tracer) = jsdom_case(&happy_dom_page(
+        "happy-dom; the page measures in an iframe it never runs a script in.",
+        "var f = document.createElement('iframe');\n\
          f.srcdoc = '<!doctype html><title>t</title>';\n\
          f.addEventListener('load', function () {\n\
            var d = f.contentWindow.document;\n\
            var c = d.createElement('canvas');\n\
            window.__out = JSON.stringify([typeof c.getContext, f.contentWindow.navigator.userAgent.length > 0, d.title]);\n\
          });\n\
-         document.body.appendChild(f);\n\
-         `;\n\
-         window.document.body.appendChild(script);\n\
-         window.happyDOM.waitUntilComplete().then(() => { console.log(window.__out); window.happyDOM.close(); });\n",
-    ) else {
+         document.body.appendChild(f);\n",
+    )) else {
         return;
     };
     let trace = [
@@ -1506,39 +1533,24 @@ fn happy_dom_s_window_is_measured_as_the_global_the_page_gets_not_the_sandbox_be
 /// as the page's: `getAttribute` returned `["1","2"]` where the browser's gave `["1"]`.)
 #[test]
 fn a_call_happy_dom_s_dataset_trap_makes_is_the_environment_s() {
-    let Some(tracer) = jsdom_case(
-        "// happy-dom; the page reads one attribute by a call and another through `dataset`.\n\
-         const { Window } = require('happy-dom');\n\
-         const window = new Window({ url: 'https://example.test/', settings: { enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true } });\n\
-         const script = window.document.createElement('script');\n\
-         script.textContent = `var d = document.createElement('div');\n\
+    let Some(tracer) = jsdom_case(&happy_dom_page(
+        "happy-dom; the page reads one attribute by a call and another through `dataset`.",
+        "var d = document.createElement('div');\n\
          d.setAttribute('data-a', '1');\n\
          d.setAttribute('data-b', '2');\n\
-         window.__out = JSON.stringify([d.getAttribute('data-a'), d.dataset.b]);\n\
-         `;\n\
-         window.document.body.appendChild(script);\n\
-         window.happyDOM.waitUntilComplete().then(() => { console.log(window.__out); window.happyDOM.close(); });\n",
-    ) else {
+         window.__out = JSON.stringify([d.getAttribute('data-a'), d.dataset.b]);\n",
+    )) else {
         return;
     };
-    let trace = [
-        HEADER.to_owned(),
-        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"Element.prototype.getAttribute","accessType":"call","receiver":"HTMLDivElement","args":["data-a"],"returnValue":"1"}"#.to_owned(),
-        r#"{"type":"access","seq":2,"realm":"main","phase":"init","api":"HTMLElement.prototype.dataset","accessType":"get","receiver":"HTMLDivElement"}"#.to_owned(),
-    ]
-    .join("\n")
-        + "\n";
+    let trace = trace_of(&[
+        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"Element.prototype.getAttribute","accessType":"call","receiver":"HTMLDivElement","args":["data-a"],"returnValue":"1"}"#,
+        r#"{"type":"access","seq":2,"realm":"main","phase":"init","api":"HTMLElement.prototype.dataset","accessType":"get","receiver":"HTMLDivElement"}"#,
+    ]);
     let out =
         audited_as_under_plain_node(tracer.file("case/ruyi-trace/logs/current.ndjson", trace));
-    let trace = read(&out, "tmp/node-trace.ndjson");
-    let calls: Vec<Value> = trace
-        .lines()
-        .skip(1)
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|v| v["api"] == "Element.prototype.getAttribute")
-        .collect();
-    assert_eq!(calls.len(), 1, "{trace}");
-    assert_eq!(calls[0]["args"], json!(["data-a"]), "{trace}");
+    let calls = records_of(&out, "Element.prototype.getAttribute");
+    assert_eq!(calls.len(), 1, "{calls:#?}");
+    assert_eq!(calls[0]["args"], json!(["data-a"]), "{calls:#?}");
     let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
     let by = audit["recording"]["leftOutBy"].as_object().unwrap();
     assert!(
@@ -1562,22 +1574,16 @@ fn jsdom_s_css_style_sheet_methods_on_the_base_it_hides_are_watched() {
     ) else {
         return;
     };
-    let trace = [
-        HEADER.to_owned(),
-        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"CSSStyleSheet","accessType":"construct","receiver":"Window"}"#.to_owned(),
-        r#"{"type":"access","seq":2,"realm":"main","phase":"init","api":"CSSStyleSheet.prototype.replaceSync","accessType":"call","receiver":"CSSStyleSheet","owner":"CSSStyleSheet.prototype","args":["p { color: red }"]}"#.to_owned(),
-    ]
-    .join("\n")
-        + "\n";
+    let trace = trace_of(&[
+        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"CSSStyleSheet","accessType":"construct","receiver":"Window"}"#,
+        r#"{"type":"access","seq":2,"realm":"main","phase":"init","api":"CSSStyleSheet.prototype.replaceSync","accessType":"call","receiver":"CSSStyleSheet","owner":"CSSStyleSheet.prototype","args":["p { color: red }"]}"#,
+    ]);
     let out =
         audited_as_under_plain_node(tracer.file("case/ruyi-trace/logs/current.ndjson", trace));
-    let trace = read(&out, "tmp/node-trace.ndjson");
-    let call = trace
-        .lines()
-        .skip(1)
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .find(|v| v["api"] == "CSSStyleSheet.prototype.replaceSync")
-        .unwrap_or_else(|| panic!("replaceSync was not recorded: {trace}"));
+    let calls = records_of(&out, "CSSStyleSheet.prototype.replaceSync");
+    let call = calls
+        .first()
+        .unwrap_or_else(|| panic!("replaceSync was not recorded"));
     assert_eq!(call["args"], json!(["p { color: red }"]), "{call:#}");
     assert_eq!(call["accessType"], "call", "{call:#}");
     let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
@@ -1603,12 +1609,9 @@ fn a_call_on_a_receiver_the_browser_never_had_beside_the_one_it_had_is_an_access
     ) else {
         return;
     };
-    let trace = [
-        HEADER.to_owned(),
-        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"Node.prototype.appendChild","accessType":"call","receiver":"HTMLBodyElement","returnValue":{"$object":"HTMLDivElement","id":"o1"}}"#.to_owned(),
-    ]
-    .join("\n")
-        + "\n";
+    let trace = trace_of(&[
+        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"Node.prototype.appendChild","accessType":"call","receiver":"HTMLBodyElement","returnValue":{"$object":"HTMLDivElement","id":"o1"}}"#,
+    ]);
     let out =
         audited_as_under_plain_node(tracer.file("case/ruyi-trace/logs/current.ndjson", trace));
     let diff = read_json(&out, "notes/trace-runtime-diff.json");

@@ -647,6 +647,11 @@ mod tests {
         }
     }
 
+    /// Asserts that `group`'s action begins with `start`.
+    fn assert_action_starts(group: &Group, start: &str) {
+        assert!(group.action.starts_with(start), "{}", group.action);
+    }
+
     #[test]
     fn an_object_of_another_class_is_one_group_not_a_leaked_key_and_five_dimensions() {
         // jsdom's `getBoundingClientRect` gives a plain Object with its own `x`…: one change.
@@ -679,10 +684,9 @@ mod tests {
             groups[0].title,
             "Element.prototype.getBoundingClientRect gives an Object where the browser gives a DOMRect"
         );
-        assert!(
-            groups[0]
-                .action
-                .starts_with("make Element.prototype.getBoundingClientRect give a DOMRect")
+        assert_action_starts(
+            &groups[0],
+            "make Element.prototype.getBoundingClientRect give a DOMRect",
         );
         assert_eq!(groups[1].kind, "own-keys");
         assert_eq!(groups.len(), 2);
@@ -708,11 +712,7 @@ mod tests {
             groups[0].title,
             "objects of the environment lack an own key the browser's carry: isTrusted"
         );
-        assert!(
-            groups[0]
-                .action
-                .starts_with("give these objects isTrusted as their own")
-        );
+        assert_action_starts(&groups[0], "give these objects isTrusted as their own");
         // happy-dom's `MouseEvent` also carries its state as own keys.
         let state = json!([["NONE", "detail", "layerX", "layerY"]]);
         let groups = super::groups(&[finding("MouseEvent", "ownKeys", keys(&[]), state)]);
@@ -720,12 +720,9 @@ mod tests {
             groups[0].title,
             "objects of the environment lack own keys the browser's carry (isTrusted) and carry others (NONE, detail, layerX and 1 more)"
         );
-        assert!(
-            groups[0].action.starts_with(
-                "give these objects isTrusted as their own, as the browser does, and hide the 4 others"
-            ),
-            "{}",
-            groups[0].action
+        assert_action_starts(
+            &groups[0],
+            "give these objects isTrusted as their own, as the browser does, and hide the 4 others",
         );
     }
 
@@ -804,12 +801,9 @@ mod tests {
                 ),
             ]
         );
-        assert!(
-            groups[0].action.starts_with(
-                "make Node.prototype.appendChild give what the browser gives (a FruitList)"
-            ),
-            "{}",
-            groups[0].action
+        assert_action_starts(
+            &groups[0],
+            "make Node.prototype.appendChild give what the browser gives (a FruitList)",
         );
     }
 
@@ -963,11 +957,7 @@ mod tests {
             groups[0].title,
             "objects of the environment carry own keys the browser's do not: Symbol(e), Symbol(a), Symbol(b) and 2 more"
         );
-        assert!(
-            groups[0].action.starts_with("hide these 5 keys"),
-            "{}",
-            groups[0].action
-        );
+        assert_action_starts(&groups[0], "hide these 5 keys");
     }
 
     #[test]
