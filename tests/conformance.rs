@@ -832,6 +832,13 @@ fn timelines_must_be_raw_and_in_the_browsers_order() {
         "{}",
         mismatch.message
     );
+    // The one object's timeline: the global one, which holds the same events, is not said again.
+    let count = diff
+        .codes()
+        .iter()
+        .filter(|c| **c == "TIMELINE_MISMATCH")
+        .count();
+    assert_eq!(count, 1, "{:?}", diff.codes());
 }
 
 #[test]

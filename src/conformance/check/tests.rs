@@ -123,3 +123,82 @@ fn long_strings_that_begin_alike_are_said_to_differ_past_their_previews() {
         None
     );
 }
+
+/// One difference, one finding: an object whose own timeline differs is not reported again as
+/// the global timeline (which holds its events), and the global one speaks when every object's
+/// agrees but their events interleave in another order.
+#[test]
+fn a_timeline_difference_is_reported_once_and_the_interleaving_only_on_its_own() {
+    let item = |id: &str| {
+        json!({"accessType": "call", "api": id, "count": 2, "expected": {}, "family": "xhr",
+               "firstSeq": 1, "id": id, "lastSeq": 2, "navs": [0], "pending": [], "phase": "init",
+               "priority": "P1", "realm": "main", "receiver": "XMLHttpRequest",
+               "stackSample": [], "tags": []})
+    };
+    let timeline = |object: &str, events: &[(&str, &str)]| {
+        let mut b = TimelineBuilder::default();
+        for (item, event) in events {
+            b.push(item, event);
+        }
+        b.finish("xhr".into(), object.into(), String::new())
+    };
+    let (open, send) = (("open", "open"), ("send", "send"));
+    let contract: Contract = serde_json::from_value(json!({
+        "baselineId": null, "contractHash": "", "generatedBy": "test", "items": [item("open"), item("send")],
+        "timelines": [], "traceSourceHash": "", "traces": [], "version": "1"
+    }))
+    .unwrap();
+    let contract = Contract {
+        timelines: vec![
+            timeline("xhr#1", &[open, send]),
+            timeline("xhr#2", &[open, send]),
+            timeline("*", &[open, open, send, send]),
+        ],
+        ..contract
+    };
+    let entry = |sequence, object: &str, (id, event): (&str, &str)| TimelineEntry {
+        contract_id: id.into(),
+        sequence,
+        object: object.into(),
+        event: event.into(),
+    };
+    let run = |entries: &[TimelineEntry]| {
+        let mut st = State::default();
+        compare_timelines(&contract, entries, &mut st);
+        st.blocking
+            .into_iter()
+            .map(|f| f.message)
+            .collect::<Vec<_>>()
+    };
+    // The browser's order.
+    let same = [
+        entry(1, "a", open),
+        entry(2, "b", open),
+        entry(3, "a", send),
+        entry(4, "b", send),
+    ];
+    assert_eq!(run(&same), Vec::<String>::new());
+    // The first object sends before it opens: its timeline differs, and only it is reported.
+    let swapped = [
+        entry(1, "a", send),
+        entry(2, "b", open),
+        entry(3, "a", open),
+        entry(4, "b", send),
+    ];
+    let found = run(&swapped);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("the xhr timeline of xhr#1 differs"),
+        "{found:?}"
+    );
+    // Each object in the browser's order, one after the other: the interleaving differs.
+    let serial = [
+        entry(1, "a", open),
+        entry(2, "a", send),
+        entry(3, "b", open),
+        entry(4, "b", send),
+    ];
+    let found = run(&serial);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].starts_with("the global timeline"), "{found:?}");
+}

@@ -81,58 +81,27 @@ pub(super) fn compare_timelines(c: &Contract, entries: &[TimelineEntry], st: &mu
             .push(builder.finish(family, String::new(), String::new()));
     }
     let mut used: HashMap<String, usize> = HashMap::new();
-    for expected in &c.timelines {
-        let observed = if expected.object == "*" {
-            Some(global.clone().finish("*".into(), "*".into(), String::new()))
-        } else {
-            let n = used.entry(expected.family.clone()).or_default();
-            let t = observed_by_family
-                .get(&expected.family)
-                .and_then(|v| v.get(*n))
-                .cloned();
-            *n += 1;
-            t
-        };
-        let what = if expected.object == "*" {
-            "the global timeline of stateful events".to_owned()
-        } else {
-            format!("the {} timeline of {}", expected.family, expected.object)
-        };
-        match observed {
-            None => st.block(
-                Finding::new(
-                    code::TIMELINE_MISMATCH,
-                    format!("{what}: no such object in the runtime timeline"),
-                    action,
-                )
-                .dimension(
-                    "timeline",
-                    Some(serde_json::to_value(&expected.folded).unwrap_or_default()),
-                    None,
-                ),
-            ),
-            Some(o) if o.sequence_hash != expected.sequence_hash => st.block(
-                Finding::new(
-                    code::TIMELINE_MISMATCH,
-                    format!(
-                        "{what} differs {}",
-                        first_difference(&expected.folded, &o.folded)
-                    ),
-                    action,
-                )
-                .dimension(
-                    "timeline",
-                    Some(serde_json::to_value(&expected.folded).unwrap_or_default()),
-                    Some(serde_json::to_value(&o.folded).unwrap_or_default()),
-                ),
-            ),
-            Some(_) => {}
-        }
+    let mut findings = Vec::new();
+    // Objects first: the global timeline holds every object's events, so where an object's
+    // own timeline differs the global one differs too, and saying so again is one difference
+    // reported twice. The global timeline is judged only when every object's agrees: then what
+    // differs is how the objects' events interleave.
+    let (global_expected, objects_expected): (Vec<&Timeline>, Vec<&Timeline>) =
+        c.timelines.iter().partition(|t| t.object == "*");
+    for expected in objects_expected {
+        let n = used.entry(expected.family.clone()).or_default();
+        let observed = observed_by_family
+            .get(&expected.family)
+            .and_then(|v| v.get(*n))
+            .cloned();
+        *n += 1;
+        let what = format!("the {} timeline of {}", expected.family, expected.object);
+        findings.extend(timeline_finding(&what, expected, observed.as_ref(), action));
     }
     for (family, list) in &observed_by_family {
         let n = used.get(family).copied().unwrap_or(0);
         for extra in list.iter().skip(n) {
-            st.block(
+            findings.push(
                 Finding::new(
                     code::TIMELINE_MISMATCH,
                     format!("a {family} object in the runtime has no counterpart in the trace"),
@@ -145,5 +114,58 @@ pub(super) fn compare_timelines(c: &Contract, entries: &[TimelineEntry], st: &mu
                 ),
             );
         }
+    }
+    if findings.is_empty() {
+        let observed = global.finish("*".into(), "*".into(), String::new());
+        for expected in global_expected {
+            findings.extend(timeline_finding(
+                "the global timeline of stateful events (how the objects' events interleave)",
+                expected,
+                Some(&observed),
+                action,
+            ));
+        }
+    }
+    for f in findings {
+        st.block(f);
+    }
+}
+
+/// The finding for one expected timeline against what the runtime did, if they differ.
+fn timeline_finding(
+    what: &str,
+    expected: &Timeline,
+    observed: Option<&Timeline>,
+    action: &str,
+) -> Option<Finding> {
+    match observed {
+        None => Some(
+            Finding::new(
+                code::TIMELINE_MISMATCH,
+                format!("{what}: no such object in the runtime timeline"),
+                action,
+            )
+            .dimension(
+                "timeline",
+                Some(serde_json::to_value(&expected.folded).unwrap_or_default()),
+                None,
+            ),
+        ),
+        Some(o) if o.sequence_hash != expected.sequence_hash => Some(
+            Finding::new(
+                code::TIMELINE_MISMATCH,
+                format!(
+                    "{what} differs {}",
+                    first_difference(&expected.folded, &o.folded)
+                ),
+                action,
+            )
+            .dimension(
+                "timeline",
+                Some(serde_json::to_value(&expected.folded).unwrap_or_default()),
+                Some(serde_json::to_value(&o.folded).unwrap_or_default()),
+            ),
+        ),
+        Some(_) => None,
     }
 }
