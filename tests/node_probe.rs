@@ -1638,3 +1638,62 @@ fn a_call_on_a_receiver_the_browser_never_had_beside_the_one_it_had_is_an_access
         "{extra:#}"
     );
 }
+
+/// lit marks its templates with `"lit$" + Math.random().toFixed(9).slice(2) + "$"`, another number
+/// in every run, and a page reads back markup that holds it: a shadow root's `innerHTML`, over 500
+/// characters, is kept as a digest. Two runs of the same page compare (the digest of the text
+/// without its random part), where the whole text's hash told them apart; a text that differs
+/// elsewhere still differs.
+#[test]
+fn a_long_text_with_a_page_s_random_marker_is_the_same_in_two_runs() {
+    let Some(modules) = jsdom_modules() else {
+        return;
+    };
+    let page = |filler: &str| {
+        happy_dom_page(
+            "a lit-like marker in a long markup",
+            &format!(
+                "const m = 'lit$' + Math.random().toFixed(9).slice(2) + '$';\n\
+                 const d = document.createElement('div');\n\
+                 d.innerHTML = '<!--?' + m + '--><p>' + '{filler}'.repeat(600) + '</p><!--?' + m + '-->';\n\
+                 window.__out = d.innerHTML.length;"
+            ),
+        )
+    };
+    // The members the page reaches (an audit watches what its reference names).
+    let named = trace_of(&[
+        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"document.createElement","accessType":"call","receiver":"HTMLDocument"}"#,
+        r#"{"type":"access","seq":2,"realm":"main","phase":"init","api":"Element.prototype.innerHTML","accessType":"set","receiver":"HTMLDivElement"}"#,
+        r#"{"type":"access","seq":3,"realm":"main","phase":"init","api":"Element.prototype.innerHTML","accessType":"get","receiver":"HTMLDivElement"}"#,
+    ]);
+    let first = build_and_audit(case_in(&modules, &named, &page("x")));
+    let reference = read(&first, "tmp/node-trace.ndjson");
+    let markup = records_of(&first, "Element.prototype.innerHTML")
+        .into_iter()
+        .find(|r| r["accessType"] == "get")
+        .unwrap_or_else(|| {
+            panic!(
+                "no innerHTML read recorded\n{}",
+                reference
+                    .lines()
+                    .map(|l| l.get(..200).unwrap_or(l))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        });
+    assert!(
+        markup["returnValue"]["skeletonHash"].is_string(),
+        "{markup}"
+    );
+
+    let again = build_and_audit(case_in(&modules, &reference, &page("x")));
+    let diff = read_json(&again, "notes/trace-runtime-diff.json");
+    assert_eq!(blocking_codes(&diff), Vec::<String>::new(), "{diff:#}");
+    again.assert_code(0);
+
+    let other = build_and_audit(case_in(&modules, &reference, &page("y")));
+    other.assert_code(3);
+    let diff = read_json(&other, "notes/trace-runtime-diff.json");
+    let text = diff.to_string();
+    assert!(text.contains("innerHTML"), "{diff:#}");
+}

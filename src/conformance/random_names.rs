@@ -73,10 +73,24 @@ pub fn skeleton(key: &str) -> Cow<'_, str> {
 }
 
 /// A dimension's values with every string in them, at any depth, its random parts replaced (see
-/// [`skeleton`]; a long string's preview too, though its hash still tells it apart).
+/// [`skeleton`]). A long string's digest that carries the hash of its text without them
+/// (`skeletonHash`) becomes that hash and its preview's skeleton, its length left out (a random
+/// number's digits vary in count).
 pub fn in_values(values: &[Value]) -> Vec<Value> {
     fn strip(value: &Value) -> Value {
         match value {
+            Value::Object(fields) if fields.contains_key("$string") => {
+                match fields.get("skeletonHash") {
+                    Some(hash) => {
+                        let preview = fields.get("preview").and_then(Value::as_str);
+                        serde_json::json!({
+                            "$string": hash,
+                            "preview": preview.map(|p| skeleton(p).into_owned()),
+                        })
+                    }
+                    None => value.clone(),
+                }
+            }
             Value::String(s) => Value::String(skeleton(s).into_owned()),
             Value::Array(items) => Value::Array(items.iter().map(strip).collect()),
             Value::Object(fields) => Value::Object(

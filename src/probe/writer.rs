@@ -16,6 +16,7 @@ use anyhow::{Context, Result};
 use serde_json::{Value, json};
 
 use crate::conformance::hash;
+use crate::conformance::random_names;
 use crate::conformance::raw_trace::{LONG_STRING, PREVIEW};
 use crate::trace::redact::Redactor;
 
@@ -295,7 +296,14 @@ fn long_string(text: &str, length: usize) -> Value {
             units <= PREVIEW
         })
         .collect();
-    json!({"$string": hash::of_bytes(text.as_bytes()), "length": length, "preview": preview})
+    let mut digest =
+        json!({"$string": hash::of_bytes(text.as_bytes()), "length": length, "preview": preview});
+    // A page library's random number inside the text (lit's template markers in an `innerHTML`)
+    // is another in every run: the hash of the text without it lets two runs' texts compare.
+    if let Cow::Owned(skeleton) = random_names::skeleton(text) {
+        digest["skeletonHash"] = hash::of_bytes(skeleton.as_bytes()).into();
+    }
+    digest
 }
 
 #[cfg(test)]
