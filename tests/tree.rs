@@ -1571,3 +1571,113 @@ fn jest_in_band_beside_its_coverage_workers_runs_the_tests() {
         assert_eq!(test.process.as_deref(), Some(ran), "{test:#?}");
     }
 }
+
+/// concurrently (from npm) runs `node --test` and mocha at once and relays each one's lines after
+/// its label (`[node] …`), writing the label apart from the line: the inspector's lines of its
+/// children go whole, labels and all (they were passed on, and a label was left in front of the
+/// next line: `[node] [node] TAP version 13`), and every failed test of both runners is read
+/// through the labels, at its site, on the process that ran its file (none was read).
+#[test]
+fn two_runners_relayed_by_concurrently_are_read_through_its_labels() {
+    let Some((tracer, dir)) =
+        test_suite_with_modules("concurrently", "two_runners_relayed_by_concurrently")
+    else {
+        return;
+    };
+    let tracer = SECOND_FILE
+        .iter()
+        .filter(|f| f.starts_with("test/") || f.starts_with("spec/") || f.starts_with("lib/"))
+        .fold(tracer, |t, f| {
+            t.file(
+                f,
+                std::fs::read(
+                    Path::new(env!("CARGO_MANIFEST_DIR"))
+                        .join("examples/test-suite")
+                        .join(f),
+                )
+                .unwrap(),
+            )
+        });
+    let (plain_code, plain_stdout) = plain(&dir, "npm", &["run", "test:both"]);
+    let out = tracer
+        .args(["-q", "run", "--", "npm", "run", "test:both"])
+        .run();
+    assert_eq!(plain_code, 1);
+    out.assert_code(1);
+    let stdout = out.stdout();
+    for inspector in ["Debugger", "For help, see", "ws://"] {
+        assert!(!stdout.contains(inspector), "{stdout}");
+    }
+    // The same lines as without tracer (the two runners' lines interleave differently each run).
+    let lines = |text: &str| {
+        let mut lines: Vec<String> = without_durations(text).lines().map(str::to_owned).collect();
+        lines.sort();
+        lines
+    };
+    assert_eq!(lines(&stdout), lines(&plain_stdout));
+    let evidence = out.evidence().expect("evidence for a failed run");
+    let session = out.session();
+    let ran = |test: &tracer::trace::evidence::FailedTest| {
+        let process = test
+            .process
+            .as_deref()
+            .unwrap_or_else(|| panic!("no process: {test:?}"));
+        session
+            .processes
+            .iter()
+            .find(|p| p.label.as_deref() == Some(process))
+            .map(|p| p.argv.join(" "))
+            .unwrap_or_default()
+    };
+    let mut found: Vec<(String, String, Option<u32>, bool)> = evidence
+        .failure
+        .tests
+        .iter()
+        .map(|t| {
+            let file = t.file.clone().unwrap_or_default();
+            let runner = if file.contains("/spec/") {
+                "mocha"
+            } else {
+                "test/"
+            };
+            (
+                t.name.clone(),
+                file.rsplit('/').take(2).collect::<Vec<_>>().join("<"),
+                t.line,
+                ran(t).contains(runner),
+            )
+        })
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            (
+                "an urgent order takes its items once".into(),
+                "inventory.test.js<test".into(),
+                Some(7),
+                true
+            ),
+            (
+                "stock › an urgent order takes its items once".into(),
+                "inventory.spec.js<spec".into(),
+                Some(7),
+                true
+            ),
+            (
+                "takes ten percent off with TEN".into(),
+                "cart.test.js<test".into(),
+                Some(11),
+                true
+            ),
+            (
+                "total › takes ten percent off with TEN".into(),
+                "cart.spec.js<spec".into(),
+                Some(11),
+                true
+            ),
+        ],
+        "{}",
+        out.dump()
+    );
+}

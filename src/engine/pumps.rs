@@ -15,6 +15,7 @@ use std::time::Duration;
 use crate::pacing::Pacer;
 
 use crate::trace::event::{Clock, Event, EventSender, Kind, Stream};
+use crate::trace::test_report::relay;
 use crate::trace::values::{STDERR_TAIL_LIMIT, VALUE_LIMIT};
 
 /// How long a pump naps between reads while the program floods its output.
@@ -516,11 +517,16 @@ fn is_inspector_line(line: &str) -> bool {
         .any(|prefix| line.starts_with(prefix))
 }
 
-/// A line a workspace runner relays from a package's script, without the name it puts in front:
-/// pnpm's `packages/a test: …`, turbo's `a:test: …` (at most one space in the name, which ends in
-/// `: `); the line itself otherwise. (A runner writes such a line whole; a read that ended inside
-/// the name itself would pass that part on before the rest is known.)
+/// A line a runner relays from a process or a package's script, without the name it puts in
+/// front: a label in brackets (`concurrently`'s `[name] …`, `run-p --print-label`'s padded
+/// `[name  ] …`, colours included), pnpm's `packages/a test: …`, turbo's `a:test: …` (at most one
+/// space in the name, which ends in `: `); the line itself otherwise. (A pnpm or turbo line is
+/// written whole; concurrently writes its label and the line apart, so a read can end right after
+/// the label: such a tail is held, see [`could_be_inspector_line`].)
 fn without_relay_prefix(line: &str) -> &str {
+    if let Some((_, rest)) = relay::bracket_label(line) {
+        return rest;
+    }
     match line.split_once(": ") {
         Some((name, rest))
             if !name.is_empty()
@@ -638,6 +644,27 @@ mod tests {
         let mut cuts = vec![input.len()];
         for (at, _) in text.match_indices(": ") {
             cuts.extend([at + 2, at + 5, at + 11]);
+        }
+        for cut in cuts {
+            let mut filter = StdoutFilter { carry: Vec::new() };
+            let mut out = filter.pass(&input[..cut]).into_owned();
+            out.extend_from_slice(&filter.pass(&input[cut..]));
+            out.extend_from_slice(&filter.flush());
+            assert_eq!(String::from_utf8_lossy(&out), wanted, "cut at {cut}");
+        }
+    }
+
+    /// `concurrently` writes a child's label and its line apart (`[b] `, then the line), and
+    /// `run-p --print-label` pads its labels: the inspector's lines go whole, labels and all, and
+    /// no label is left in front of the next line (`[b] [b] [b] b: start`).
+    #[test]
+    fn a_labelling_runner_s_relayed_inspector_lines_go_whole_whatever_the_chunks() {
+        let input: &[u8] = b"[b] Debugger listening on ws://127.0.0.1:9/x\n[b] For help, see: https://nodejs.org/en/docs/inspector\n[b] Debugger attached.\n[b] b: start\n\x1b[34m[unit]\x1b[39m # Debugger attached.\n[unit] TAP version 13\n[test:a  ] Waiting for the debugger to disconnect...\n[a] Debugger is a word\n[1, 2]\n[b] node b.js exited with code 1\n";
+        let wanted = "[b] b: start\n[unit] TAP version 13\n[a] Debugger is a word\n[1, 2]\n[b] node b.js exited with code 1\n";
+        let text = String::from_utf8_lossy(input);
+        let mut cuts = vec![input.len()];
+        for (at, _) in text.match_indices("] ") {
+            cuts.extend([at + 1, at + 2, at + 6]);
         }
         for cut in cuts {
             let mut filter = StdoutFilter { carry: Vec::new() };

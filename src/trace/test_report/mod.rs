@@ -17,7 +17,7 @@ use crate::trace::values::strip_ansi;
 mod ava;
 mod console;
 mod cucumber;
-mod relay;
+pub mod relay;
 mod tap;
 mod text;
 
