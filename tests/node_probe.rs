@@ -1697,3 +1697,59 @@ fn a_long_text_with_a_page_s_random_marker_is_the_same_in_two_runs() {
     let text = diff.to_string();
     assert!(text.contains("innerHTML"), "{diff:#}");
 }
+
+/// happy-dom's `MutationRecord`s carry `type`, `target` and `addedNodes` as their own data
+/// properties, and a `MutationObserver` callback is handed them as its argument: the page's reads
+/// give what Chromium's give, unseen by the probe, and are `probe-blind`, never "the environment
+/// lacks … reading it gives `undefined`" (9 blocking findings, where only `takeRecords()`'s records
+/// were known as handed to the script).
+#[test]
+fn the_records_a_mutation_observer_callback_is_handed_are_probe_blind_not_lacking() {
+    let Some(tracer) = jsdom_case(&happy_dom_page(
+        "happy-dom; an observer's callback reads its first record.",
+        "var box = document.createElement('div'); document.body.appendChild(box);\n\
+         new MutationObserver(function (records) {\n\
+           var r = records[0];\n\
+           window.__out = JSON.stringify([r.type, r.target === box, r.addedNodes.length]);\n\
+         }).observe(box, { childList: true });\n\
+         box.appendChild(document.createElement('span'));\n",
+    )) else {
+        return;
+    };
+    let record = |seq: u32, member: &str| {
+        format!(
+            r#"{{"type":"access","seq":{seq},"realm":"main","phase":"init","api":"MutationRecord.prototype.{member}","accessType":"get","receiver":"MutationRecord","owner":"MutationRecord.prototype"}}"#
+        )
+    };
+    let trace = trace_of(&[
+        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"MutationObserver","accessType":"construct","receiver":"Window","state":{"family":"observer","object":"observer#1","event":"construct"}}"#,
+        r#"{"type":"access","seq":2,"realm":"main","phase":"init","api":"MutationObserver.event:callback","accessType":"event","receiver":"MutationObserver","state":{"family":"observer","object":"observer#1","event":"callback","records":1}}"#,
+        &record(3, "type"),
+        &record(4, "target"),
+        &record(5, "addedNodes"),
+    ]);
+    let out =
+        audited_as_under_plain_node(tracer.file("case/ruyi-trace/logs/current.ndjson", trace));
+    assert_eq!(out.stdout().trim(), r#"["childList",true,1]"#);
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    let records: Vec<&Value> = diff["blocking"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| {
+            f["api"]
+                .as_str()
+                .is_some_and(|a| a.starts_with("MutationRecord"))
+        })
+        .collect();
+    assert_eq!(records.len(), 3, "{records:#?}");
+    for f in records {
+        assert_eq!(f["cause"], "probe-blind", "{f:#}");
+        assert!(
+            f["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("a MutationObserver callback's argument gave one")),
+            "{f:#}"
+        );
+    }
+}

@@ -77,8 +77,9 @@ pub struct Progress {
     /// such a collection may answer its members itself (a Proxy: happy-dom's `HTMLCollection`
     /// answers `length` without its prototype's getter).
     pub collections_answering_themselves: Vec<String>,
-    /// Each class of object the environment handed the script (a value it got) none of whose
-    /// prototype's members the probe saw run, with the first API that gave one:
+    /// Each class of object the environment handed the script (a value it got, or the records a
+    /// `MutationObserver` callback is given) none of whose prototype's members the probe saw run, with
+    /// the first API that gave one:
     /// `("MutationRecord", "MutationObserver.prototype.takeRecords")`. Such objects answer the
     /// script some other way (their own data properties), or their prototype was never watched.
     pub classes_given: Vec<(String, String)>,
@@ -94,6 +95,15 @@ pub fn classes_given(observations: &[Observation]) -> Vec<(String, String)> {
         observations.iter().any(|o| o.api.starts_with(&prefix))
     };
     for o in observations {
+        // An observer's callback is handed its records as its argument.
+        if o.api == "MutationObserver.event:callback"
+            && !given.iter().any(|(c, _)| c == "MutationRecord")
+        {
+            given.push((
+                "MutationRecord".to_owned(),
+                "a MutationObserver callback's argument".to_owned(),
+            ));
+        }
         // A value, or the items of an array value (`takeRecords()` gives `MutationRecord`s).
         let values = o.observations.get("returnValue").into_iter().flatten();
         let items = values.flat_map(|v| match v {
@@ -630,6 +640,24 @@ mod tests {
         assert!(
             why.message
                 .contains("MutationObserver.prototype.takeRecords gave one"),
+            "{}",
+            why.message
+        );
+        // An observer's callback is handed them as its argument, and the script reads them there.
+        let called = Observation {
+            api: "MutationObserver.event:callback".into(),
+            access_type: "event".into(),
+            ..Observation::default()
+        };
+        let progress = Progress {
+            classes_given: classes_given(std::slice::from_ref(&called)),
+            ..Progress::default()
+        };
+        let why = explain(&lacking, &recording(&[(api, api)], &[]), &progress);
+        assert_eq!(why.cause, PROBE_BLIND, "{}", why.message);
+        assert!(
+            why.message
+                .contains("a MutationObserver callback's argument gave one"),
             "{}",
             why.message
         );
