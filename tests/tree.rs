@@ -1681,3 +1681,45 @@ fn two_runners_relayed_by_concurrently_are_read_through_its_labels() {
         out.dump()
     );
 }
+
+/// A program runs two checks at once and fails because one did: the chain's lead is the failed
+/// check's own last line, not the other's later "cache: ok" (a process that ended with 0), whose
+/// events are left out, saying so.
+#[test]
+fn a_process_that_ended_with_0_is_no_lead_for_a_sibling_s_failure() {
+    let out = Tracer::new()
+        .file(
+            "parent.js",
+            "const { spawn } = require('node:child_process');\n\
+             const run = (file) => new Promise((resolve) => spawn(process.execPath, [file], { stdio: 'inherit' }).on('exit', resolve));\n\
+             Promise.all([run('check-db.js'), run('check-cache.js')]).then((codes) => { process.exitCode = codes.some((c) => c !== 0) ? 1 : 0; });\n",
+        )
+        .file(
+            "check-db.js",
+            "console.log('db: connecting');\nsetTimeout(() => { console.log('db: migration 7 missing'); process.exitCode = 1; }, 20);\n",
+        )
+        .file(
+            "check-cache.js",
+            "console.log('cache: warming');\nsetTimeout(() => console.log('cache: ok'), 600);\n",
+        )
+        .args(["run", "--color", "never", "parent.js"])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().unwrap();
+    let cause = evidence.immediate_cause.as_ref().expect("a cause");
+    assert_eq!(
+        cause.value.as_deref(),
+        Some("db: migration 7 missing"),
+        "{evidence:#?}"
+    );
+    assert!(
+        evidence.previous_state_transitions.iter().all(|s| !s
+            .value
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("cache")),
+        "{evidence:#?}"
+    );
+    let note = evidence.chain_note.as_deref().unwrap_or("");
+    assert!(note.contains("ended with 0 are left out"), "{note}");
+}

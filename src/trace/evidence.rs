@@ -619,6 +619,14 @@ pub fn build(
     };
     let shared: Vec<Option<String>> = (0..failure.tests.len()).map(shares_with).collect();
     let first_test = failure.test.as_ref().map(|t| t.name.clone());
+    // With no failing process known and no failed test (a runner's worker that ran a failed test
+    // can end with 0), a process that ended with 0 beside one that failed is no lead: its last
+    // line ("cache: ok") is not why the run failed.
+    let succeeded = if failing_process.is_none() && failure.tests.is_empty() {
+        succeeded_processes(session)
+    } else {
+        Vec::new()
+    };
     let steps = steps_of(
         events,
         after,
@@ -628,6 +636,7 @@ pub fn build(
             failing_file.as_deref(),
             first_test.as_deref(),
         ),
+        &succeeded,
         &source_line,
     );
     let unplaced = unplaced.then(|| unplaced_among(&steps, &own)).flatten();
@@ -646,6 +655,24 @@ pub fn build(
                 .and(shared.first().cloned().flatten())
                 .as_deref(),
         ),
+    };
+    let chain_note = match succeeded.as_slice() {
+        [] => chain_note,
+        left_out => {
+            let note = format!(
+                "the events of {} that ended with 0 are left out ({})",
+                if left_out.len() == 1 {
+                    "a process"
+                } else {
+                    "processes"
+                },
+                left_out.join(", ")
+            );
+            Some(match chain_note {
+                Some(earlier) => format!("{earlier}; {note}"),
+                None => note,
+            })
+        }
     };
     // Each failed test's own chain: of the process that ran its file (and of its file), before
     // its runner reported it.
@@ -668,6 +695,7 @@ pub fn build(
                 test_file.as_deref(),
                 Some(test.name.as_str()),
             ),
+            &[],
             &source_line,
         );
         if !placed && test.process.is_none() && unplaced_among(&steps, &own).is_some() {
@@ -940,6 +968,7 @@ fn steps_of(
     after: u64,
     before: &Event,
     (process, file, test): (Option<&str>, Option<&str>, Option<&str>),
+    succeeded: &[&str],
     source_line: &dyn Fn(&Position) -> Option<String>,
 ) -> Vec<Step> {
     // Earlier than `other`: seen first, unless its time says it was made after; or made clearly
@@ -964,6 +993,7 @@ fn steps_of(
                 && (earlier(e, before) || (e.test_file.is_some() && e.ts <= before.ts))
         })
         .filter(|e| process.is_none_or(|p| process_of(e.worker.as_deref()) == p))
+        .filter(|e| !succeeded.contains(&process_of(e.worker.as_deref()).as_str()))
         .filter(|e| match (e.test_file.as_deref(), file) {
             (Some(printed_under), Some(file)) => printed_under == file,
             _ => true,
@@ -1279,6 +1309,24 @@ fn process_of(worker: Option<&str>) -> String {
     }
 }
 
+/// The labels of the traced child processes that ended with 0 where another traced child failed;
+/// none where none failed (the program's own failure alone may come of what they printed).
+fn succeeded_processes(session: &Session) -> Vec<&str> {
+    let traced = || {
+        session
+            .processes
+            .iter()
+            .filter(|p| p.role == "child" && p.label.is_some())
+    };
+    if !traced().any(|p| p.failed()) {
+        return Vec::new();
+    }
+    traced()
+        .filter(|p| p.exit_code == Some(0))
+        .filter_map(|p| p.label.as_deref())
+        .collect()
+}
+
 /// The traced Node processes that failed, then the untraced ones (such as the runner `node
 /// --test` runs its files from, which fails when one of them does).
 fn failed_processes(session: &Session) -> Vec<String> {
@@ -1547,7 +1595,7 @@ mod tests {
         let mut failure = Event::new(Kind::Exception, 5.0, "Uncaught");
         failure.id = 5;
         events.push(failure.clone());
-        let steps = steps_of(&events, 0, &failure, (None, None, None), &|_| None);
+        let steps = steps_of(&events, 0, &failure, (None, None, None), &[], &|_| None);
         let values: Vec<&str> = steps.iter().filter_map(|s| s.value.as_deref()).collect();
         assert_eq!(values, ["call 4", "call 3", "call 2", "call 1"]);
     }
