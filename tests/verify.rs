@@ -121,3 +121,42 @@ fn a_session_that_did_not_fail_verifies_when_it_still_succeeds() {
             .contains("the original run did not fail either")
     );
 }
+
+/// A run that failed on the input piped into it: `verify`, given none (its own stdin is empty),
+/// would run the program on nothing and call it fixed; it refuses, naming the way to give the
+/// input again, and given the same input it finds the same failure.
+#[test]
+fn a_run_that_had_piped_input_is_verified_only_when_given_input_again() {
+    let program = "let input = '';\nprocess.stdin.on('data', (c) => { input += c; });\nprocess.stdin.on('end', () => { if (input.includes('boom')) throw new Error('refusing ' + input.trim()); });\n";
+    let run = Tracer::new()
+        .file("app.js", program)
+        .stdin("hi boom\n")
+        .args(["run", "app.js"])
+        .run();
+    run.assert_code(1);
+    let original = run.latest_id();
+    let session = run.session();
+    assert_eq!(
+        session.options.as_ref().and_then(|o| o.stdin.as_deref()),
+        Some("pipe")
+    );
+    let verify = run.tracer().args(["verify", &original]).run();
+    verify.assert_code(2);
+    let stderr = verify.stderr();
+    assert!(
+        stderr.contains("standard input from a pipe")
+            && stderr.contains(&format!("| tracer verify {original}")),
+        "{stderr}"
+    );
+    let again = run
+        .tracer()
+        .stdin("hi boom\n")
+        .args(["verify", &original])
+        .run();
+    again.assert_code(1);
+    assert!(
+        again.stderr().contains("still failing: the same failure"),
+        "{}",
+        again.dump()
+    );
+}

@@ -20,6 +20,7 @@ use crate::error::TracerError;
 use crate::exit;
 use crate::output::human::{Styles, display_path};
 use crate::output::store::Store;
+use crate::process::stdin;
 use crate::trace::evidence::{Evidence, Failure};
 use crate::trace::rerun::{Verdict, compare};
 use crate::trace::session::{Session, Status};
@@ -35,6 +36,20 @@ pub fn verify(args: VerifyArgs, global: &GlobalArgs, styles: &Styles) -> Result<
     if original.status == Status::Running {
         return Err(TracerError::usage(format!(
             "session {id} has not finished (status running): wait for it, or verify another"
+        ))
+        .into());
+    }
+    // The program is given this command's standard input: a run that had input on its own (a
+    // pipe, a file) and gets none now could pass for fixed only because it read nothing.
+    let had = original.options.as_ref().and_then(|o| o.stdin.as_deref());
+    let now = crate::process::stdin::kind();
+    if let Some(had) = had.filter(|had| stdin::carries_input(had))
+        && !stdin::carries_input(now)
+    {
+        let from = if had == "file" { "a file" } else { "a pipe" };
+        return Err(TracerError::usage(format!(
+            "session {id}'s program had its standard input from {from}, and `tracer verify` runs it again with its own, which is {}: give it the same input (`… | tracer verify {id}`, or `< FILE`), or a failure that came of that input would pass for fixed",
+            if now == "terminal" { "a terminal" } else { "empty" }
         ))
         .into());
     }

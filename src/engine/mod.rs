@@ -206,6 +206,7 @@ pub fn execute(config: &Config, styles: &Styles) -> Result<Traced> {
             max_events: args.max_events,
             scripts: args.scripts,
             given_target: Some(args.target.to_string_lossy().into_owned()),
+            stdin: Some(crate::process::stdin::kind().to_owned()),
         }),
         verifies: args.verifies.clone(),
         processes: Vec::new(),

@@ -334,6 +334,10 @@ pub struct RunOptions {
     /// `/usr/bin/npm`), for a re-run to find it the same way (additive).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub given_target: Option<String>,
+    /// What the run's standard input was: `terminal`, `null`, `pipe`, `file` or `other`
+    /// (additive; absent in a session written before it was kept). A re-run is given its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stdin: Option<String>,
 }
 
 impl Session {
