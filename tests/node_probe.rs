@@ -1753,3 +1753,50 @@ fn the_records_a_mutation_observer_callback_is_handed_are_probe_blind_not_lackin
         );
     }
 }
+
+/// A page waits for a transition's end only when its computed duration is over 0 (as Vue does):
+/// happy-dom's computed style has no `transitionDuration`, so `Math.max` is given 0 and gives 0,
+/// and the listener is never added. The item not reached leads to `Math.max` as a call given other
+/// arguments: find where they came from, never "make Math.max give what the browser gave".
+#[test]
+fn a_not_reached_item_after_a_call_given_other_arguments_points_before_the_call() {
+    let Some(tracer) = jsdom_case(&happy_dom_page(
+        "happy-dom; the page waits for a transition only when it lasts.",
+        "var el = document.createElement('div'); el.style.transition = 'opacity 50ms'; document.body.appendChild(el);\n\
+         var ms = Math.max(parseFloat(getComputedStyle(el).transitionDuration || '0') * 1000, 0);\n\
+         if (ms > 0) el.addEventListener('transitionend', function () {});\n\
+         window.__out = JSON.stringify([ms]);\n",
+    )) else {
+        return;
+    };
+    let trace = trace_of(&[
+        r#"{"type":"access","seq":1,"realm":"main","phase":"init","api":"Math.max","accessType":"call","receiver":"Math","args":[50,0],"returnValue":50}"#,
+        r#"{"type":"access","seq":2,"realm":"main","phase":"init","api":"EventTarget.prototype.addEventListener","accessType":"call","receiver":"HTMLDivElement","args":["transitionend",{"$function":"(anonymous)","native":false}]}"#,
+    ]);
+    let out =
+        audited_as_under_plain_node(tracer.file("case/ruyi-trace/logs/current.ndjson", trace));
+    assert!(out.stdout().contains("[0]"), "{}", out.dump());
+    let diff = read_json(&out, "notes/trace-runtime-diff.json");
+    let listener = diff["blocking"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| {
+            f["api"] == "EventTarget.prototype.addEventListener" && f["cause"] == "not-reached"
+        })
+        .unwrap_or_else(|| panic!("{diff:#}"));
+    assert_eq!(
+        listener["divergence"]["differed"]["api"], "Math.max",
+        "{listener:#}"
+    );
+    assert_eq!(
+        listener["divergence"]["differed"]["givenOther"], true,
+        "{listener:#}"
+    );
+    assert!(
+        listener["action"].as_str().is_some_and(
+            |a| a.starts_with("find where the values the script passed to Math.max came from")
+        ),
+        "{listener:#}"
+    );
+}

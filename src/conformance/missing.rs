@@ -58,6 +58,10 @@ pub struct Differed {
     pub dimension: String,
     pub expected: Value,
     pub observed: Value,
+    /// Whether the call was given other arguments than the browser's too: then what it gave
+    /// follows from what the script passed it (`Math.max` of other durations), and the
+    /// difference to look for is in what the script read before.
+    pub given_other: bool,
 }
 
 /// What the check has seen so far, walking the items in the reference's order.
@@ -468,7 +472,8 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
         divergence.insert(
             "differed".into(),
             json!({"item": d.at.item, "api": d.at.api, "accessType": d.at.access_type,
-                   "dimension": d.dimension, "expected": d.expected, "observed": d.observed}),
+                   "dimension": d.dimension, "expected": d.expected, "observed": d.observed,
+                   "givenOther": d.given_other}),
         );
     }
     if let Some((d, member)) = &answered {
@@ -521,6 +526,10 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
                     lacking.api
                 )
             }
+            (Some(d), _) if d.given_other => format!(
+                "find where the values the script passed to {} came from: it was given other arguments than in the browser, and what it gave may follow from them; what the script read before it differs, possibly where the probe cannot see (a computed style's property, an own data property) (ordered by time: a lead, not proof of cause)",
+                d.at.api
+            ),
             (Some(d), _) => format!(
                 "make {} give what the browser gave if the script's way turns on it: its value is the closest before this item that differed (ordered by time: a lead, not proof of cause)",
                 d.at.api
@@ -738,6 +747,42 @@ mod tests {
         );
     }
 
+    /// Vue in jsdom computes a transition's end from `Math.max` of the durations it read in
+    /// computed styles, which are empty there: `Math.max` gave 0 because it was given 0, and the
+    /// action once said to make `Math.max` give what the browser gave.
+    #[test]
+    fn a_lead_that_was_given_other_arguments_points_before_itself() {
+        let max = Differed {
+            at: Reached {
+                item: "c".into(),
+                api: "Math.max".into(),
+                access_type: "call".into(),
+                index: 0,
+            },
+            dimension: "returnValue".into(),
+            expected: json!([50, 0]),
+            observed: json!([0]),
+            given_other: true,
+        };
+        let progress = Progress {
+            differences: vec![max],
+            ..Progress::default()
+        };
+        let why = explain(
+            &item("EventTarget.prototype.addEventListener", "call"),
+            &recording(&[], &[]),
+            &progress,
+        );
+        assert_eq!(why.cause, NOT_REACHED);
+        assert!(
+            why.action
+                .starts_with("find where the values the script passed to Math.max came from"),
+            "{}",
+            why.action
+        );
+        assert_eq!(why.divergence.unwrap()["differed"]["givenOther"], true);
+    }
+
     #[test]
     fn the_lead_is_the_closest_difference_on_a_related_api() {
         let differed = |api: &str| Differed {
@@ -750,6 +795,7 @@ mod tests {
             dimension: "returnValue".into(),
             expected: json!([2]),
             observed: json!([0]),
+            given_other: false,
         };
         let progress = Progress {
             last_reached: None,
@@ -818,12 +864,14 @@ mod tests {
             dimension: "returnValue".into(),
             expected: json!([{"$object": "DOMRect", "id": "o2"}]),
             observed: json!([{"$object": "Object", "id": "o3", "props": {"width": 0, "height": 0}}]),
+            given_other: false,
         };
         let offset = Differed {
             at: at("HTMLElement.prototype.offsetWidth", 2),
             dimension: "returnValue".into(),
             expected: json!([130]),
             observed: json!([0]),
+            given_other: false,
         };
         let progress = Progress {
             last_reached: None,
@@ -922,6 +970,7 @@ mod tests {
                 dimension: "returnValue".into(),
                 expected: json!([{"$object": "CanvasRenderingContext2D"}]),
                 observed: json!([null]),
+                given_other: false,
             }],
             last_lacking: None,
             entry_ended: None,
@@ -957,6 +1006,7 @@ mod tests {
             dimension: "returnValue".into(),
             expected: json!([{"$object": "HTMLDocument"}]),
             observed: json!([{"$object": "Document"}]),
+            given_other: false,
         };
         let progress = Progress {
             last_reached: Some(at("Document.prototype.createElement")),

@@ -283,9 +283,15 @@ fn classify(
                         "not reached after {api} ({}) {dim} differed",
                         x["accessType"].as_str().unwrap_or("")
                     ),
-                    format!(
-                        "make {api} give what the browser gave; these items follow once the script takes the browser's branch"
-                    ),
+                    if x["givenOther"] == true {
+                        format!(
+                            "find where the values the script passed to {api} came from (it was given other arguments than in the browser); these items follow once the script takes the browser's branch"
+                        )
+                    } else {
+                        format!(
+                            "make {api} give what the browser gave; these items follow once the script takes the browser's branch"
+                        )
+                    },
                 )
             }
             Some((x, _)) => {

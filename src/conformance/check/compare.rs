@@ -523,6 +523,8 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
                 }
             }
         }
+        // Dimensions come in name order: `args` before `returnValue`.
+        let mut args_differed = false;
         for (dim, expected) in &item.expected {
             let seen = measured.get(dim.as_str()).or_else(|| {
                 observations
@@ -597,12 +599,14 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
             if clock && same_values(&expected_kinds, &seen_kinds) {
                 continue;
             }
+            args_differed |= dim == "args";
             if matches!(dim.as_str(), "returnValue" | "exception") {
                 progress.differences.push(missing::Differed {
                     at: missing::Reached::of(item, index),
                     dimension: dim.clone(),
                     expected: Value::from(expected.clone()),
                     observed: Value::from(seen.clone()),
+                    given_other: args_differed,
                 });
             }
             let kinds_text = |kinds: &[Value]| {
