@@ -1723,3 +1723,50 @@ fn a_process_that_ended_with_0_is_no_lead_for_a_sibling_s_failure() {
     let note = evidence.chain_note.as_deref().unwrap_or("");
     assert!(note.contains("ended with 0 are left out"), "{note}");
 }
+
+/// An ES module spec is in no module cache, and its test made no console call: beside another Node
+/// process, its failed test is named by the process whose console printed mocha's report of it
+/// (mocha reports through `console.log` in the process that ran the test; it once named none).
+#[test]
+fn an_es_module_spec_s_failed_test_is_named_by_the_process_that_reported_it() {
+    let Some((tracer, _)) = whole_test_suite("mocha", "an_es_module_spec_s_failed_test") else {
+        return;
+    };
+    let out = tracer
+        .file(
+            "spec/module.spec.mjs",
+            "import assert from 'node:assert';\n\
+             describe('module', () => {\n  it('adds in a module', () => {\n    assert.strictEqual(1 + 1, 3);\n  });\n});\n",
+        )
+        .args([
+            "run",
+            "--color",
+            "never",
+            "--",
+            "sh",
+            "-c",
+            "node -e 'setTimeout(() => {}, 100)' & node_modules/.bin/mocha spec/; code=$?; wait; exit $code",
+        ])
+        .run();
+    out.assert_code(1);
+    let mocha = label_running(&out, "node_modules/.bin/mocha").expect("mocha traced");
+    let evidence = out.evidence().unwrap();
+    let module = evidence
+        .failure
+        .tests
+        .iter()
+        .find(|t| t.name.contains("adds in a module"))
+        .unwrap_or_else(|| panic!("{:#?}", evidence.failure.tests));
+    assert!(
+        module
+            .file
+            .as_deref()
+            .is_some_and(|f| f.ends_with("spec/module.spec.mjs")),
+        "{module:#?}"
+    );
+    assert_eq!(
+        module.process.as_deref(),
+        Some(mocha.as_str()),
+        "{module:#?}"
+    );
+}

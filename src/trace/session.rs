@@ -228,7 +228,8 @@ pub const MAX_MODULES: usize = 200;
 /// process that made console calls in it, else the only Node process of the run that can have
 /// run it (a runner that runs its files in its own process: mocha, jest in band; a runner's worker
 /// whose own scripts were recorded, none of them this file, did not), when there is one. None when
-/// it cannot be told.
+/// it cannot be told (the test report then tries the process whose console printed the test's
+/// report line: `test_report::printed_by`).
 ///
 /// [`RUNNER_WORKERS`]: crate::trace::runner_workers
 pub fn process_running(

@@ -238,7 +238,8 @@ pub fn reported(
             ]
             .into_iter()
             .flatten()
-            .find_map(running);
+            .find_map(running)
+            .or_else(|| printed_by(events, test.event_id));
             let test_file = declared.or_else(|| site.clone()).map(|f| f.file);
             Reported {
                 test,
@@ -249,6 +250,33 @@ pub fn reported(
             }
         })
         .collect()
+}
+
+/// The one process whose console printed the report line `heading` (an output event's id): a
+/// runner that reports through `console.log` in the process that ran the test (mocha, whose
+/// process no argument names and whose ES module files are in no module cache). None when no
+/// console call printed it, or several processes did.
+fn printed_by(events: &[Event], heading: u64) -> Option<String> {
+    let line = events
+        .iter()
+        .find(|e| e.id == heading)
+        .and_then(|e| e.value.as_deref())
+        .map(|v| strip_ansi(v).trim().to_owned())
+        .filter(|l| !l.is_empty())?;
+    let printers: std::collections::BTreeSet<&str> = events
+        .iter()
+        .filter(|e| e.kind == Kind::Console)
+        .filter(|e| {
+            e.value
+                .as_deref()
+                .is_some_and(|v| strip_ansi(v).lines().any(|l| l.trim() == line))
+        })
+        .map(|e| e.worker.as_deref().unwrap_or("program"))
+        .collect();
+    match printers.len() {
+        1 => printers.into_iter().next().map(str::to_owned),
+        _ => None,
+    }
 }
 
 /// The `test` events of a run (one per failed test, `status: "failed"`): what the runners'
