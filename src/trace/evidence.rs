@@ -994,6 +994,7 @@ fn steps_of(
         })
         .filter(|e| process.is_none_or(|p| process_of(e.worker.as_deref()) == p))
         .filter(|e| !succeeded.contains(&process_of(e.worker.as_deref()).as_str()))
+        .filter(|e| !is_node_warning(e))
         .filter(|e| match (e.test_file.as_deref(), file) {
             (Some(printed_under), Some(file)) => printed_under == file,
             _ => true,
@@ -1018,6 +1019,20 @@ fn steps_of(
         }
     }
     steps
+}
+
+/// Node's own warning, which it prints through `console.error` with no call site of the program's
+/// (`(node:4242) ExperimentalWarning: VM Modules is an experimental feature…`, a coded
+/// `[DEP0040] DeprecationWarning`): no step of a chain. A program's own `process.emitWarning`
+/// (`Warning: …`) stays one.
+fn is_node_warning(event: &Event) -> bool {
+    static WARNING: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\(node:\d+\) (?:ExperimentalWarning|\[DEP\d+\] DeprecationWarning): ")
+            .expect("regex")
+    });
+    event.kind == Kind::Console
+        && event.file.is_none()
+        && event.value.as_deref().is_some_and(|v| WARNING.is_match(v))
 }
 
 /// A line of a runner's listing of its tests as they end: `✔ adds` (mocha, node's spec), `✓`,
@@ -1843,6 +1858,30 @@ mod tests {
         e.id = id;
         e.value = Some(value.to_owned());
         e
+    }
+
+    /// Node prints its own warnings through `console.error`, with no call site of the program's:
+    /// they are no steps of a chain (jest's ESM `ExperimentalWarning` was one, with a blank site).
+    #[test]
+    fn node_s_own_warnings_are_no_steps_of_a_chain() {
+        let mut call = event(1, Kind::Console, "parsing row 2");
+        call.file = Some("/w/lib/rows.js".into());
+        let experimental = event(
+            2,
+            Kind::Console,
+            "(node:4242) ExperimentalWarning: VM Modules is an experimental feature and might change at any time",
+        );
+        let deprecated = event(
+            3,
+            Kind::Console,
+            "(node:4242) [DEP0040] DeprecationWarning: The `punycode` module is deprecated.",
+        );
+        let own = event(4, Kind::Console, "(node:4242) Warning: cache is cold");
+        let failure = event(5, Kind::Exception, "Error: boom");
+        let events = [call, experimental, deprecated, own, failure.clone()];
+        let steps = steps_of(&events, 0, &failure, (None, None, None), &[], &|_| None);
+        let ids: Vec<u64> = steps.iter().map(|s| s.event_id).collect();
+        assert_eq!(ids, [4, 1]);
     }
 
     /// tape prints its TAP through the console: a test's window is from its `# name` line to the
