@@ -1770,3 +1770,66 @@ fn an_es_module_spec_s_failed_test_is_named_by_the_process_that_reported_it() {
         "{module:#?}"
     );
 }
+
+/// `node --test` reports a test file that threw as it loaded as a test named by the file, "test
+/// failed" at its first line: each such test takes its process's own uncaught exception, message
+/// and site (a module it imported, `settings.js:3`; a syntax error of its own). With two such
+/// files, the one that did not lead was named only "test failed" at `file:1`.
+#[test]
+fn a_test_file_that_threw_as_it_loaded_is_its_exception_s_failure() {
+    let out = Tracer::new()
+        .file(
+            "settings.js",
+            "// settings\nconst text = '{ mode: 1 }';\nmodule.exports = JSON.parse(text);\n",
+        )
+        .file(
+            "test/a.test.js",
+            "const settings = require('../settings.js');\nrequire('node:test')('a', () => {});\n",
+        )
+        .file(
+            "test/c.test.js",
+            "require('node:test')('c', () => {});\nconst x = {a: 1,,};\n",
+        )
+        .args([
+            "run",
+            "--color",
+            "never",
+            "--",
+            "node",
+            "--test",
+            "--test-concurrency=1",
+        ])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().unwrap();
+    let mut found: Vec<(String, String, Option<u32>)> = evidence
+        .failure
+        .tests
+        .iter()
+        .map(|t| {
+            let file = t
+                .file
+                .as_deref()
+                .unwrap_or("")
+                .rsplit('/')
+                .next()
+                .unwrap_or("")
+                .to_owned();
+            (file, t.message.clone(), t.line)
+        })
+        .collect();
+    found.sort();
+    assert_eq!(found.len(), 2, "{:#?}", evidence.failure.tests);
+    assert_eq!(found[0].0, "c.test.js");
+    assert!(
+        found[0].1.starts_with("SyntaxError: Unexpected token"),
+        "{found:?}"
+    );
+    assert_eq!(found[0].2, Some(2));
+    assert_eq!(found[1].0, "settings.js");
+    assert!(
+        found[1].1.starts_with("SyntaxError:") && found[1].1.contains("JSON"),
+        "{found:?}"
+    );
+    assert_eq!(found[1].2, Some(3));
+}

@@ -241,6 +241,37 @@ pub fn reported(
             .find_map(running)
             .or_else(|| printed_by(events, test.event_id));
             let test_file = declared.or_else(|| site.clone()).map(|f| f.file);
+            let mut test = test;
+            let mut site = site;
+            let mut note = note;
+            // `node --test` reports a file that failed as it loaded as a test named by the file,
+            // "test failed" at its first line: the process's own uncaught exception says why.
+            if test.message == "test failed"
+                && let Some(thrown) = process.as_deref().and_then(|p| uncaught_in(events, p))
+            {
+                test.message = thrown
+                    .error_message
+                    .clone()
+                    .or_else(|| {
+                        thrown
+                            .value
+                            .as_deref()
+                            .and_then(|v| v.lines().next())
+                            .map(str::to_owned)
+                    })
+                    .unwrap_or(test.message);
+                if let (Some(file), Some(line)) = (&thrown.file, thrown.line) {
+                    site = Some(Frame {
+                        function_name: String::new(),
+                        file: file.clone(),
+                        line,
+                        column: thrown.column.unwrap_or(1),
+                        generated: None,
+                        unmapped: false,
+                    });
+                    note = None;
+                }
+            }
             Reported {
                 test,
                 site,
@@ -250,6 +281,14 @@ pub fn reported(
             }
         })
         .collect()
+}
+
+/// The first uncaught exception of `process` (a `worker` label, `program` for the program's own),
+/// in its main thread.
+fn uncaught_in<'a>(events: &'a [Event], process: &str) -> Option<&'a Event> {
+    events
+        .iter()
+        .find(|e| e.kind == Kind::Exception && e.worker.as_deref().unwrap_or("program") == process)
 }
 
 /// The one process whose console printed the report line `heading` (an output event's id): a
