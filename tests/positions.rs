@@ -757,3 +757,57 @@ fn an_uncaught_error_s_cause_chain_is_read_with_where_each_cause_was_made() {
         out.stderr()
     );
 }
+
+/// Code given with `node -e` has no file: its failure is at `[eval]`, Node's name for it, with its
+/// line from the command's own argument, saying so (it had no position at all), for the program and
+/// for a child it starts the same way.
+#[test]
+fn code_given_with_node_e_fails_at_eval_with_its_line() {
+    let code = "const n = 2;\nfunction f() { throw new Error('boom ' + n); }\nf();";
+    let out = Tracer::new().args(["run", "--", "node", "-e", code]).run();
+    out.assert_code(1);
+    let evidence = out.evidence().unwrap();
+    let failure = &evidence.failure;
+    assert_eq!(
+        (failure.file.as_deref(), failure.line, failure.column),
+        (Some("[eval]"), Some(2), Some(22)),
+        "{failure:#?}"
+    );
+    assert_eq!(
+        failure.source_line.as_deref(),
+        Some("function f() { throw new Error('boom ' + n); }")
+    );
+    assert!(
+        failure
+            .note
+            .as_deref()
+            .is_some_and(|n| n.contains("node -e")),
+        "{failure:#?}"
+    );
+    assert!(out.stderr().contains("--> [eval]:2:22"), "{}", out.stderr());
+
+    let parent = format!(
+        "const {{ spawnSync }} = require('node:child_process');\n\
+         const r = spawnSync(process.execPath, ['-e', {code:?}], {{ stdio: 'inherit' }});\n\
+         process.exitCode = r.status;\n"
+    );
+    let out = Tracer::new()
+        .file("parent.js", parent)
+        .args(["run", "parent.js"])
+        .run();
+    out.assert_code(1);
+    let failure = out.evidence().unwrap().failure;
+    assert_eq!(
+        (
+            failure.file.as_deref(),
+            failure.line,
+            failure.source_line.as_deref()
+        ),
+        (
+            Some("[eval]"),
+            Some(2),
+            Some("function f() { throw new Error('boom ' + n); }")
+        ),
+        "{failure:#?}"
+    );
+}

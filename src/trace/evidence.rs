@@ -335,6 +335,22 @@ pub fn build(
             failure.note = Some("position read from the error's stack text on stderr".to_owned());
         }
     }
+    if failure.file.is_none()
+        && failure_event.kind == Kind::Exception
+        && let Some((line, column)) = failure_event.value.as_deref().and_then(eval_position)
+    {
+        // Code given on the command line (`node -e`, `-p`) has no file: its position is said as
+        // Node says it, with its line from the command's own argument where one holds the code.
+        failure.file = Some("[eval]".to_owned());
+        failure.line = Some(line);
+        failure.column = Some(column);
+        failure.source_line = eval_code(session, failure_event.worker.as_deref())
+            .and_then(|code| code.lines().nth(line.saturating_sub(1) as usize))
+            .map(|text| redactor.apply(text).into_owned());
+        failure.note = Some(
+            "the code given on the command line (`node -e` or `-p`), which has no file: [eval] is Node's name for it".to_owned(),
+        );
+    }
     let mut printed = None;
     // Node aborted the process (it printed why, or where in JavaScript).
     let mut aborted = false;
@@ -1322,6 +1338,38 @@ fn process_of(worker: Option<&str>) -> String {
         Some(w) if w.starts_with("worker ") => PROGRAM.to_owned(),
         Some(w) => w.split(" worker ").next().unwrap_or(w).to_owned(),
     }
+}
+
+/// The first frame of a stack text in code given on the command line (`    at f ([eval]:1:21)`,
+/// `    at [eval]:2:3`): its line and column.
+fn eval_position(stack: &str) -> Option<(u32, u32)> {
+    static FRAME: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?m)^\s+at (?:.*\()?\[eval\]:(\d+):(\d+)\)?$").expect("regex")
+    });
+    let caps = FRAME.captures(stack)?;
+    Some((caps[1].parse().ok()?, caps[2].parse().ok()?))
+}
+
+/// The code a process was given with `-e`/`--eval`/`-p`/`--print` (the program's own, for `worker`
+/// none; a child's by its label).
+fn eval_code<'a>(session: &'a Session, worker: Option<&str>) -> Option<&'a str> {
+    let argv: Vec<&str> = match process_of(worker) {
+        label if label == PROGRAM => session.args.iter().map(String::as_str).collect(),
+        label => session
+            .processes
+            .iter()
+            .find(|p| p.label.as_deref() == Some(label.as_str()))
+            .map(|p| {
+                p.exec_argv
+                    .iter()
+                    .chain(&p.argv)
+                    .map(String::as_str)
+                    .collect()
+            })?,
+    };
+    argv.windows(2)
+        .find(|pair| matches!(pair[0], "-e" | "--eval" | "-p" | "--print"))
+        .map(|pair| pair[1])
 }
 
 /// The labels of the traced child processes that ended with 0 where another traced child failed;
