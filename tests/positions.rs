@@ -288,6 +288,44 @@ fn a_loader_the_program_registers_itself_has_its_positions_mapped_through_the_ru
     );
 }
 
+/// `node --import tsx --test`: a test past its timeout has no stack, only TAP's `location:`, a
+/// position in the code the loader made. The test's process reported that code's map (its console
+/// call was mapped through it), and the test's site is mapped through it too, read after the
+/// process ended (it was "unmapped: no source map was known").
+#[test]
+fn a_test_report_s_location_in_code_a_loader_made_is_mapped_through_the_runtime_s_map() {
+    let out = with_loader()
+        .file(
+            "loader/slow.test.ts",
+            "import test from \"node:test\";\nconsole.log(\"waiting\");\n\ntest(\"answers within the deadline\", { timeout: 50 }, async () => {\n  await new Promise((resolve) => setTimeout(resolve, 400));\n});\n",
+        )
+        .args([
+            "run",
+            "--",
+            "node",
+            "--import",
+            "./loader/register.mjs",
+            "--test",
+            "loader/slow.test.ts",
+        ])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().unwrap();
+    let test = evidence
+        .failure
+        .tests
+        .first()
+        .unwrap_or_else(|| panic!("{}", out.dump()));
+    assert_eq!(test.name, "answers within the deadline");
+    assert!(
+        test.file
+            .as_deref()
+            .is_some_and(|f| f.ends_with("loader/slow.test.ts")),
+        "{test:#?}"
+    );
+    assert_eq!(test.line, Some(4), "{test:#?}");
+}
+
 #[test]
 fn a_source_edited_after_its_build_is_not_shown_for_the_build_s_positions() {
     // `node dist/app.js` after editing `app.ts` without rebuilding: the map's lines are the old

@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::LazyLock;
+use std::sync::{LazyLock, Mutex};
 
 use regex::Regex;
 use serde_json::Value;
@@ -27,6 +27,22 @@ enum MapEntry {
     Loaded(Box<LoadedMap>),
     None,
     Broken(String),
+}
+
+/// The `sourceMapURL`s and lengths the runtime reported for scripts during this tracer process's
+/// run, by script, from every process of the tree: a position read later from text about such a
+/// script (a test report's `location:` in code tsx compiled in memory) is mapped as the runtime's
+/// own positions in it were, by a mapper made after the process that reported them ended.
+static REPORTED: LazyLock<Mutex<Reported>> = LazyLock::new(Mutex::default);
+
+#[derive(Default)]
+struct Reported {
+    source_map_urls: HashMap<String, String>,
+    script_lengths: HashMap<String, u64>,
+}
+
+fn reported() -> std::sync::MutexGuard<'static, Reported> {
+    REPORTED.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Maps positions for one run. Remembers each script's `sourceMapURL` and each loaded map.
@@ -98,6 +114,9 @@ impl Mapper {
         let key = script_key(url);
         if self.source_map_urls.get(&key).map(String::as_str) != Some(source_map_url) {
             self.maps.remove(Path::new(&key));
+            reported()
+                .source_map_urls
+                .insert(key.clone(), source_map_url.to_owned());
             self.source_map_urls.insert(key, source_map_url.to_owned());
         }
     }
@@ -120,7 +139,23 @@ impl Mapper {
 
     /// Records the length (UTF-16 units) of the script at `url` as the runtime parsed it.
     pub fn register_script_length(&mut self, url: &str, length: u64) {
+        reported().script_lengths.insert(script_key(url), length);
         self.script_lengths.insert(script_key(url), length);
+    }
+
+    /// What the runtime reported of the script filed under `key` that this mapper was not told
+    /// itself (see [`REPORTED`]): taken in the first time the script is looked up.
+    fn adopt_reported(&mut self, key: &str) {
+        if self.source_map_urls.contains_key(key) || self.script_lengths.contains_key(key) {
+            return;
+        }
+        let reported = reported();
+        if let Some(url) = reported.source_map_urls.get(key) {
+            self.source_map_urls.insert(key.to_owned(), url.clone());
+        }
+        if let Some(length) = reported.script_lengths.get(key) {
+            self.script_lengths.insert(key.to_owned(), *length);
+        }
     }
 
     /// Maps a position a program printed (1-based, see `printed_position`: a compiler's, a test
@@ -247,6 +282,9 @@ impl Mapper {
             column: column0.saturating_add(1),
         };
         // The scripts' facts are filed under the path (`script_key`), which `generated` names.
+        if !self.maps.contains_key(&path) {
+            self.adopt_reported(&generated.file);
+        }
         let source_map_url = self.source_map_urls.get(&generated.file).cloned();
         let entry = self.maps.entry(path.clone()).or_insert_with(|| {
             match sourcemaps::load(&path, source_map_url.as_deref()) {
