@@ -281,8 +281,14 @@ impl Mapper {
             line: line0.saturating_add(1),
             column: column0.saturating_add(1),
         };
-        // The scripts' facts are filed under the path (`script_key`), which `generated` names.
-        if !self.maps.contains_key(&path) {
+        // The scripts' facts are filed under the path (`script_key`), which `generated` names. A
+        // position a program printed that fits the file on disk is the file's own (vitest prints
+        // positions it mapped itself); one that does not is in the code that ran (TAP's
+        // `location:` in tsx's), which the runtime's map, if one was reported, explains.
+        if !self.maps.contains_key(&path)
+            && (ran == Ran::Runtime
+                || !fits_on_disk(&mut self.on_disk, None, &path, line0, column0))
+        {
             self.adopt_reported(&generated.file);
         }
         let source_map_url = self.source_map_urls.get(&generated.file).cloned();
