@@ -361,7 +361,7 @@ fn classify(
                     named(browser)
                 ),
                 format!(
-                    "make {api} give {} as the browser does: its brand, prototype chain and own keys follow",
+                    "make {api} give {} as the browser does: its brand, prototype chain and own keys follow; where the script put the object there (a node it appended), look at what it did before, in the other groups",
                     named(browser)
                 ),
             );
@@ -398,10 +398,17 @@ fn classify(
             key,
             "class".into(),
             title,
-            format!(
-                "make {api} give what the browser gives ({}): its brand, prototype chain, own keys and value follow; where the script put the object there (a node it appended), look at what it did before, in the other groups",
-                listed(browser)
-            ),
+            if classes.other_args.is_empty() {
+                format!(
+                    "make {api} give what the browser gives ({}): its brand, prototype chain, own keys and value follow; where the script put the object there (a node it appended), look at what it did before, in the other groups",
+                    listed(browser)
+                )
+            } else {
+                format!(
+                    "the script called {api} with arguments no call in the browser had ({}): the other objects are those calls' answers, not {api}'s mistake; look at what made the script make them, before, in the other groups (a member the environment lacks)",
+                    classes.other_args.join(", ")
+                )
+            },
         );
     }
     if let Some(lacking) = lacking_instances(f) {
@@ -526,10 +533,21 @@ fn classify(
 struct Classes {
     browser: Vec<String>,
     here: Vec<String>,
+    /// The arguments the environment's calls were given that no call in the browser was (an
+    /// `args` finding of the item, blocking or a risk), as JSON texts: the script made other
+    /// calls, whose values are other objects (lit, lacking `adoptedStyleSheets` in jsdom, calls
+    /// `createElement("style")`).
+    other_args: Vec<String>,
 }
 
 /// The work list of `blocking`, largest group first (ties in the order their first finding came).
 pub fn groups(blocking: &[Finding]) -> Vec<Group> {
+    groups_beside(blocking, &[])
+}
+
+/// [`groups`], where the `risks` beside the blocking findings tell what else the runtimes did (an
+/// item's calls given other arguments, whose values then differ too).
+pub fn groups_beside(blocking: &[Finding], risks: &[Finding]) -> Vec<Group> {
     let mut leaked: HashMap<String, usize> = HashMap::new();
     for extra in blocking.iter().filter_map(added_keys) {
         for key in extra {
@@ -557,7 +575,32 @@ pub fn groups(blocking: &[Finding]) -> Vec<Group> {
                 names(f.observed.as_ref()),
             )
         {
-            classes.insert(item.clone(), Classes { browser, here });
+            classes.insert(
+                item.clone(),
+                Classes {
+                    browser,
+                    here,
+                    other_args: Vec::new(),
+                },
+            );
+        }
+    }
+    for f in blocking.iter().chain(risks) {
+        if f.dimension.as_deref() == Some("args")
+            && let Some(classes) = f.item.as_ref().and_then(|item| classes.get_mut(item))
+        {
+            // Objects compare by class: their ids only link lines within one trace.
+            let texts = |v: Option<&Value>| -> Vec<String> {
+                without_ids(v)
+                    .as_array()
+                    .map(|values| values.iter().map(Value::to_string).collect())
+                    .unwrap_or_default()
+            };
+            let browser = texts(f.expected.as_ref());
+            classes.other_args = texts(f.observed.as_ref())
+                .into_iter()
+                .filter(|args| !browser.contains(args))
+                .collect();
         }
     }
     let mut out: Vec<(String, Group)> = Vec::new();
@@ -810,6 +853,24 @@ mod tests {
         assert_action_starts(
             &groups[0],
             "make Node.prototype.appendChild give what the browser gives (a FruitList)",
+        );
+        // The same where the page's calls were given another argument too (a risk beside them):
+        // lit appends a `<style>` it made only because `adoptedStyleSheets` is lacking, and
+        // `appendChild` gives what it was given; the action once said to change `appendChild`.
+        let other_argument = Finding {
+            priority: Some("P2".into()),
+            ..on(
+                "c-a",
+                append,
+                "args",
+                json!([[{"$object": "FruitList", "id": "o3"}]]),
+                json!([[{"$object": "FruitList", "id": "o9"}], [{"$object": "HTMLStyleElement", "id": "o7"}]]),
+            )
+        };
+        let groups = groups_beside(&blocking, &[other_argument]);
+        assert_action_starts(
+            &groups[0],
+            r#"the script called Node.prototype.appendChild with arguments no call in the browser had ([{"$object":"HTMLStyleElement"}])"#,
         );
     }
 

@@ -321,7 +321,7 @@ pub fn check(case_dir: &Path, label: &str) -> Outcome {
         generated_by: format!("tracer {}", env!("CARGO_PKG_VERSION")),
         matched: st.blocking.is_empty(),
         requests_matched: requests.matched(),
-        groups: worklist::groups(&st.blocking),
+        groups: worklist::groups_beside(&st.blocking, &st.risks),
         counts,
         hashes,
         blocking: st.blocking,
