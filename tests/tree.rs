@@ -1470,14 +1470,9 @@ fn label_running(out: &crate::support::Output, script: &str) -> Option<String> {
     process.map(|p| p.label.clone().unwrap_or_else(|| "program".to_owned()))
 }
 
-/// mocha beside another Node process, as c8 and nyc run it (beside their own and a watchdog): no
-/// argument names a test file and mocha is not the run's only Node process, but its module cache
-/// held both files, so both failed tests are mocha's (they once named no process).
-#[test]
-fn mocha_beside_another_node_process_is_named_by_the_files_it_loaded() {
-    let Some((tracer, _)) = whole_test_suite("mocha", "mocha_beside_another_node_process") else {
-        return;
-    };
+/// `tracer run` of mocha on `spec/` beside a second Node process, as c8 and nyc run it: the run,
+/// which failed, and mocha's label.
+fn mocha_beside_another_node_process(tracer: Tracer) -> (crate::support::Output, String) {
     let out = tracer
         .args([
             "run",
@@ -1491,6 +1486,18 @@ fn mocha_beside_another_node_process_is_named_by_the_files_it_loaded() {
         .run();
     out.assert_code(1);
     let mocha = label_running(&out, "node_modules/.bin/mocha").expect("mocha traced");
+    (out, mocha)
+}
+
+/// mocha beside another Node process, as c8 and nyc run it (beside their own and a watchdog): no
+/// argument names a test file and mocha is not the run's only Node process, but its module cache
+/// held both files, so both failed tests are mocha's (they once named no process).
+#[test]
+fn mocha_beside_another_node_process_is_named_by_the_files_it_loaded() {
+    let Some((tracer, _)) = whole_test_suite("mocha", "mocha_beside_another_node_process") else {
+        return;
+    };
+    let (out, mocha) = mocha_beside_another_node_process(tracer);
     let evidence = out.evidence().unwrap();
     let tests = &evidence.failure.tests;
     assert_eq!(tests.len(), 2, "{tests:#?}");
@@ -1732,24 +1739,10 @@ fn an_es_module_spec_s_failed_test_is_named_by_the_process_that_reported_it() {
     let Some((tracer, _)) = whole_test_suite("mocha", "an_es_module_spec_s_failed_test") else {
         return;
     };
-    let out = tracer
-        .file(
-            "spec/module.spec.mjs",
-            "import assert from 'node:assert';\n\
-             describe('module', () => {\n  it('adds in a module', () => {\n    assert.strictEqual(1 + 1, 3);\n  });\n});\n",
-        )
-        .args([
-            "run",
-            "--color",
-            "never",
-            "--",
-            "sh",
-            "-c",
-            "node -e 'setTimeout(() => {}, 100)' & node_modules/.bin/mocha spec/; code=$?; wait; exit $code",
-        ])
-        .run();
-    out.assert_code(1);
-    let mocha = label_running(&out, "node_modules/.bin/mocha").expect("mocha traced");
+    let spec = "import assert from 'node:assert';\n\
+                describe('module', () => {\n  it('adds in a module', () => {\n    assert.strictEqual(1 + 1, 3);\n  });\n});\n";
+    let tracer = tracer.file("spec/module.spec.mjs", spec);
+    let (out, mocha) = mocha_beside_another_node_process(tracer);
     let evidence = out.evidence().unwrap();
     let module = evidence
         .failure
