@@ -634,16 +634,13 @@ mod tests {
         assert_eq!(tail, "hello\nError: boom\n    at x\n");
     }
 
-    #[test]
-    fn a_workspace_runner_s_relayed_inspector_lines_are_not_passed_on() {
-        // `pnpm -r test`: each package's lines after its name; turbo's `name:script: `.
-        let input: &[u8] = b"Scope: 2 of 3 workspace projects\npackages/a test$ node --test\npackages/a test: # Debugger listening on ws://127.0.0.1:9/x\npackages/a test: # For help, see: https://nodejs.org/en/docs/inspector\npackages/a test: # Debugger attached.\npackages/a test: ok 1 - a\na:test: Waiting for the debugger to disconnect...\na:test: Debugger is a word\nNote: it works\n";
-        let wanted = "Scope: 2 of 3 workspace projects\npackages/a test$ node --test\npackages/a test: ok 1 - a\na:test: Debugger is a word\nNote: it works\n";
-        // The runner writes a relayed line whole; a read may still end anywhere after its name.
+    /// `input` read in two chunks, cut `offsets` bytes into each `mark` (and not at all), passes
+    /// the stdout filter as `wanted` every time.
+    fn assert_passes_cut_after(input: &[u8], mark: &str, offsets: &[usize], wanted: &str) {
         let text = String::from_utf8_lossy(input);
         let mut cuts = vec![input.len()];
-        for (at, _) in text.match_indices(": ") {
-            cuts.extend([at + 2, at + 5, at + 11]);
+        for (at, _) in text.match_indices(mark) {
+            cuts.extend(offsets.iter().map(|o| at + o));
         }
         for cut in cuts {
             let mut filter = StdoutFilter { carry: Vec::new() };
@@ -654,6 +651,15 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_workspace_runner_s_relayed_inspector_lines_are_not_passed_on() {
+        // `pnpm -r test`: each package's lines after its name; turbo's `name:script: `.
+        let input: &[u8] = b"Scope: 2 of 3 workspace projects\npackages/a test$ node --test\npackages/a test: # Debugger listening on ws://127.0.0.1:9/x\npackages/a test: # For help, see: https://nodejs.org/en/docs/inspector\npackages/a test: # Debugger attached.\npackages/a test: ok 1 - a\na:test: Waiting for the debugger to disconnect...\na:test: Debugger is a word\nNote: it works\n";
+        let wanted = "Scope: 2 of 3 workspace projects\npackages/a test$ node --test\npackages/a test: ok 1 - a\na:test: Debugger is a word\nNote: it works\n";
+        // The runner writes a relayed line whole; a read may still end anywhere after its name.
+        assert_passes_cut_after(input, ": ", &[2, 5, 11], wanted);
+    }
+
     /// `concurrently` writes a child's label and its line apart (`[b] `, then the line), and
     /// `run-p --print-label` pads its labels: the inspector's lines go whole, labels and all, and
     /// no label is left in front of the next line (`[b] [b] [b] b: start`).
@@ -661,18 +667,7 @@ mod tests {
     fn a_labelling_runner_s_relayed_inspector_lines_go_whole_whatever_the_chunks() {
         let input: &[u8] = b"[b] Debugger listening on ws://127.0.0.1:9/x\n[b] For help, see: https://nodejs.org/en/docs/inspector\n[b] Debugger attached.\n[b] b: start\n\x1b[34m[unit]\x1b[39m # Debugger attached.\n[unit] TAP version 13\n[test:a  ] Waiting for the debugger to disconnect...\n[a] Debugger is a word\n[1, 2]\n[b] node b.js exited with code 1\n";
         let wanted = "[b] b: start\n[unit] TAP version 13\n[a] Debugger is a word\n[1, 2]\n[b] node b.js exited with code 1\n";
-        let text = String::from_utf8_lossy(input);
-        let mut cuts = vec![input.len()];
-        for (at, _) in text.match_indices("] ") {
-            cuts.extend([at + 1, at + 2, at + 6]);
-        }
-        for cut in cuts {
-            let mut filter = StdoutFilter { carry: Vec::new() };
-            let mut out = filter.pass(&input[..cut]).into_owned();
-            out.extend_from_slice(&filter.pass(&input[cut..]));
-            out.extend_from_slice(&filter.flush());
-            assert_eq!(String::from_utf8_lossy(&out), wanted, "cut at {cut}");
-        }
+        assert_passes_cut_after(input, "] ", &[1, 2, 6], wanted);
     }
 
     #[test]
