@@ -22,20 +22,26 @@ fn timings() -> Option<&'static Timings> {
         .get_or_init(|| {
             (std::env::var_os("TRACER_TIMINGS").is_some_and(|v| v == "1")).then(|| {
                 let start = Instant::now();
-                let mut now = libc::timespec {
-                    tv_sec: 0,
-                    tv_nsec: 0,
-                };
-                // SAFETY: clock_gettime writes one timespec we own.
-                unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
                 Timings {
                     start,
-                    start_ns: i128::from(now.tv_sec) * 1_000_000_000 + i128::from(now.tv_nsec),
+                    start_ns: monotonic_ns(),
                     marks: Mutex::new(Vec::new()),
                 }
             })
         })
         .as_ref()
+}
+
+/// Now on `CLOCK_MONOTONIC`, in nanoseconds: the clock Node's `process.hrtime` reads, so that a
+/// time a program measured lines up with tracer's own.
+pub fn monotonic_ns() -> i128 {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec we own.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
+    i128::from(now.tv_sec) * 1_000_000_000 + i128::from(now.tv_nsec)
 }
 
 /// Starts the clock (call first thing in `main`).

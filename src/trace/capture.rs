@@ -229,8 +229,9 @@ impl Capture {
 
     /// Console calls the bootloader recorded and sent in one batch (`boot::CONSOLE_BINDING`; see
     /// `Driver::capture_console_in_batches`): the same events as `console_called`, with the text
-    /// as Node printed it. Each call's `ts` is when it was made: the batch's arrival less the
-    /// call's age in the batch (measured on the program's clock).
+    /// as Node printed it. Each call's `ts` is when it was made: the batch's sending (or, from a
+    /// bootloader that does not say it, its arrival) less the call's age in the batch, both
+    /// measured on the program's clock.
     fn console_batch(&mut self, worker: Option<&str>, params: &Value) -> Seen {
         #[derive(serde::Deserialize)]
         struct Batch {
@@ -238,6 +239,9 @@ impl Capture {
             /// Calls the bootloader could not record (it failed taking them).
             #[serde(default)]
             unrecorded: u64,
+            /// When the batch left, on `CLOCK_MONOTONIC` (ms).
+            #[serde(default)]
+            sent: Option<f64>,
         }
         /// `[method, age, url, line, column, functionName, text, length, note, stack]`: `age`,
         /// how long before the batch was sent the call was made (ms); the position 1-based (V8's
@@ -303,6 +307,15 @@ impl Capture {
             ));
             self.emit(event, worker);
         }
+        // The calls' times on the program's own clock where the batch says when it left: a batch
+        // read late (tracer busy, the machine loaded) would otherwise put its calls after those of
+        // a batch read promptly, out of the order they were made in. A time that cannot be the
+        // batch's (a clock of another time namespace) leaves its arrival.
+        let left = batch
+            .sent
+            .map(|sent| self.clock.ms_of_monotonic(sent))
+            .filter(|left| (0.0..=arrived + 1.0).contains(left))
+            .map_or(arrived, |left| left.min(arrived));
         let (mut previous_url, mut previous_name) = (None, None);
         for Call(method, age, url, line, column, function_name, text, length, unseen, stack) in
             batch.calls
@@ -312,8 +325,8 @@ impl Capture {
             if !BATCHED_METHODS.contains(&method.as_str()) {
                 continue;
             }
-            let age = age.clamp(0.0, arrived);
-            let ts = ((arrived - age) * 1000.0).round() / 1000.0;
+            let age = age.clamp(0.0, left);
+            let ts = ((left - age) * 1000.0).round() / 1000.0;
             let mut event = Event::new(Kind::Console, ts, format!("console.{method}"));
             event.set_value_of_length(text, VALUE_LIMIT, length.unwrap_or(0));
             event.level = Some(method);
@@ -679,6 +692,48 @@ mod tests {
         assert!((events[2].ts - events[0].ts - 5.5).abs() < 0.01);
         assert!(events[2].truncated);
         assert_eq!(events[2].note.as_deref(), Some("a note"));
+    }
+
+    /// A batch tracer reads late (busy, or the machine loaded) keeps its calls at the times the
+    /// program made them, before those of a batch that left after it: by the batch's arrival they
+    /// ran backwards (a test's console call placed before the report line printed ahead of it, and
+    /// out of its test's window). A sending time off the run's clock is not believed.
+    #[test]
+    fn a_batch_read_late_keeps_the_times_its_calls_were_made() {
+        let (tx, rx) = std::sync::mpsc::sync_channel(64);
+        let clock = Clock::start();
+        let start = crate::timings::monotonic_ns() as f64 / 1e6;
+        let mut capture = Capture::new(
+            Mapper::new(PathBuf::from("/nonexistent-workspace")),
+            tx,
+            clock,
+            None,
+        );
+        std::thread::sleep(std::time::Duration::from_millis(40));
+        let mut read = |text: &str, age: f64, sent: f64| {
+            let payload = format!(
+                r#"{{"count":1,"calls":[["log",{age},"/work/app.js",3,9,"main","{text}"]],"sent":{sent}}}"#
+            );
+            capture.arrived_at(std::time::Instant::now());
+            capture.on_event(
+                None,
+                "Runtime.bindingCalled",
+                &json!({"name": CONSOLE_BINDING, "payload": payload, "executionContextId": 1}),
+            );
+        };
+        // Made at 10 ms, sent at once, read at 40 ms or later.
+        read("first", 0.0, start + 10.0);
+        // Made at 15 ms, sent at 25 ms, read right after the first.
+        read("second", 10.0, start + 25.0);
+        // A sending time that cannot be this run's: the arrival less the age.
+        read("third", 0.0, 1.0);
+        drop(capture);
+        let events: Vec<Event> = rx.iter().map(|e| *e).collect();
+        let at = |i: usize| (events[i].value.as_deref().unwrap(), events[i].ts);
+        assert!((at(0).1 - 10.0).abs() < 1.0, "{:?}", at(0));
+        assert!((at(1).1 - 15.0).abs() < 1.0, "{:?}", at(1));
+        assert!(at(2).1 >= 40.0, "{:?}", at(2));
+        assert_eq!([at(0).0, at(1).0, at(2).0], ["first", "second", "third"]);
     }
 
     #[test]

@@ -229,11 +229,25 @@ pub type EventReceiver = std::sync::mpsc::Receiver<Box<Event>>;
 
 /// The run's clock: every event's `ts` is milliseconds since the same start.
 #[derive(Debug, Clone, Copy)]
-pub struct Clock(std::time::Instant);
+pub struct Clock {
+    start: std::time::Instant,
+    /// The start on `CLOCK_MONOTONIC`, in milliseconds: the clock a Node program's
+    /// `process.hrtime` reads.
+    start_monotonic_ms: f64,
+}
 
 impl Clock {
     pub fn start() -> Self {
-        Clock(std::time::Instant::now())
+        Clock {
+            start: std::time::Instant::now(),
+            start_monotonic_ms: crate::timings::monotonic_ns() as f64 / 1e6,
+        }
+    }
+
+    /// A time a program read off `CLOCK_MONOTONIC` (`process.hrtime`, in milliseconds) as
+    /// milliseconds since the start, to the microsecond.
+    pub fn ms_of_monotonic(&self, monotonic_ms: f64) -> f64 {
+        ((monotonic_ms - self.start_monotonic_ms) * 1000.0).round() / 1000.0
     }
 
     /// Milliseconds since the start, to the microsecond.
@@ -243,6 +257,6 @@ impl Clock {
 
     /// Milliseconds from the start to `at`, to the microsecond.
     pub fn ms_at(&self, at: std::time::Instant) -> f64 {
-        (at.saturating_duration_since(self.0).as_micros() as f64) / 1000.0
+        (at.saturating_duration_since(self.start).as_micros() as f64) / 1000.0
     }
 }

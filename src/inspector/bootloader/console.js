@@ -172,7 +172,10 @@
       const lost = unrecorded;
       unrecorded = 0;
       try {
-        send(stringify(lost === 0 ? { count: calls.length, calls } : { count: calls.length, calls, unrecorded: lost }));
+        // `sent` is the batch's time on the machine's monotonic clock (`process.hrtime`), which
+        // tracer reads too: its calls keep their own times however late tracer reads the batch.
+        const sent = round(lastSent * 1000) / 1000;
+        send(stringify(lost === 0 ? { count: calls.length, calls, sent } : { count: calls.length, calls, sent, unrecorded: lost }));
       } catch (e) {}
     };
     const flushTask = () => {
