@@ -1037,6 +1037,70 @@ fn the_bootloader_s_folder_is_in_tmpdir_when_it_is_set_else_in_memory_and_gone_a
 /// its message (the values the assertion compared), its site and the process that ran it; the
 /// chain is made of the failing process's events only (never a log line of the other file's
 /// process); the summary lists both tests before the chain.
+/// `node --test` runs a file's tests in one process and reports them once all ran: the calls of a
+/// later, passing test came closest to the report and were once the failed test's immediate
+/// cause. A call made in a test's own code names that test (`testName`), and a failed test's chain
+/// stops where the process moved on to another test's code, a call after an `await` (which names
+/// no test) staying its own.
+#[test]
+fn a_later_passing_test_s_calls_are_no_cause_of_a_failed_test_s() {
+    let out = Tracer::new()
+        .file(
+            "lib/ledger.js",
+            "exports.parse = (s) => { console.log(`parsing ${s}`); return Number(s); };\n",
+        )
+        .file(
+            "test/ledger.test.js",
+            "const { test, describe } = require('node:test');\nconst assert = require('node:assert');\n\
+             const { parse } = require('../lib/ledger');\n\
+             test('balances', () => {\n  assert.strictEqual(parse('1') + parse('-2'), 0);\n});\n\
+             test('parses', () => {\n  assert.strictEqual(parse('12'), 12);\n});\n\
+             describe('later', () => {\n  test('waits', async () => {\n    parse('3');\n    await new Promise((r) => setTimeout(r, 5));\n    console.log('after the wait');\n    assert.ok(false);\n  });\n  test('next', () => {\n    parse('4');\n  });\n});\n",
+        )
+        .args(["run", "--color", "never", "--", "node", "--test", "test/"])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().unwrap();
+    let cause = evidence.immediate_cause.as_ref().expect("a cause");
+    assert_eq!(cause.value.as_deref(), Some("parsing -2"), "{cause:#?}");
+    let chains: Vec<(&str, Vec<&str>)> = evidence
+        .failure
+        .tests
+        .iter()
+        .map(|t| {
+            (
+                t.name.as_str(),
+                t.chain.iter().filter_map(|s| s.value.as_deref()).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        chains,
+        [
+            ("balances", vec!["parsing -2", "parsing 1"]),
+            ("waits", vec!["after the wait", "parsing 3"]),
+        ]
+    );
+    let made_in: Vec<(String, Option<String>)> = out
+        .events()
+        .into_iter()
+        .filter(|e| e.kind == Kind::Console && e.worker.is_some())
+        .map(|e| (e.value.unwrap_or_default(), e.test_name))
+        .collect();
+    let named = |v: &str, t: Option<&str>| (v.to_owned(), t.map(str::to_owned));
+    assert_eq!(
+        made_in,
+        [
+            named("parsing 1", Some("balances")),
+            named("parsing -2", Some("balances")),
+            named("parsing 12", Some("parses")),
+            named("parsing 3", Some("later > waits")),
+            named("after the wait", None),
+            named("parsing 4", Some("later > next")),
+        ]
+    );
+}
+
 #[test]
 fn every_failed_test_is_named_and_the_chain_is_the_failing_process_s() {
     let out = Tracer::new()

@@ -243,12 +243,12 @@ impl Capture {
             #[serde(default)]
             sent: Option<f64>,
         }
-        /// `[method, age, url, line, column, functionName, text, length, note, stack]`: `age`,
+        /// `[method, age, url, line, column, functionName, text, length, note, stack, test]`: `age`,
         /// how long before the batch was sent the call was made (ms); the position 1-based (V8's
         /// CallSite); `url` and `functionName` 0 when they are the previous call's; `length`, the
         /// whole text's characters when `text` was cut short; `note`, what the bootloader could
         /// not see of the call; `stack`, the stack's text instead of a position when the program
-        /// froze `Error`.
+        /// froze `Error`; `test`, the `node:test` test whose own code made the call.
         #[derive(serde::Deserialize)]
         struct Call(
             String,
@@ -259,6 +259,7 @@ impl Capture {
             Repeated,
             String,
             #[serde(default)] Option<usize>,
+            #[serde(default)] Option<String>,
             #[serde(default)] Option<String>,
             #[serde(default)] Option<String>,
         );
@@ -317,8 +318,19 @@ impl Capture {
             .filter(|left| (0.0..=arrived + 1.0).contains(left))
             .map_or(arrived, |left| left.min(arrived));
         let (mut previous_url, mut previous_name) = (None, None);
-        for Call(method, age, url, line, column, function_name, text, length, unseen, stack) in
-            batch.calls
+        for Call(
+            method,
+            age,
+            url,
+            line,
+            column,
+            function_name,
+            text,
+            length,
+            unseen,
+            stack,
+            test,
+        ) in batch.calls
         {
             let url = resolve(url, &mut previous_url);
             let function_name = resolve(function_name, &mut previous_name);
@@ -330,6 +342,7 @@ impl Capture {
             let mut event = Event::new(Kind::Console, ts, format!("console.{method}"));
             event.set_value_of_length(text, VALUE_LIMIT, length.unwrap_or(0));
             event.level = Some(method);
+            event.test_name = test;
             let frame = match (url, line, column, stack) {
                 (Some(url), Some(line), Some(column), _) => self.mapper.call_site(
                     function_name.as_deref().unwrap_or(""),

@@ -140,8 +140,10 @@ pub struct Event {
     /// it under (absolute). Additive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test_file: Option<String>,
-    /// For a console call read back from a report that names the test it was printed in
-    /// (vitest's `stdout | FILE > SUITE > TEST`): that test, as the runner names it. Additive.
+    /// The test a console call was made in: read back from a report that names it (vitest's
+    /// `stdout | FILE > SUITE > TEST`), as the runner names it; or, for a call made by a
+    /// `node:test` test's own synchronous code, that test (`SUITE > TEST`), as the bootloader saw
+    /// it run. Additive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test_name: Option<String>,
     /// For a console call read back from a report printed after its file's tests all ran (jest's

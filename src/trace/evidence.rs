@@ -998,6 +998,9 @@ fn steps_of(
     let start = (after > 0)
         .then(|| events.iter().find(|e| e.id == after))
         .flatten();
+    let moved_on = test
+        .zip(process)
+        .and_then(|(test, process)| moved_on(events, test, process));
     // Closest first in the order events reached tracer: a process's calls arrive in the order
     // they were made, which their times (read from a batch's clock) do not always keep.
     let candidates = events
@@ -1015,11 +1018,13 @@ fn steps_of(
             (Some(printed_under), Some(file)) => printed_under == file,
             _ => true,
         })
-        // A call its runner says another test printed is that test's.
+        // A call its runner says another test printed, or another test's own code made, is that
+        // test's.
         .filter(|e| match (e.test_name.as_deref(), test) {
-            (Some(printed_in), Some(test)) => printed_in == test,
+            (Some(made_in), Some(test)) => same_test(made_in, test),
             _ => true,
-        });
+        })
+        .filter(|e| moved_on.is_none_or(|cut| e.id < cut));
     let mut steps: Vec<Step> = Vec::new();
     for event in candidates {
         if let Some(last) = steps.last_mut()
@@ -1030,11 +1035,61 @@ fn steps_of(
             break;
         } else {
             let mut made = step(event, source_line);
-            made.named = event.test_name.is_some() && event.test_name.as_deref() == test;
+            // Named by the runner's report, which names every call it lists (a call the
+            // bootloader saw made in a test is named only when the test's synchronous code made
+            // it: one after an `await` is not, and stays a step).
+            made.named = event.test_file.is_some()
+                && event
+                    .test_name
+                    .as_deref()
+                    .zip(test)
+                    .is_some_and(|(made_in, test)| same_test(made_in, test));
             steps.push(made);
         }
     }
     steps
+}
+
+/// Whether two names of a test are the same test: equal, or one the other's last parts
+/// (`node --test` reports a test by its own name, `outer > inner > adds` by its suites').
+fn same_test(a: &str, b: &str) -> bool {
+    let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+    long == short
+        || [" > ", " › "].iter().any(|sep| {
+            long.strip_suffix(short)
+                .is_some_and(|rest| rest.ends_with(sep))
+        })
+}
+
+/// Where `process` had moved on from `test`: its first call made in another test's own code after
+/// the last one made in this test's (`Event::test_name`, seen by the bootloader as `node:test`
+/// ran them). A file's tests run one at a time, so the calls from there on (`console.log` after an
+/// `await`, which names no test) are a later test's; `None` where no call names this test.
+fn moved_on(events: &[Event], test: &str, process: &str) -> Option<u64> {
+    let in_process = |e: &&Event| {
+        e.kind == Kind::Console
+            && e.test_file.is_none()
+            && process_of(e.worker.as_deref()) == process
+    };
+    let own = |e: &&Event| e.test_name.as_deref().is_some_and(|n| same_test(n, test));
+    let other = |e: &&Event| e.test_name.as_deref().is_some_and(|n| !same_test(n, test));
+    let first_own = events.iter().filter(in_process).find(own)?.id;
+    let last_own = events.iter().filter(in_process).rfind(own)?.id;
+    // Tests run concurrently (`{ concurrency: true }`): their calls interleave, and no call says
+    // where this test ended.
+    if events
+        .iter()
+        .filter(in_process)
+        .any(|e| e.id > first_own && e.id < last_own && other(&e))
+    {
+        return None;
+    }
+    events
+        .iter()
+        .filter(in_process)
+        .filter(|e| e.id > last_own)
+        .find(other)
+        .map(|e| e.id)
 }
 
 /// Node's own warning, which it prints through `console.error` with no call site of the program's

@@ -62,6 +62,9 @@
     const isWellFormed = String.prototype.isWellFormed;
     const toWellFormed = String.prototype.toWellFormed;
     const callSites = (_, sites) => sites;
+    // Both modules are loaded by Node's own start-up: requiring them adds nothing a program sees.
+    const executionAsyncResource = require('async_hooks').executionAsyncResource;
+    const isProxy = require('util').types.isProxy;
     // The CallSite methods as they are now (a program can reach their prototype later).
     const proto = isFrozen(ErrorCtor) ? {} : Object.getPrototypeOf(stack(undefined, 1)[0]);
     const fileName = proto.getFileName;
@@ -191,6 +194,38 @@
         queue(flushTask);
       }
     }
+    // The `node:test` test whose own code makes the call now, as `outer > inner > test`: the test
+    // being run is the resource its function runs in (Node's `Test` is an `AsyncResource`),
+    // known by its own data properties (nothing of the program's runs: no getter is called,
+    // no Proxy asked). Null outside a test, after an `await` in one (the resource is then the
+    // promise's), and in a test whose suite runs its tests concurrently: only a test's
+    // synchronous code, run while no other test of its file runs, is named.
+    function testOf() {
+      const names = [];
+      let resource = executionAsyncResource();
+      for (let depth = 0; depth < 16; depth++) {
+        if (resource === null || typeof resource !== 'object' || isProxy(resource)) return null;
+        const number = getOwnPropertyDescriptor(resource, 'testNumber');
+        if (number === undefined || typeof number.value !== 'number') return null;
+        const parent = getOwnPropertyDescriptor(resource, 'parent');
+        const name = getOwnPropertyDescriptor(resource, 'name');
+        if (parent === undefined || name === undefined || typeof name.value !== 'string') return null;
+        if (depth > 0) {
+          // A suite (or the root) running its tests concurrently: their calls interleave, and
+          // a test's could not bound another's; such tests are named by none of their calls.
+          const concurrency = getOwnPropertyDescriptor(resource, 'concurrency');
+          if (concurrency === undefined || concurrency.value !== 1) return null;
+        }
+        // The root test (`<root>`) has no parent and names no test of the program's.
+        if (parent.value === null) break;
+        names[names.length] = name.value;
+        resource = parent.value;
+      }
+      if (names.length === 0) return null;
+      let path = names[names.length - 1];
+      for (let i = names.length - 2; i >= 0; i--) path = path + ' > ' + names[i];
+      return path;
+    }
     // One call: `method` as the program called it, `text` as Node printed it, its call site the
     // first frame of `at` (see `where`) outside Node's console.
     const LABEL_UNSEEN = "the group's label, if it had one, went to the program's own console.log and is not recorded";
@@ -244,10 +279,15 @@
         sameName ? 0 : name,
         text,
       ];
-      if (length !== null || note !== null || stackText !== null) {
+      let test = null;
+      try {
+        test = testOf();
+      } catch (e) {}
+      if (length !== null || note !== null || stackText !== null || test !== null) {
         entry[7] = length;
         entry[8] = note;
-        if (stackText !== null) entry[9] = stackText;
+        entry[9] = stackText;
+        if (test !== null) entry[10] = test;
       }
       if (batch.length === 0 && (exiting || time - lastSent > QUIET_MS)) {
         batch[0] = entry;
