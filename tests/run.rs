@@ -781,3 +781,41 @@ fn arguments_after_a_double_dash_go_to_the_program() {
         out.dump()
     );
 }
+
+/// A package reached through a symlink (pnpm's `node_modules`, npm workspaces, `npm link`) loads
+/// from its real path, once, as under plain node: the bootloader's stat of its channel socket was
+/// once left in the array Node 20's `realpathSync` reads, which then stopped resolving links (the
+/// same package loaded twice, `instanceof` and singletons broken, ava crashing in its worker).
+#[test]
+fn a_package_linked_as_pnpm_links_it_loads_once_from_its_real_path() {
+    let tracer = Tracer::new()
+        .file(
+            "node_modules/.pnpm/counter@1.0.0/node_modules/counter/index.js",
+            "module.exports = { id: Math.random() };\n",
+        )
+        .file(
+            "node_modules/.pnpm/plugin@1.0.0/node_modules/plugin/index.js",
+            "module.exports = { counter: require('counter') };\n",
+        )
+        .file(
+            "app.js",
+            "const counter = require('counter');\n\
+             console.log(require.resolve('counter').slice(process.cwd().length));\n\
+             require('fs').statSync(__filename);\n\
+             console.log('one counter:', counter === require('plugin').counter);\n",
+        );
+    let root = tracer.workspace().join("node_modules");
+    let link = |target: &str, at: &str| std::os::unix::fs::symlink(target, root.join(at)).unwrap();
+    link(
+        "../../counter@1.0.0/node_modules/counter",
+        ".pnpm/plugin@1.0.0/node_modules/counter",
+    );
+    link(".pnpm/counter@1.0.0/node_modules/counter", "counter");
+    link(".pnpm/plugin@1.0.0/node_modules/plugin", "plugin");
+    let out = tracer.args(["-q", "run", "app.js"]).run();
+    out.assert_code(0);
+    assert_eq!(
+        out.stdout(),
+        "/node_modules/.pnpm/counter@1.0.0/node_modules/counter/index.js\none counter: true\n"
+    );
+}

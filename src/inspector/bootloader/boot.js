@@ -61,10 +61,14 @@
   const [fdText, inodeText] = channel.split(':');
   const channelFd = Number(fdText);
   // The descriptor, only while it is still the socket tracer made: a number the program (or
-  // whatever started this process) reused for something else is never written to.
+  // whatever started this process) reused for something else is never written to. Asked as a
+  // `bigint` stat, which Node answers in an array of its own: Node 20's `realpathSync` reads the
+  // last plain stat's array, and one describing this socket stopped it resolving symlinks (a
+  // package linked by pnpm or npm workspaces loaded from its link's path, and so twice).
+  // Nor is `stat.ino` compared as a number: over 2^53 it would not be exact.
   const openChannel = () => {
     try {
-      const stat = fstatSync(channelFd);
+      const stat = fstatSync(channelFd, { bigint: true });
       return stat.isSocket() && String(stat.ino) === inodeText ? channelFd : -1;
     } catch (e) {
       return -1;
