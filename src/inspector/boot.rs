@@ -671,7 +671,7 @@ mod tests {
         assert!(BOOT_JS.contains(&format!("const send = globalThis.{CONSOLE_BINDING};")));
         assert!(BOOT_JS.contains(&format!("delete globalThis.{CONSOLE_BINDING};")));
         // A batch starts with its count, which the driver reads without parsing it.
-        assert!(BOOT_JS.contains("{ count: calls.length, calls }"));
+        assert!(BOOT_JS.contains("{ count: calls.length, calls, sent }"));
     }
 
     #[test]
