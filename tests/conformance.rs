@@ -673,6 +673,33 @@ fn an_audit_made_against_another_baseline_is_stale() {
     );
 }
 
+/// An observed item whose recording has no sample of a dimension (the recorders measure a value's
+/// structure on a member's first accesses only: DOMPurify in jsdom made one more access before
+/// it) is unverified there, never a blocking "was not observed".
+#[test]
+fn a_dimension_the_environment_did_not_sample_is_unverified_not_a_mismatch() {
+    let case = Case::audited();
+    let mut audit = case.faithful_audit();
+    let item = audit["observations"][2]["id"].clone();
+    audit["observations"][2]["observations"]
+        .as_object_mut()
+        .unwrap()
+        .remove("brand");
+    case.write_audit(&audit);
+    let (code, diff, stderr) = case.check();
+    assert_eq!(code, 0, "{diff:#?}");
+    assert!(diff.matched && diff.blocking.is_empty(), "{stderr}");
+    assert_eq!(diff.counts["unverified"], 4 + 5 + 4 + 2 + 2 + 6 + 1);
+    let listed = diff.unverified.iter().find(|u| u["item"] == item).unwrap();
+    assert!(
+        listed["dimensions"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("brand")),
+        "{listed:#?}"
+    );
+}
+
 #[test]
 fn a_p0_dimension_mismatch_exits_3() {
     let case = Case::audited();

@@ -90,7 +90,7 @@ fn summary(out: &mut impl Write, s: &Styles, d: &Diff, md: &str) -> std::io::Res
     }
     writeln!(
         out,
-        ": {} blocking, {} risks, {} unverified pending dimensions; {} of {} items observed (P0 {}, P1 {}, P2 {}){}",
+        ": {} blocking, {} risks, {} unverified dimensions; {} of {} items observed (P0 {}, P1 {}, P2 {}){}",
         d.counts.blocking,
         d.counts.risks,
         d.counts.unverified,

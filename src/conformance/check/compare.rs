@@ -539,18 +539,11 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
                     // `identity` needs two reads that returned an object: fewer is not sampled.
                     continue;
                 }
-                let f = Finding::new(
-                    code::MISSING_OBSERVATION,
-                    format!("{}: {dim} was not observed in the runtime", item.api),
-                    "make the audit measure this dimension",
-                )
-                .on(item)
-                .dimension(dim, Some(Value::from(expected.clone())), None);
-                if blocking_item {
-                    st.block(f)
-                } else {
-                    st.risks.push(f)
-                }
+                // The item was observed, but the environment's recording has no sample of this
+                // dimension (the recorders measure a value's structure on a member's first
+                // accesses only, and an environment that made one more access before this item
+                // sampled none of it here): not sampled is never a mismatch; it is unverified.
+                st.unsampled(item, dim);
                 continue;
             };
             if same_values(expected, seen) {

@@ -1,5 +1,5 @@
 //! The check: from the contract, the audit and the files on disk now, computes the diff
-//! (`trace-runtime-diff/v1`): blocking findings with stable codes, P2 risks, unverified pending
+//! (`trace-runtime-diff/v1`): blocking findings with stable codes, P2 risks, unverified
 //! dimensions, and `matched`, which exists nowhere else. It recomputes every hash from disk and
 //! trusts none written in a file. It reads files and returns a [`Diff`]; writing the diff and
 //! choosing the exit code is the command's job.
@@ -158,12 +158,27 @@ pub struct Outcome {
 struct State {
     blocking: Vec<Finding>,
     risks: Vec<Finding>,
+    /// Dimensions of observed items the environment's recording has no sample of.
+    unsampled: Vec<Unverified>,
     bad_input: bool,
 }
 
 impl State {
     fn block(&mut self, finding: Finding) {
         self.blocking.push(finding);
+    }
+
+    fn unsampled(&mut self, item: &contract::Item, dim: &str) {
+        match self.unsampled.iter_mut().find(|u| u.item == item.id) {
+            Some(u) => u.dimensions.push(dim.to_owned()),
+            None => self.unsampled.push(Unverified {
+                item: item.id.clone(),
+                priority: item.priority.clone(),
+                api: item.api.clone(),
+                access_type: item.access_type.clone(),
+                dimensions: vec![dim.to_owned()],
+            }),
+        }
     }
 
     fn unreadable(&mut self, message: String) {
@@ -304,6 +319,17 @@ pub fn check(case_dir: &Path, label: &str) -> Outcome {
             a.script_requests.as_deref(),
             a.requests.as_deref(),
         );
+    }
+    // Beside the contract's pending dimensions, those the environment did not sample.
+    for u in std::mem::take(&mut st.unsampled) {
+        counts.unverified += u.dimensions.len();
+        match unverified
+            .iter_mut()
+            .find(|p: &&mut Unverified| p.item == u.item)
+        {
+            Some(pending) => pending.dimensions.extend(u.dimensions),
+            None => unverified.push(u),
+        }
     }
     for f in st.blocking.iter().chain(&st.risks) {
         if let Some(cause) = f

@@ -39,7 +39,7 @@ pub fn to_markdown(d: &Diff) -> String {
     let _ = writeln!(md, "# Trace-runtime diff\n");
     let _ = writeln!(
         md,
-        "Verdict: {verdict} ({} blocking, {} risks, {} unverified pending dimensions)\n",
+        "Verdict: {verdict} ({} blocking, {} risks, {} unverified dimensions)\n",
         d.counts.blocking, d.counts.risks, d.counts.unverified
     );
     let _ = writeln!(
@@ -123,7 +123,7 @@ pub fn to_markdown(d: &Diff) -> String {
             );
         }
     }
-    let _ = writeln!(md, "\n## Unverified (pending dimensions)\n");
+    let _ = writeln!(md, "\n## Unverified (dimensions one side did not sample)\n");
     if d.unverified.is_empty() {
         let _ = writeln!(md, "None.");
     }
