@@ -763,6 +763,36 @@ fn a_network_attempt_blocks() {
     );
 }
 
+/// An attempt no request of the audit describes (happy-dom loading a page's script through a child
+/// `node`, which the request observer of the entry's process does not see) leaves the requests
+/// uncompared: `requestsMatched` was once `true`, "0 of 0 recorded requests", beside it.
+#[test]
+fn an_attempt_no_request_describes_leaves_the_requests_uncompared() {
+    let case = Case::audited();
+    let mut audit = case.faithful_audit();
+    audit["networkAttempts"] = 1.into();
+    audit["requests"] = json!([]);
+    audit["transcript"] = json!([{"module": "kernel", "method": "connect", "host": "10.255.255.53", "port": 53, "pid": 4242, "process": "node"}]);
+    case.write_audit(&audit);
+    let (code, diff, stderr) = case.check();
+    assert_eq!(code, 3);
+    assert_eq!(diff.requests_matched, None, "{:#?}", diff.requests);
+    assert_eq!(diff.requests["undescribed"], 1);
+    let f = diff.finding("NETWORK_ATTEMPTED");
+    assert!(
+        f.message
+            .contains("kernel connect 10.255.255.53:53 (a name lookup) by `node` (pid 4242)"),
+        "{}",
+        f.message
+    );
+    assert!(stderr.contains("requests not compared"), "{stderr}");
+    assert!(
+        diff.groups.iter().any(|g| g.kind == "NETWORK_ATTEMPTED"),
+        "{:#?}",
+        diff.groups
+    );
+}
+
 #[test]
 fn missing_and_old_and_incomplete_audits_block() {
     let case = Case::audited();

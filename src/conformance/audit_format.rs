@@ -286,10 +286,20 @@ impl NetworkAttempt {
                 None => h.clone(),
             })
         });
-        [self.module.clone(), self.method.clone(), target]
+        let mut text = [self.module.clone(), self.method.clone(), target]
             .into_iter()
             .flatten()
             .collect::<Vec<_>>()
-            .join(" ")
+            .join(" ");
+        // A connection to port 53 is a name being looked up: what was to be reached comes after.
+        if self.port == Some(53) && self.url.is_none() {
+            text.push_str(" (a name lookup)");
+        }
+        match (self.pid, self.process.as_deref()) {
+            (Some(pid), Some(process)) => text.push_str(&format!(" by `{process}` (pid {pid})")),
+            (Some(pid), None) => text.push_str(&format!(" by pid {pid}")),
+            _ => {}
+        }
+        text
     }
 }

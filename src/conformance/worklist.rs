@@ -513,6 +513,16 @@ fn classify(
             "make these functions read as native (`Function.prototype.toString` gives `function name() { [native code] }`)".into(),
         );
     }
+    // A finding of the audit as a whole (the network guard's count of attempts): its message
+    // says what it is, where "networkAttempts differs the same way" said nothing.
+    if f.item.is_none() && f.api.is_none() {
+        return (
+            format!("code\t{}", f.code),
+            f.code.clone(),
+            f.message.clone(),
+            f.action.clone(),
+        );
+    }
     if !dim.is_empty() {
         return (
             format!("dimension\t{dim}\t{expected}\t{observed}"),

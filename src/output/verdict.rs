@@ -182,7 +182,7 @@ fn summary(out: &mut impl Write, s: &Styles, d: &Diff, md: &str) -> std::io::Res
                 writeln!(out, "  {}{seen_by}: {}", s.error.style(&f.code), f.message)?;
             }
         }
-        None if r.expected > 0 => writeln!(
+        None if r.expected > 0 || r.undescribed.is_some() => writeln!(
             out,
             "requests not compared: {}",
             r.note.as_deref().unwrap_or("no request-level view")

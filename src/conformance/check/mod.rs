@@ -319,6 +319,12 @@ pub fn check(case_dir: &Path, label: &str) -> Outcome {
             a.script_requests.as_deref(),
             a.requests.as_deref(),
         );
+        let attempts = a
+            .network_attempts
+            .unwrap_or(0)
+            .max(a.transcript.len() as u64);
+        let seen: Vec<String> = a.transcript.iter().map(|t| t.describe()).collect();
+        requests.attempts_undescribed(attempts, &seen.join("; "));
     }
     // Beside the contract's pending dimensions, those the environment did not sample.
     for u in std::mem::take(&mut st.unsampled) {

@@ -64,12 +64,36 @@ pub struct RequestsReport {
     /// script's own requests are what `observed` counts (additive).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<usize>,
+    /// Attempts the tool's network guard counted that no request of the audit describes (made by
+    /// another process of the environment's, or below Node's network modules), when none is
+    /// described (additive): then the requests are not compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undescribed: Option<u64>,
 }
 
 impl RequestsReport {
-    /// `requestsMatched`: `None` when there was nothing to compare the trace's requests with.
+    /// `requestsMatched`: `None` when there was nothing to compare the trace's requests with, or
+    /// when the environment tried to reach the network in ways no request of its describes.
     pub fn matched(&self) -> Option<bool> {
+        if self.undescribed.is_some() {
+            return None;
+        }
         self.observed.map(|_| self.differences.is_empty())
+    }
+
+    /// Takes `attempts` the network guard counted (`seen`: how they were seen) where the audit
+    /// describes no request at all: the comparison of requests cannot stand.
+    pub fn attempts_undescribed(&mut self, attempts: u64, seen: &str) {
+        let described = self.observed.unwrap_or(0).max(self.network.unwrap_or(0));
+        if attempts == 0 || described > 0 || self.observed.is_none() {
+            return;
+        }
+        self.undescribed = Some(attempts);
+        self.note = Some(format!(
+            "the environment tried to reach the network {attempts} time(s) ({seen}) and no request \
+             of its is described (a process of its own, such as a child `node` loading a script, \
+             or a connection made below Node's network modules): requests were not compared"
+        ));
     }
 }
 
