@@ -23,6 +23,23 @@ pub fn strip_ansi(text: &str) -> std::borrow::Cow<'_, str> {
     ESCAPE.replace_all(text, "")
 }
 
+/// The lines a terminal would show for one line of output that moves its cursor (faucet and other
+/// reporters redraw a test's line in place: `\r# adds\x1b[K`, `\x1b[1A\x1b[1G✓ adds\x1b[1B`): each
+/// stretch between a carriage return or a cursor movement is a line of its own, its styles taken
+/// off, the empty ones left out. A line without either is itself (styles taken off).
+pub fn screen_lines(text: &str) -> Vec<String> {
+    static MOVE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\r|\x1b\[[0-9;]*[ABCDEFGHf]").expect("valid regex")
+    });
+    if !text.contains('\r') && !MOVE.is_match(text) {
+        return vec![strip_ansi(text).into_owned()];
+    }
+    MOVE.split(text)
+        .map(|part| strip_ansi(part).into_owned())
+        .filter(|part| !part.trim().is_empty())
+        .collect()
+}
+
 /// Cuts `text` to `limit` characters; a cut value ends with a marker saying how much was cut.
 pub fn cap(text: String, limit: usize) -> (String, bool) {
     cap_known_length(text, limit, 0)

@@ -12,7 +12,7 @@ use regex::Regex;
 
 use crate::trace::event::{Event, Frame, Kind, Stream};
 use crate::trace::mapper;
-use crate::trace::values::strip_ansi;
+use crate::trace::values::{screen_lines, strip_ansi};
 
 mod ava;
 mod console;
@@ -363,10 +363,12 @@ pub fn all_failed(
             found.push(test);
         }
     };
+    // A reporter that redraws its lines in place (faucet) is read as a terminal shows it.
     let lines: Vec<(&Event, String)> = events
         .iter()
         .filter(|e| e.kind == Kind::Output && e.id < before)
-        .filter_map(|e| Some((e, strip_ansi(e.value.as_deref()?).into_owned())))
+        .filter_map(|e| Some((e, screen_lines(e.value.as_deref()?))))
+        .flat_map(|(e, lines)| lines.into_iter().map(move |line| (e, line)))
         .collect();
     // The lines a report read so far spans (cucumber's scenario block, whose step lines are
     // headings of their own).
@@ -516,14 +518,19 @@ fn summarizes_failed_subtests(before: &[(&Event, String)], event: &Event, indent
 }
 
 /// tape's name of the test whose assertion failed at `indent` (of `event`'s stream): the nearest
-/// `# name` comment before it at that indentation, over the lines its test printed, back to the
-/// previous test's `# name` (TAP's own `# tests 4` counts are not names).
+/// `# name` comment before it at that indentation or less (faucet indents the assertions under it),
+/// over the lines its test printed, back to the previous test's `# name` (TAP's own `# tests 4`
+/// counts are not names).
 fn tape_test(before: &[(&Event, String)], event: &Event, indent: usize) -> Option<String> {
     for (e, line) in before.iter().rev() {
-        if e.worker != event.worker || e.stream != event.stream || indentation(line) != indent {
+        if e.worker != event.worker || e.stream != event.stream {
             continue;
         }
-        let Some(comment) = line.trim_start().strip_prefix("# ") else {
+        let Some(comment) = line
+            .trim_start()
+            .strip_prefix("# ")
+            .filter(|_| indentation(line) <= indent)
+        else {
             continue;
         };
         let name = comment.trim();

@@ -1084,6 +1084,47 @@ fn a_workspace_runner_s_relayed_reports_are_read_package_by_package() {
     ));
 }
 
+/// tape's TAP through faucet (`tape test/*.js | faucet`), which redraws each test's line in place
+/// with carriage returns and cursor movements: the failed test is the one faucet shows failing,
+/// with its site (it was once named after the passing test before it, whose line the redraw hid
+/// the next `# name` in).
+#[test]
+fn tape_through_faucet_is_read_as_the_terminal_shows_it() {
+    let dir = workspace();
+    let lines = format!("{}\n", "x".repeat(40)).repeat(10);
+    std::fs::write(dir.path().join("test/cart.js"), &lines).unwrap();
+    let root = dir.path().display().to_string();
+    let report = [
+        "\r# totals a cart without a code\x1b[K".to_owned(),
+        "\r  ok \x1b[1m\x1b[32m1\x1b[0m should be strictly equal\x1b[K\r\x1b[1A\x1b[1G\x1b[1m\x1b[32m✓ totals a cart without a code\x1b[0m\x1b[1B\x1b[1G\r# takes ten percent off with TEN\x1b[K".to_owned(),
+        "\r  not ok \x1b[1m\x1b[31m2\x1b[0m should be strictly equal\x1b[K".to_owned(),
+        "\x1b[2A\x1b[1G\x1b[1m\x1b[31m⨯ takes ten percent off with TEN\x1b[0m\x1b[2B\x1b[1G    ---".to_owned(),
+        "      operator: equal".to_owned(),
+        "      expected: 18".to_owned(),
+        "      actual:   16.2".to_owned(),
+        format!("      at: Test.<anonymous> ({root}/test/cart.js:7:5)"),
+        "    ...".to_owned(),
+        "  ".to_owned(),
+        "\r# tests 2\x1b[K".to_owned(),
+    ];
+    let events = output(&report.iter().map(String::as_str).collect::<Vec<_>>());
+    let seen: Vec<(String, String, Option<u32>)> =
+        all_failed(&events, u64::MAX, dir.path(), &|f| {
+            !f.contains("node_modules")
+        })
+        .into_iter()
+        .map(|t| (t.name, t.message, t.frame.map(|f| f.line)))
+        .collect();
+    assert_eq!(
+        seen,
+        [(
+            "takes ten percent off with TEN".to_owned(),
+            "should be strictly equal (expected 18, actual 16.2)".to_owned(),
+            Some(7)
+        )]
+    );
+}
+
 /// tape 5's TAP: a failed assertion (`not ok 2 should be strictly equal`, no dash) with
 /// `operator:`, `expected:`, `actual:` and `at:` and its stack, under the `# name` comment of its
 /// test, the test's own output between them: each failed test named, with both values and its
