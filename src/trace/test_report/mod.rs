@@ -415,6 +415,27 @@ pub fn all_failed(
             // again later, with its frames, under `FAIL`; that report is the one read.
             continue;
         }
+        // tap-spec's recap of the failures it listed (`Failed Tests: There was 1 failure`, each
+        // test's name and `✖ assertion` again, without their details): read once, above.
+        if lines[..at].iter().any(|(e, l)| {
+            e.worker == event.worker
+                && e.stream == event.stream
+                && l.trim_start().starts_with("Failed Tests: There ")
+        }) {
+            continue;
+        }
+        if let Some(test) = read_tap_spec(
+            &lines[..at],
+            event,
+            text,
+            &heading,
+            &block,
+            cwd,
+            is_own_code,
+        ) {
+            add(test);
+            continue;
+        }
         let mut name = heading.name().trim().to_owned();
         let mut body = &block[..];
         let jasmine = matches!(heading, Heading::Numbered(_))
@@ -497,6 +518,49 @@ pub fn all_failed(
         });
     }
     found
+}
+
+/// tape's TAP through tap-spec (`tape test/*.js | tap-spec`): a failed assertion `✖ should be
+/// strictly equal` under its test's name (the line before it, further left), then a rule of dashes
+/// and tape's YAML keys (`expected:`, `actual:`, `at:`). Read as tape's own report is: the test by
+/// its name, the assertion with both values, its site.
+fn read_tap_spec(
+    before: &[(&Event, String)],
+    event: &Event,
+    text: &str,
+    heading: &Heading,
+    block: &[&str],
+    cwd: &Path,
+    is_own_code: &dyn Fn(&str) -> bool,
+) -> Option<RunnerFailure> {
+    let Heading::Cross(assertion) = heading else {
+        return None;
+    };
+    let (rule, rest) = block.split_first()?;
+    let rule = rule.trim();
+    if rule.len() < 10 || !rule.chars().all(|c| c == '-') {
+        return None;
+    }
+    let indent = indentation(text);
+    let name = before.iter().rev().find_map(|(e, line)| {
+        (e.worker == event.worker
+            && e.stream == event.stream
+            && !line.trim().is_empty()
+            && indentation(line) < indent)
+            .then(|| line.trim().to_owned())
+    })?;
+    let yaml: Vec<&str> = std::iter::once("  ---")
+        .chain(rest.iter().copied())
+        .collect();
+    let tap = tap::read_tap_block(&yaml, cwd, is_own_code);
+    Some(RunnerFailure {
+        name,
+        message: format!("{}{}", assertion.trim(), tap.assertion.unwrap_or_default()),
+        frame: tap.site,
+        declared: tap.declared,
+        event_id: event.id,
+        stream: event.stream.unwrap_or(Stream::Stdout),
+    })
 }
 
 /// Whether a TAP `not ok` at `indent` (of `event`'s process) closes a test in which a deeper

@@ -1125,6 +1125,58 @@ fn tape_through_faucet_is_read_as_the_terminal_shows_it() {
     );
 }
 
+/// tape's TAP through tap-spec (`tape test/*.js | tap-spec`): the failed test by the name above its
+/// `✖ assertion`, with both values and its site, once (its recap of the failures is no second one;
+/// the assertion's text was once the test's name, a rule of dashes its message).
+#[test]
+fn tape_through_tap_spec_names_the_test_once() {
+    let dir = workspace();
+    let lines = format!("{}\n", "x".repeat(40)).repeat(10);
+    std::fs::write(dir.path().join("test/cart.js"), &lines).unwrap();
+    let root = dir.path().display().to_string();
+    let report = [
+        "".to_owned(),
+        "  totals a cart without a code".to_owned(),
+        "".to_owned(),
+        "    ✔ should be strictly equal".to_owned(),
+        "".to_owned(),
+        "  takes ten percent off with TEN".to_owned(),
+        "".to_owned(),
+        "    ✖ should be strictly equal".to_owned(),
+        "    ---------------------------".to_owned(),
+        "      operator: equal".to_owned(),
+        "      expected: 18".to_owned(),
+        "      actual:   16.2".to_owned(),
+        format!("      at: Test.<anonymous> ({root}/test/cart.js:7:5)"),
+        "".to_owned(),
+        "  Failed Tests: There was 1 failure".to_owned(),
+        "".to_owned(),
+        "    takes ten percent off with TEN".to_owned(),
+        "".to_owned(),
+        "      ✖ should be strictly equal".to_owned(),
+        "".to_owned(),
+        "  total:     2".to_owned(),
+        "  passing:   1".to_owned(),
+        "  failing:   1".to_owned(),
+    ];
+    let events = output(&report.iter().map(String::as_str).collect::<Vec<_>>());
+    let seen: Vec<(String, String, Option<u32>)> =
+        all_failed(&events, u64::MAX, dir.path(), &|f| {
+            !f.contains("node_modules")
+        })
+        .into_iter()
+        .map(|t| (t.name, t.message, t.frame.map(|f| f.line)))
+        .collect();
+    assert_eq!(
+        seen,
+        [(
+            "takes ten percent off with TEN".to_owned(),
+            "should be strictly equal (expected 18, actual 16.2)".to_owned(),
+            Some(7)
+        )]
+    );
+}
+
 /// tape 5's TAP: a failed assertion (`not ok 2 should be strictly equal`, no dash) with
 /// `operator:`, `expected:`, `actual:` and `at:` and its stack, under the `# name` comment of its
 /// test, the test's own output between them: each failed test named, with both values and its
