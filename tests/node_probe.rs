@@ -729,6 +729,72 @@ fn a_new_object_on_every_read_where_the_browser_keeps_one_is_a_finding() {
     assert_eq!(identity["observed"], serde_json::json!(["several objects"]));
 }
 
+/// An object kept per receiver is one object, however many receivers the environment's reads span
+/// (DOMPurify read `attributes` of one form in Chromium and of two in jsdom, which kept more forms:
+/// once "several objects" against the browser's "one object").
+#[test]
+fn one_object_kept_per_receiver_is_no_identity_difference() {
+    let read = |seq: u64| {
+        format!(
+            r#"{{"type":"access","seq":{seq},"realm":"main","realmId":"main#0","phase":"init","api":"Element.prototype.attributes","accessType":"get","receiver":"HTMLParagraphElement","returnValue":{{"$object":"NamedNodeMap","id":"o5"}}}}"#
+        )
+    };
+    let trace = format!("{HEADER}\n{}\n{}\n", read(1), read(2));
+    let shim = |kept: &str| {
+        format!(
+            "// A shim whose elements' attributes are {kept}.\n\
+             const vm = require('node:vm');\n\
+             const context = vm.createContext({{}});\n\
+             vm.runInContext(`\n\
+               class NamedNodeMap {{}}\n\
+               const maps = new WeakMap();\n\
+               class Element {{ get attributes() {{ {getter} }} }}\n\
+               class HTMLParagraphElement extends Element {{}}\n\
+               Object.assign(globalThis, {{ NamedNodeMap, Element, HTMLParagraphElement }});\n\
+               globalThis.navigator = {{}};\n\
+               globalThis.document = {{}};\n\
+             `, context, {{ filename: 'shim-setup.js' }});\n\
+             vm.runInContext('const a = new HTMLParagraphElement(), b = new HTMLParagraphElement(); a.attributes; a.attributes; b.attributes; b.attributes;', context, {{ filename: 'app.js' }});\n",
+            getter = if kept == "kept per element" {
+                "if (!maps.has(this)) maps.set(this, new NamedNodeMap()); return maps.get(this);"
+            } else {
+                "return new NamedNodeMap();"
+            }
+        )
+    };
+    for (kept, differs) in [("kept per element", false), ("new on every read", true)] {
+        let out = build_and_audit(
+            Tracer::new()
+                .file("case/ruyi-trace/logs/current.ndjson", trace.clone())
+                .file("case/result/final.js", shim(kept)),
+        );
+        let diff = read_json(&out, "notes/trace-runtime-diff.json");
+        let identity = diff["blocking"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["dimension"] == "identity");
+        assert_eq!(
+            identity.is_some(),
+            differs,
+            "{kept}: {:#?}",
+            blocking_codes(&diff)
+        );
+        let observed = read_json(&out, "tmp/node-trace-runtime-audit.json");
+        let attributes = observed["observations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["api"] == "Element.prototype.attributes")
+            .unwrap_or_else(|| panic!("{kept}: {:#?}", observed["observations"]));
+        assert_eq!(
+            attributes["observations"]["identity"],
+            serde_json::json!(["several objects"]),
+            "{kept}"
+        );
+    }
+}
+
 /// What the probe records of a property's definition is the environment's own, as the script
 /// would see it without the probe: the getter's or method's name, length, `native` and source
 /// text, measured here in a plain run of the same environment. For jsdom (JavaScript accessors

@@ -47,12 +47,73 @@ struct ItemAcc {
     dims: Vec<DimAcc>,
     tags: BTreeSet<String>,
     navs: BTreeSet<u64>,
-    /// The objects its reads returned: the first (realm instance and `$object` id), whether every
-    /// later one was that same object, and how many reads returned an object (see `identity`).
-    objects: Option<(String, bool, u64)>,
+    /// The objects its reads returned (see `identity`).
+    objects: Option<Objects>,
     /// In a part's builder, the first line's `stack` as written: the id and the stack sample are
     /// made only once the item is joined as new (see [`Builder::absorb`]).
     stack_text: Option<Box<str>>,
+}
+
+/// The objects an item's reads returned: the first (realm instance and `$object` id), whether every
+/// later one was that same object, and how many reads returned an object; and, where every read
+/// names its receiver (`receiverId`: an environment under audit), the first object of each receiver
+/// and whether each receiver's reads all returned it.
+struct Objects {
+    first: String,
+    same: bool,
+    reads: u64,
+    by_receiver: Option<HashMap<String, String>>,
+    same_per_receiver: bool,
+}
+
+/// Receivers whose first object is kept for `identityPerReceiver`; reads on receivers past them
+/// are not compared.
+const RECEIVERS_KEPT: usize = 1024;
+
+impl Objects {
+    fn new(object: String, receiver: Option<String>) -> Self {
+        Objects {
+            by_receiver: receiver.map(|r| HashMap::from([(r, object.clone())])),
+            first: object,
+            same: true,
+            reads: 1,
+            same_per_receiver: true,
+        }
+    }
+
+    fn read(&mut self, object: String, receiver: Option<String>) {
+        self.reads += 1;
+        self.same &= self.first == object;
+        self.of_receiver(object, receiver);
+    }
+
+    fn of_receiver(&mut self, object: String, receiver: Option<String>) {
+        match (&mut self.by_receiver, receiver) {
+            (Some(firsts), Some(receiver)) => match firsts.get(&receiver) {
+                Some(first) => self.same_per_receiver &= *first == object,
+                None if firsts.len() < RECEIVERS_KEPT => {
+                    firsts.insert(receiver, object);
+                }
+                None => {}
+            },
+            // A read that names no receiver: nothing is known per receiver.
+            (by_receiver, _) => *by_receiver = None,
+        }
+    }
+
+    fn absorb(&mut self, later: Objects) {
+        self.same = self.same && later.same && self.first == later.first;
+        self.reads += later.reads;
+        self.same_per_receiver &= later.same_per_receiver;
+        match later.by_receiver {
+            Some(firsts) => {
+                for (receiver, object) in firsts {
+                    self.of_receiver(object, Some(receiver));
+                }
+            }
+            None => self.by_receiver = None,
+        }
+    }
 }
 
 /// How many distinct values of a dimension are compared one by one before a hash set is built.
@@ -158,9 +219,9 @@ impl ItemAcc {
         self.objects = match (self.objects.take(), later.objects) {
             (None, theirs) => theirs,
             (mine, None) => mine,
-            (Some((first, same, reads)), Some((their_first, their_same, their_reads))) => {
-                let same = same && their_same && first == their_first;
-                Some((first, same, reads + their_reads))
+            (Some(mut mine), Some(theirs)) => {
+                mine.absorb(theirs);
+                Some(mine)
             }
         };
         for dim in later.dims {
@@ -209,6 +270,13 @@ fn stack_sample(stack: Option<Value>) -> Vec<Value> {
 /// (`"several objects"`: a new one per read, as an environment that builds it each time does).
 /// Only what the same code measures in both runtimes: the `$object` ids of one trace, per realm.
 pub const IDENTITY: &str = "identity";
+
+/// Beside `identity`, where every read names its receiver (an environment's recording under
+/// audit): whether each receiver's reads returned one object. The browser's recording names no
+/// receiver, so its `identity` is over every read: a page reading `attributes` of one element
+/// there and of two in the environment gives "one object" against "several objects", where each
+/// element gave its own one.
+pub const IDENTITY_PER_RECEIVER: &str = "identityPerReceiver";
 
 struct TimelineAcc {
     family: String,
@@ -425,12 +493,12 @@ impl Builder {
         {
             let realm = event.raw_field("realmId").unwrap_or("");
             let object = format!("{realm}/{id}");
+            let receiver = event
+                .raw_field("receiverId")
+                .map(|receiver| format!("{realm}/{receiver}"));
             match &mut acc.objects {
-                None => acc.objects = Some((object, true, 1)),
-                Some((first, same, reads)) => {
-                    *reads += 1;
-                    *same &= *first == object;
-                }
+                None => acc.objects = Some(Objects::new(object, receiver)),
+                Some(objects) => objects.read(object, receiver),
             }
         }
         if let Some(state) = &event.state {
@@ -580,16 +648,22 @@ impl Builder {
                     let values = dim.values.into_iter().map(|(_, value)| value).collect();
                     item.expected.insert(DIMENSIONS[dim.d].to_owned(), values);
                 }
-                if let Some((_, same, reads)) = acc.objects
-                    && reads >= 2
-                {
-                    let identity = if same {
+                let said = |same: bool| {
+                    if same {
                         "one object"
                     } else {
                         "several objects"
-                    };
+                    }
+                };
+                if let Some(objects) = acc.objects.filter(|o| o.reads >= 2) {
                     item.expected
-                        .insert(IDENTITY.to_owned(), vec![Value::from(identity)]);
+                        .insert(IDENTITY.to_owned(), vec![Value::from(said(objects.same))]);
+                    if objects.by_receiver.is_some() {
+                        item.expected.insert(
+                            IDENTITY_PER_RECEIVER.to_owned(),
+                            vec![Value::from(said(objects.same_per_receiver))],
+                        );
+                    }
                 }
                 item.pending = applicable(&item.access_type)
                     .iter()
