@@ -523,6 +523,35 @@ fn classify(
             f.action.clone(),
         );
     }
+    // One value here for an API whose value in the browser depends on the receiver (happy-dom's
+    // `nodeName` is "" for every element, Chromium's `P`, `SPAN`, `A`): one change, one group,
+    // whatever the browser gave each receiver (it was a group of one per element class).
+    if dim == "returnValue"
+        && !api.is_empty()
+        && f.observed
+            .as_ref()
+            .and_then(Value::as_array)
+            .is_some_and(|values| {
+                values.len() == 1
+                    && !values[0].is_object()
+                    && !values[0].is_array()
+                    && f.expected
+                        .as_ref()
+                        .and_then(Value::as_array)
+                        .is_some_and(|e| e.iter().all(|v| !v.is_object() && !v.is_array()))
+            })
+    {
+        return (
+            format!("value\t{api}\t{observed}"),
+            "dimension".into(),
+            format!(
+                "{api} gives one value here on every receiver of these items, where the browser gives each its own"
+            ),
+            format!(
+                "make {api} give what the browser gives for each receiver (each item's expected value is the browser's)"
+            ),
+        );
+    }
     if !dim.is_empty() {
         return (
             format!("dimension\t{dim}\t{expected}\t{observed}"),
@@ -709,6 +738,40 @@ mod tests {
     /// Asserts that `group`'s action begins with `start`.
     fn assert_action_starts(group: &Group, start: &str) {
         assert!(group.action.starts_with(start), "{}", group.action);
+    }
+
+    /// One value here for an API whose browser value depends on the receiver is one group:
+    /// happy-dom's `nodeName` gives "" for every element (12 groups of one on DOMPurify's page,
+    /// ranked below the consequences of it).
+    #[test]
+    fn one_value_here_for_every_receiver_is_one_group() {
+        let mut blocking: Vec<Finding> = ["P", "SPAN", "A"]
+            .iter()
+            .map(|name| {
+                finding(
+                    "Node.prototype.nodeName",
+                    "returnValue",
+                    json!([name]),
+                    json!([""]),
+                )
+            })
+            .collect();
+        blocking.push(finding(
+            "Node.prototype.nodeName",
+            "returnValue",
+            json!(["B"]),
+            json!(["b"]),
+        ));
+        let groups = groups(&blocking);
+        assert_eq!(groups.len(), 2, "{groups:#?}");
+        assert_eq!(groups[0].count, 3);
+        assert!(
+            groups[0]
+                .title
+                .starts_with("Node.prototype.nodeName gives one value here on every receiver"),
+            "{}",
+            groups[0].title
+        );
     }
 
     #[test]
