@@ -43,7 +43,8 @@ pub(super) struct Marks<'a> {
 }
 
 impl<'a> Marks<'a> {
-    /// The marks of `events` for `tests`, all run by one process: `None` unless the program's
+    /// The marks of `events` for `tests`, all run by one process (a test of no known process
+    /// counts as that one's where only that one prints): `None` unless the program's
     /// stdout holds exactly as many failure marks as there are tests, on lines of marks and the
     /// process's console calls alone, every such call found there in the order it was made. When
     /// no test's process is known (cucumber-js `--parallel`: each worker loads every step file,
@@ -59,19 +60,22 @@ impl<'a> Marks<'a> {
                     "console.log" | "console.info" | "console.debug"
                 )
         };
-        let known = tests.first()?.process.clone();
-        if tests.iter().any(|t| t.process != known) {
+        tests.first()?;
+        let known: Vec<&String> = tests.iter().filter_map(|t| t.process.as_ref()).collect();
+        if known.windows(2).any(|pair| pair[0] != pair[1]) {
             return None;
         }
-        let process = match known {
-            Some(process) => process,
-            None => {
+        // A test its report gives no file of (jasmine's timed-out spec: no frame) has no process
+        // known: it is the others' only where that process is the one whose console prints.
+        let process = match known.first() {
+            Some(process) if tests.iter().all(|t| t.process.is_some()) => (*process).clone(),
+            known => {
                 let mut printing = events
                     .iter()
                     .filter(|e| prints(e))
                     .map(|e| super::process_of(e.worker.as_deref()));
                 let first = printing.next()?;
-                if printing.any(|p| p != first) {
+                if printing.any(|p| p != first) || known.is_some_and(|p| **p != first) {
                     return None;
                 }
                 first
@@ -257,6 +261,59 @@ mod tests {
     #[test]
     fn a_console_text_not_found_in_order_gives_no_marks() {
         assert_eq!(read(".F\nsecond\nfirst\n", &["first", "second"]), None);
+    }
+
+    /// jasmine's timed-out spec is reported with no frame, so no process is known to have run it:
+    /// the marks still place every failed test where the one process printing ran them all (they
+    /// were once read for none, and every chain was the run's last lines: a later spec's, in
+    /// another file).
+    #[test]
+    fn a_failed_test_of_no_known_process_is_the_printing_process_s() {
+        let mut id = 0;
+        let mut event = |kind: Kind, value: &str, worker: &str| {
+            id += 1;
+            let mut e = Event::new(kind, id as f64, "x");
+            e.id = id;
+            e.value = Some(value.to_owned());
+            if kind == Kind::Output {
+                e.stream = Some(Stream::Stdout);
+            } else {
+                e.detail = "console.log".into();
+                e.worker = Some(worker.into());
+            }
+            e
+        };
+        let events = vec![
+            event(Kind::Output, "Started", ""),
+            event(Kind::Console, "applying discount TEN to 20", "child 1"),
+            event(Kind::Output, ".applying discount TEN to 20", ""),
+            event(Kind::Output, "FF", ""),
+            event(Kind::Console, "reserving 1 plum", "child 1"),
+            event(Kind::Output, ".reserving 1 plum", ""),
+            event(Kind::Output, "F", ""),
+        ];
+        let test = |name: &str, process: Option<&str>| FailedTest {
+            name: name.into(),
+            message: "failed".into(),
+            file: None,
+            line: None,
+            column: None,
+            process: process.map(str::to_owned),
+            chain: Vec::new(),
+        };
+        let tests = [
+            test("cart takes ten percent off", Some("child 1")),
+            test("quote answers within the deadline", None),
+            test("stock refuses an unknown item", Some("child 1")),
+        ];
+        let marks = Marks::read(&events, &tests).expect("marks");
+        assert_eq!(marks.fails.len(), 3);
+        // Two processes named: no reading.
+        let other = [
+            test("cart takes ten percent off", Some("child 1")),
+            test("stock refuses an unknown item", Some("child 2")),
+        ];
+        assert!(Marks::read(&events, &other).is_none());
     }
 
     /// cucumber: a mark per step; a failed scenario's window begins with its first step (the
