@@ -234,7 +234,7 @@ impl Step {
         self.kind == event.kind
             && self.detail == event.detail
             && self.level == event.level
-            && self.value == event.value
+            && self.value.as_deref() == event.value.as_deref().map(|v| strip_ansi(v)).as_deref()
             && self.file == event.file
             && self.line == event.line
             && self.column == event.column
@@ -643,6 +643,7 @@ pub fn build(
     } else {
         Vec::new()
     };
+    let others = threads_of_others(&failure.tests, first_test.as_deref().unwrap_or(""));
     let steps = steps_of(
         events,
         after,
@@ -652,9 +653,19 @@ pub fn build(
             failing_file.as_deref(),
             first_test.as_deref(),
         ),
-        &succeeded,
+        (&succeeded, &others),
         &source_line,
     );
+    let others: Vec<Vec<String>> = failure
+        .tests
+        .iter()
+        .map(|t| {
+            threads_of_others(&failure.tests, &t.name)
+                .into_iter()
+                .map(str::to_owned)
+                .collect()
+        })
+        .collect();
     let unplaced = unplaced.then(|| unplaced_among(&steps, &own)).flatten();
     let (immediate_cause, previous_state_transitions, chain_note) = match &unplaced {
         // Several processes ran tests and nothing says which ran this one, nor when: the closest
@@ -702,6 +713,7 @@ pub fn build(
         let Some((placed, (after, before))) = window else {
             continue;
         };
+        let others: Vec<&str> = others[index].iter().map(String::as_str).collect();
         let steps = steps_of(
             events,
             after,
@@ -711,7 +723,7 @@ pub fn build(
                 test_file.as_deref(),
                 Some(test.name.as_str()),
             ),
-            &[],
+            (&[], &others),
             &source_line,
         );
         if !placed && test.process.is_none() && unplaced_among(&steps, &own).is_some() {
@@ -984,7 +996,7 @@ fn steps_of(
     after: u64,
     before: &Event,
     (process, file, test): (Option<&str>, Option<&str>, Option<&str>),
-    succeeded: &[&str],
+    (succeeded, others): (&[&str], &[&str]),
     source_line: &dyn Fn(&Position) -> Option<String>,
 ) -> Vec<Step> {
     // Earlier than `other`: seen first, unless its time says it was made after; or made clearly
@@ -1011,8 +1023,10 @@ fn steps_of(
                 && start.is_none_or(|start| earlier(start, e))
                 && (earlier(e, before) || (e.test_file.is_some() && e.ts <= before.ts))
         })
-        .filter(|e| process.is_none_or(|p| process_of(e.worker.as_deref()) == p))
+        .filter(|e| process.is_none_or(|p| ran_in(e.worker.as_deref(), p)))
         .filter(|e| !succeeded.contains(&process_of(e.worker.as_deref()).as_str()))
+        // A thread that ran another failed test's file (ava's worker threads) is that test's.
+        .filter(|e| !e.worker.as_deref().is_some_and(|w| others.contains(&w)))
         .filter(|e| !is_node_warning(e))
         .filter(|e| match (e.test_file.as_deref(), file) {
             (Some(printed_under), Some(file)) => printed_under == file,
@@ -1067,9 +1081,7 @@ fn same_test(a: &str, b: &str) -> bool {
 /// `await`, which names no test) are a later test's; `None` where no call names this test.
 fn moved_on(events: &[Event], test: &str, process: &str) -> Option<u64> {
     let in_process = |e: &&Event| {
-        e.kind == Kind::Console
-            && e.test_file.is_none()
-            && process_of(e.worker.as_deref()) == process
+        e.kind == Kind::Console && e.test_file.is_none() && ran_in(e.worker.as_deref(), process)
     };
     let own = |e: &&Event| e.test_name.as_deref().is_some_and(|n| same_test(n, test));
     let other = |e: &&Event| e.test_name.as_deref().is_some_and(|n| !same_test(n, test));
@@ -1387,6 +1399,26 @@ fn chain(
 
 /// The process an event's `worker` belongs to: `child 2` for `child 2` and `child 2 worker 1`,
 /// [`PROGRAM`] for none and for a worker thread of the program (`worker 1`).
+/// Whether an event of `worker` was made in `process`: a process (`child 1`, with its threads),
+/// or one thread of it (`child 1 worker 2`, where a runner ran a test file in a worker thread).
+fn ran_in(worker: Option<&str>, process: &str) -> bool {
+    if process.starts_with("worker ") || process.contains(" worker ") {
+        worker == Some(process)
+    } else {
+        process_of(worker) == process
+    }
+}
+
+/// The threads (`child 1 worker 2`) that ran the files of failed tests other than `test`.
+fn threads_of_others<'a>(tests: &'a [FailedTest], test: &str) -> Vec<&'a str> {
+    tests
+        .iter()
+        .filter(|t| t.name != test)
+        .filter_map(|t| t.process.as_deref())
+        .filter(|p| p.starts_with("worker ") || p.contains(" worker "))
+        .collect()
+}
+
 fn process_of(worker: Option<&str>) -> String {
     match worker {
         None => PROGRAM.to_owned(),
@@ -1494,7 +1526,9 @@ fn step(event: &Event, source_line: &dyn Fn(&Position) -> Option<String>) -> Ste
         kind: event.kind,
         detail: event.detail.clone(),
         level: event.level.clone(),
-        value: event.value.clone(),
+        // As a terminal shows it: a runner's colours (uvu's `\x1b[33m20\x1b[39m`) are no part
+        // of what the program said. The event keeps the bytes as they were printed.
+        value: event.value.as_deref().map(|v| strip_ansi(v).into_owned()),
         file: event.file.clone(),
         line: event.line,
         column: event.column,
@@ -1713,9 +1747,77 @@ mod tests {
         let mut failure = Event::new(Kind::Exception, 5.0, "Uncaught");
         failure.id = 5;
         events.push(failure.clone());
-        let steps = steps_of(&events, 0, &failure, (None, None, None), &[], &|_| None);
+        let steps = steps_of(
+            &events,
+            0,
+            &failure,
+            (None, None, None),
+            (&[], &[]),
+            &|_| None,
+        );
         let values: Vec<&str> = steps.iter().filter_map(|s| s.value.as_deref()).collect();
         assert_eq!(values, ["call 4", "call 3", "call 2", "call 1"]);
+    }
+
+    /// A step's value is what the program said, without the colours a runner turned on (uvu's
+    /// `applying discount to \x1b[33m20\x1b[39m`), where the event keeps the bytes printed; two
+    /// such calls are still one step repeated.
+    #[test]
+    fn a_step_s_value_has_no_colours() {
+        let events: Vec<Event> = (1..=2)
+            .map(|id| {
+                let mut e = Event::new(Kind::Console, id as f64, "console.log");
+                e.id = id;
+                e.value = Some("applying discount to \x1b[33m20\x1b[39m".into());
+                e
+            })
+            .collect();
+        let mut report = Event::new(Kind::Output, 9.0, "stdout");
+        report.id = 9;
+        let steps = steps_of(&events, 0, &report, (None, None, None), (&[], &[]), &|_| {
+            None
+        });
+        assert_eq!(steps.len(), 1, "{steps:#?}");
+        assert_eq!(steps[0].value.as_deref(), Some("applying discount to 20"));
+        assert_eq!(steps[0].repeats, Some(2));
+    }
+
+    /// ava runs each test file in a worker thread of one process: a test run by one thread
+    /// (`child 1 worker 1`) has that thread's calls as its steps (it had none: a thread is no
+    /// process), and a test of that process whose thread is not known has none of a thread that
+    /// ran another failed test's file (it once had the other test's lines).
+    #[test]
+    fn a_test_run_in_a_worker_thread_has_that_thread_s_calls() {
+        let mut events: Vec<Event> = ["child 1 worker 1", "child 1", "child 1 worker 1"]
+            .into_iter()
+            .enumerate()
+            .map(|(i, worker)| {
+                let mut e = Event::new(Kind::Console, i as f64, "console.log");
+                e.id = i as u64 + 1;
+                e.value = Some(format!("call {}", i + 1));
+                e.worker = Some(worker.into());
+                e
+            })
+            .collect();
+        let mut report = Event::new(Kind::Output, 9.0, "stdout");
+        report.id = 9;
+        events.push(report.clone());
+        let values = |process: &str, others: &[&str]| -> Vec<String> {
+            steps_of(
+                &events,
+                0,
+                &report,
+                (Some(process), None, None),
+                (&[], others),
+                &|_| None,
+            )
+            .into_iter()
+            .filter_map(|s| s.value)
+            .collect()
+        };
+        assert_eq!(values("child 1 worker 1", &[]), ["call 3", "call 1"]);
+        assert_eq!(values("child 1", &["child 1 worker 1"]), ["call 2"]);
+        assert_eq!(values("child 1", &[]), ["call 3", "call 2", "call 1"]);
     }
 
     /// Two failed tests, neither with a chain, the failure's naming no cause, its note saying
@@ -1982,7 +2084,14 @@ mod tests {
         let own = event(4, Kind::Console, "(node:4242) Warning: cache is cold");
         let failure = event(5, Kind::Exception, "Error: boom");
         let events = [call, experimental, deprecated, own, failure.clone()];
-        let steps = steps_of(&events, 0, &failure, (None, None, None), &[], &|_| None);
+        let steps = steps_of(
+            &events,
+            0,
+            &failure,
+            (None, None, None),
+            (&[], &[]),
+            &|_| None,
+        );
         let ids: Vec<u64> = steps.iter().map(|s| s.event_id).collect();
         assert_eq!(ids, [4, 1]);
     }
