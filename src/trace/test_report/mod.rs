@@ -508,6 +508,19 @@ pub fn all_failed(
             // report with the message comes later.
             continue;
         };
+        // node-tap's `timeout!` (its block has `expired:` alone): the site is the `at:` of the
+        // `not ok` that closes the test it expired in.
+        let frame = match (frame, &heading) {
+            (None, Heading::Tap(_)) => closing_site(
+                &lines[at + 1..],
+                event,
+                indentation(text),
+                &name,
+                cwd,
+                is_own_code,
+            ),
+            (frame, _) => frame,
+        };
         add(RunnerFailure {
             name,
             message,
@@ -561,6 +574,42 @@ fn read_tap_spec(
         event_id: event.id,
         stream: event.stream.unwrap_or(Stream::Stdout),
     })
+}
+
+/// The site of the TAP `not ok` after a failure at `indent` (of `event`'s stream) that closes its
+/// test `name` (`not ok 1 - name # time=315ms`, further left): its block's `at:`.
+fn closing_site(
+    after: &[(&Event, String)],
+    event: &Event,
+    indent: usize,
+    name: &str,
+    cwd: &Path,
+    is_own_code: &dyn Fn(&str) -> bool,
+) -> Option<Frame> {
+    let ours = |e: &&Event| e.worker == event.worker && e.stream == event.stream;
+    let mut lines = after
+        .iter()
+        .filter(|(e, _)| ours(e))
+        .map(|(_, l)| l.as_str());
+    while let Some(line) = lines.next() {
+        if line.trim().is_empty() || indentation(line) >= indent {
+            continue;
+        }
+        let Some(Heading::Tap(closed)) = Heading::read(line) else {
+            return None;
+        };
+        let closed = closed.split(" # ").next().unwrap_or("").trim();
+        if closed != name {
+            return None;
+        }
+        let at = indentation(line);
+        let block: Vec<&str> = lines
+            .take_while(|l| l.trim().is_empty() || indentation(l) > at)
+            .take(BLOCK_LINES)
+            .collect();
+        return tap::read_tap_block(&block, cwd, is_own_code).site;
+    }
+    None
 }
 
 /// Whether a TAP `not ok` at `indent` (of `event`'s process) closes a test in which a deeper

@@ -261,10 +261,13 @@ fn node_tap_s_thrown_error_in_a_library_file_is_its_test_file_s() {
 }
 
 /// node-tap's timeout: `not ok 2 - timeout!` with `expired: TAP` in the test that ran past it
-/// (the test was once missing), then the test's and the file's own `not ok`, which close it.
+/// (the test was once missing), then the test's and the file's own `not ok`, which close it: the
+/// `at:` of the test's is the site (there was none, and so no process ran the test).
 #[test]
 fn node_tap_s_timeout() {
     let dir = workspace();
+    let source = format!("{}\n", "x".repeat(40)).repeat(10);
+    std::fs::write(dir.path().join("test/stock.test.js"), &source).unwrap();
     let lines = [
         "# Subtest: test/stock.test.js",
         "    # Subtest: reserves two of five, never ends",
@@ -294,6 +297,7 @@ fn node_tap_s_timeout() {
         names_and_messages(&all),
         [("reserves two of five, never ends", "timeout!")]
     );
+    assert_site(&all[0], "test/stock.test.js", 6, 3);
 }
 
 #[test]
