@@ -1037,6 +1037,36 @@ fn the_bootloader_s_folder_is_in_tmpdir_when_it_is_set_else_in_memory_and_gone_a
 /// its message (the values the assertion compared), its site and the process that ran it; the
 /// chain is made of the failing process's events only (never a log line of the other file's
 /// process); the summary lists both tests before the chain.
+/// `node --test` told to write its report to a file: no failed test can be named from the output,
+/// and the note says where the report went (nothing said so).
+#[test]
+fn a_report_written_to_a_file_is_named_where_no_test_is() {
+    let out = Tracer::new()
+        .file(
+            "test/cart.test.js",
+            "const test = require('node:test');\nconst assert = require('node:assert');\n\
+             test('takes ten percent off', () => {\n  assert.strictEqual(16.2, 18);\n});\n",
+        )
+        .args([
+            "run",
+            "--",
+            "node",
+            "--test",
+            "--test-reporter=junit",
+            "--test-reporter-destination=out.xml",
+            "test/",
+        ])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().unwrap();
+    assert!(evidence.failure.tests.is_empty(), "{:#?}", evidence.failure);
+    let note = evidence.chain_note.as_deref().unwrap_or_default();
+    assert!(
+        note.contains("wrote its report to out.xml"),
+        "{evidence:#?}"
+    );
+}
+
 /// `node --test` runs a file's tests in one process and reports them once all ran: the calls of a
 /// later, passing test came closest to the report and were once the failed test's immediate
 /// cause. A call made in a test's own code names that test (`testName`), and a failed test's chain

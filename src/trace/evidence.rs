@@ -701,6 +701,24 @@ pub fn build(
             })
         }
     };
+    // A run that failed with no test named, where a runner was told to write its report to a
+    // file: the failed tests are named there, and the note says where.
+    let files = report_files(session);
+    let chain_note = match files.as_slice() {
+        [] => chain_note,
+        _ if !failure.tests.is_empty() || failure_event.kind != Kind::Exit => chain_note,
+        files => {
+            let note = format!(
+                "the test runner wrote its report to {} (`--test-reporter-destination`), which \
+                 tracer does not read: the failed tests are named there",
+                files.join(", ")
+            );
+            Some(match chain_note {
+                Some(earlier) => format!("{earlier}; {note}"),
+                None => note,
+            })
+        }
+    };
     // Each failed test's own chain: of the process that ran its file (and of its file), before
     // its runner reported it.
     for (index, ((test, window), test_file)) in failure
@@ -1475,6 +1493,33 @@ fn succeeded_processes(session: &Session) -> Vec<&str> {
         .filter(|p| p.exit_code == Some(0))
         .filter_map(|p| p.label.as_deref())
         .collect()
+}
+
+/// The files the run's `node --test` was told to write a report to
+/// (`--test-reporter-destination=out.xml`; `stdout` and `stderr` are the output tracer reads).
+fn report_files(session: &Session) -> Vec<String> {
+    let mut files: Vec<String> = Vec::new();
+    for process in &session.processes {
+        let args: Vec<&str> = process
+            .exec_argv
+            .iter()
+            .chain(&process.argv)
+            .map(String::as_str)
+            .collect();
+        for (i, arg) in args.iter().enumerate() {
+            let file = match arg.strip_prefix("--test-reporter-destination") {
+                Some(value) if value.starts_with('=') => Some(&value[1..]),
+                Some("") => args.get(i + 1).copied(),
+                _ => None,
+            };
+            if let Some(file) = file.filter(|f| !matches!(*f, "stdout" | "stderr" | ""))
+                && !files.iter().any(|known| known == file)
+            {
+                files.push(file.to_owned());
+            }
+        }
+    }
+    files
 }
 
 /// The traced Node processes that failed, then the untraced ones (such as the runner `node
