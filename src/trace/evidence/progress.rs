@@ -263,36 +263,30 @@ mod tests {
         assert_eq!(read(".F\nsecond\nfirst\n", &["first", "second"]), None);
     }
 
-    /// jasmine's timed-out spec is reported with no frame, so no process is known to have run it:
-    /// the marks still place every failed test where the one process printing ran them all (they
-    /// were once read for none, and every chain was the run's last lines: a later spec's, in
-    /// another file).
-    #[test]
-    fn a_failed_test_of_no_known_process_is_the_printing_process_s() {
-        let mut id = 0;
-        let mut event = |kind: Kind, value: &str, worker: &str| {
-            id += 1;
-            let mut e = Event::new(kind, id as f64, "x");
-            e.id = id;
-            e.value = Some(value.to_owned());
-            if kind == Kind::Output {
-                e.stream = Some(Stream::Stdout);
-            } else {
-                e.detail = "console.log".into();
-                e.worker = Some(worker.into());
-            }
-            e
-        };
-        let events = vec![
-            event(Kind::Output, "Started", ""),
-            event(Kind::Console, "applying discount TEN to 20", "child 1"),
-            event(Kind::Output, ".applying discount TEN to 20", ""),
-            event(Kind::Output, "FF", ""),
-            event(Kind::Console, "reserving 1 plum", "child 1"),
-            event(Kind::Output, ".reserving 1 plum", ""),
-            event(Kind::Output, "F", ""),
-        ];
-        let test = |name: &str, process: Option<&str>| FailedTest {
+    /// Events numbered (and timed) in order: `Output` a stdout line, else a `console.log` of
+    /// `child 1`.
+    fn numbered(specs: &[(Kind, &str)]) -> Vec<Event> {
+        specs
+            .iter()
+            .enumerate()
+            .map(|(i, (kind, value))| {
+                let mut e = Event::new(*kind, (i + 1) as f64, "x");
+                e.id = i as u64 + 1;
+                e.value = Some((*value).to_owned());
+                if *kind == Kind::Output {
+                    e.stream = Some(Stream::Stdout);
+                } else {
+                    e.detail = "console.log".into();
+                    e.worker = Some("child 1".into());
+                }
+                e
+            })
+            .collect()
+    }
+
+    /// A failed test of `process`, as the report reads it.
+    fn failed(name: &str, process: Option<&str>) -> FailedTest {
+        FailedTest {
             name: name.into(),
             message: "failed".into(),
             file: None,
@@ -300,18 +294,35 @@ mod tests {
             column: None,
             process: process.map(str::to_owned),
             chain: Vec::new(),
-        };
+        }
+    }
+
+    /// jasmine's timed-out spec is reported with no frame, so no process is known to have run it:
+    /// the marks still place every failed test where the one process printing ran them all (they
+    /// were once read for none, and every chain was the run's last lines: a later spec's, in
+    /// another file).
+    #[test]
+    fn a_failed_test_of_no_known_process_is_the_printing_process_s() {
+        let events = numbered(&[
+            (Kind::Output, "Started"),
+            (Kind::Console, "applying discount TEN to 20"),
+            (Kind::Output, ".applying discount TEN to 20"),
+            (Kind::Output, "FF"),
+            (Kind::Console, "reserving 1 plum"),
+            (Kind::Output, ".reserving 1 plum"),
+            (Kind::Output, "F"),
+        ]);
         let tests = [
-            test("cart takes ten percent off", Some("child 1")),
-            test("quote answers within the deadline", None),
-            test("stock refuses an unknown item", Some("child 1")),
+            failed("cart takes ten percent off", Some("child 1")),
+            failed("quote answers within the deadline", None),
+            failed("stock refuses an unknown item", Some("child 1")),
         ];
         let marks = Marks::read(&events, &tests).expect("marks");
         assert_eq!(marks.fails.len(), 3);
         // Two processes named: no reading.
         let other = [
-            test("cart takes ten percent off", Some("child 1")),
-            test("stock refuses an unknown item", Some("child 2")),
+            failed("cart takes ten percent off", Some("child 1")),
+            failed("stock refuses an unknown item", Some("child 2")),
         ];
         assert!(Marks::read(&events, &other).is_none());
     }
@@ -320,62 +331,38 @@ mod tests {
     /// steps its report lists as passed before the failed one), where its `When` step logged.
     #[test]
     fn a_scenario_s_window_begins_with_its_first_step() {
-        let mut id = 0;
-        let mut event = |kind: Kind, value: &str| {
-            id += 1;
-            let mut e = Event::new(kind, id as f64, "x");
-            e.id = id;
-            e.value = Some(value.to_owned());
-            if kind == Kind::Output {
-                e.stream = Some(Stream::Stdout);
-            } else {
-                e.detail = "console.log".into();
-                e.worker = Some("child 1".into());
-            }
-            e
-        };
-        let events = vec![
-            event(Kind::Console, "PRICE-LOG discounting 100"),
-            event(Kind::Output, "..PRICE-LOG discounting 100"),
-            event(Kind::Console, "STOCK-LOG reserving 5"),
-            event(Kind::Output, ".F..STOCK-LOG reserving 5"),
-            event(Kind::Output, ".F"),
-            event(
+        let events = numbered(&[
+            (Kind::Console, "PRICE-LOG discounting 100"),
+            (Kind::Output, "..PRICE-LOG discounting 100"),
+            (Kind::Console, "STOCK-LOG reserving 5"),
+            (Kind::Output, ".F..STOCK-LOG reserving 5"),
+            (Kind::Output, ".F"),
+            (
                 Kind::Output,
                 "1) Scenario: discounts 100 by ten percent # features/price.feature:6",
             ),
-            event(
+            (
                 Kind::Output,
                 "   ✔ When I discount 100 # features/step_definitions/price.steps.js:6",
             ),
-            event(
+            (
                 Kind::Output,
                 "   ✖ Then the result is 90 # features/step_definitions/stock.steps.js:10",
             ),
-            event(
+            (
                 Kind::Output,
                 "2) Scenario: reserves two of five # features/stock.feature:6",
             ),
-            event(
+            (
                 Kind::Output,
                 "   ✔ When I reserve 5 # features/step_definitions/stock.steps.js:7",
             ),
-            event(
+            (
                 Kind::Output,
                 "   ✖ Then the result is 3 # features/step_definitions/stock.steps.js:10",
             ),
-        ];
-        let tests: Vec<FailedTest> = (0..2)
-            .map(|_| FailedTest {
-                name: String::new(),
-                message: String::new(),
-                file: None,
-                line: None,
-                column: None,
-                process: Some("child 1".into()),
-                chain: Vec::new(),
-            })
-            .collect();
+        ]);
+        let tests = [failed("", Some("child 1")), failed("", Some("child 1"))];
         let marks = Marks::read(&events, &tests).unwrap();
         let window = |index: usize, report: usize| {
             let (after, before) = marks.window(&events, &events[report], index).unwrap();

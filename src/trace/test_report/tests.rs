@@ -266,8 +266,7 @@ fn node_tap_s_thrown_error_in_a_library_file_is_its_test_file_s() {
 #[test]
 fn node_tap_s_timeout() {
     let dir = workspace();
-    let source = format!("{}\n", "x".repeat(40)).repeat(10);
-    std::fs::write(dir.path().join("test/stock.test.js"), &source).unwrap();
+    write_lines(dir.path(), "test/stock.test.js");
     let lines = [
         "# Subtest: test/stock.test.js",
         "    # Subtest: reserves two of five, never ends",
@@ -1088,6 +1087,22 @@ fn a_workspace_runner_s_relayed_reports_are_read_package_by_package() {
     ));
 }
 
+/// A source file of ten lines at `path` under `root`, for sites to be read in.
+fn write_lines(root: &Path, path: &str) {
+    let lines = format!("{}\n", "x".repeat(40)).repeat(10);
+    std::fs::write(root.join(path), lines).unwrap();
+}
+
+/// Each failed test of `report` (lines of stdout, in a workspace at `root`): its name, its
+/// message and its site's line.
+fn names_messages_lines(report: &[String], root: &Path) -> Vec<(String, String, Option<u32>)> {
+    let events = output(&report.iter().map(String::as_str).collect::<Vec<_>>());
+    all_failed(&events, u64::MAX, root, &|f| !f.contains("node_modules"))
+        .into_iter()
+        .map(|t| (t.name, t.message, t.frame.map(|f| f.line)))
+        .collect()
+}
+
 /// tape's TAP through faucet (`tape test/*.js | faucet`), which redraws each test's line in place
 /// with carriage returns and cursor movements: the failed test is the one faucet shows failing,
 /// with its site (it was once named after the passing test before it, whose line the redraw hid
@@ -1095,8 +1110,7 @@ fn a_workspace_runner_s_relayed_reports_are_read_package_by_package() {
 #[test]
 fn tape_through_faucet_is_read_as_the_terminal_shows_it() {
     let dir = workspace();
-    let lines = format!("{}\n", "x".repeat(40)).repeat(10);
-    std::fs::write(dir.path().join("test/cart.js"), &lines).unwrap();
+    write_lines(dir.path(), "test/cart.js");
     let root = dir.path().display().to_string();
     let report = [
         "\r# totals a cart without a code\x1b[K".to_owned(),
@@ -1111,14 +1125,7 @@ fn tape_through_faucet_is_read_as_the_terminal_shows_it() {
         "  ".to_owned(),
         "\r# tests 2\x1b[K".to_owned(),
     ];
-    let events = output(&report.iter().map(String::as_str).collect::<Vec<_>>());
-    let seen: Vec<(String, String, Option<u32>)> =
-        all_failed(&events, u64::MAX, dir.path(), &|f| {
-            !f.contains("node_modules")
-        })
-        .into_iter()
-        .map(|t| (t.name, t.message, t.frame.map(|f| f.line)))
-        .collect();
+    let seen = names_messages_lines(&report, dir.path());
     assert_eq!(
         seen,
         [(
@@ -1135,8 +1142,7 @@ fn tape_through_faucet_is_read_as_the_terminal_shows_it() {
 #[test]
 fn tape_through_tap_spec_names_the_test_once() {
     let dir = workspace();
-    let lines = format!("{}\n", "x".repeat(40)).repeat(10);
-    std::fs::write(dir.path().join("test/cart.js"), &lines).unwrap();
+    write_lines(dir.path(), "test/cart.js");
     let root = dir.path().display().to_string();
     let report = [
         "".to_owned(),
@@ -1163,14 +1169,7 @@ fn tape_through_tap_spec_names_the_test_once() {
         "  passing:   1".to_owned(),
         "  failing:   1".to_owned(),
     ];
-    let events = output(&report.iter().map(String::as_str).collect::<Vec<_>>());
-    let seen: Vec<(String, String, Option<u32>)> =
-        all_failed(&events, u64::MAX, dir.path(), &|f| {
-            !f.contains("node_modules")
-        })
-        .into_iter()
-        .map(|t| (t.name, t.message, t.frame.map(|f| f.line)))
-        .collect();
+    let seen = names_messages_lines(&report, dir.path());
     assert_eq!(
         seen,
         [(
@@ -1188,9 +1187,8 @@ fn tape_through_tap_spec_names_the_test_once() {
 #[test]
 fn tape_s_report() {
     let dir = workspace();
-    let lines = format!("{}\n", "x".repeat(40)).repeat(10);
-    std::fs::write(dir.path().join("test/price.test.js"), &lines).unwrap();
-    std::fs::write(dir.path().join("test/stock.test.js"), &lines).unwrap();
+    write_lines(dir.path(), "test/price.test.js");
+    write_lines(dir.path(), "test/stock.test.js");
     let root = dir.path().display().to_string();
     let report = [
         "TAP version 13".to_owned(),
@@ -1225,14 +1223,7 @@ fn tape_s_report() {
         "# pass  1".to_owned(),
         "# fail  2".to_owned(),
     ];
-    let events = output(&report.iter().map(String::as_str).collect::<Vec<_>>());
-    let seen: Vec<(String, String, Option<u32>)> =
-        all_failed(&events, u64::MAX, dir.path(), &|f| {
-            !f.contains("node_modules")
-        })
-        .into_iter()
-        .map(|t| (t.name, t.message, t.frame.map(|f| f.line)))
-        .collect();
+    let seen = names_messages_lines(&report, dir.path());
     assert_eq!(
         seen,
         [
