@@ -383,8 +383,11 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
                         "check in the browser whether the script makes this access too (it cannot be recorded there); if it does, classify it in {} as `dynamic-branch`",
                         policy::RELATIVE_PATH
                     ),
+                    // The access is the script's own (the environment's are left out): what
+                    // removes it is the environment making the script take the browser's path,
+                    // where an earlier difference sent it another way.
                     _ => format!(
-                        "remove the access, or classify it in {} as `dynamic-branch` or `node-leak`",
+                        "look for an earlier difference that sent the script another way (the other groups; fixing it removes this access); if the script makes this access in the browser too, on another path, classify it in {} as `dynamic-branch`, or as `node-leak` where it reaches Node's own",
                         policy::RELATIVE_PATH
                     ),
                 };
