@@ -1792,16 +1792,14 @@ mod tests {
         let mut failure = Event::new(Kind::Exception, 5.0, "Uncaught");
         failure.id = 5;
         events.push(failure.clone());
-        let steps = steps_of(
-            &events,
-            0,
-            &failure,
-            (None, None, None),
-            (&[], &[]),
-            &|_| None,
-        );
+        let steps = all_steps_before(&events, &failure);
         let values: Vec<&str> = steps.iter().filter_map(|s| s.value.as_deref()).collect();
         assert_eq!(values, ["call 4", "call 3", "call 2", "call 1"]);
+    }
+
+    /// Every process's steps before `before`, no window, test or process asked for.
+    fn all_steps_before(events: &[Event], before: &Event) -> Vec<Step> {
+        steps_of(events, 0, before, (None, None, None), (&[], &[]), &|_| None)
     }
 
     /// A step's value is what the program said, without the colours a runner turned on (uvu's
@@ -1819,9 +1817,7 @@ mod tests {
             .collect();
         let mut report = Event::new(Kind::Output, 9.0, "stdout");
         report.id = 9;
-        let steps = steps_of(&events, 0, &report, (None, None, None), (&[], &[]), &|_| {
-            None
-        });
+        let steps = all_steps_before(&events, &report);
         assert_eq!(steps.len(), 1, "{steps:#?}");
         assert_eq!(steps[0].value.as_deref(), Some("applying discount to 20"));
         assert_eq!(steps[0].repeats, Some(2));
@@ -2129,14 +2125,7 @@ mod tests {
         let own = event(4, Kind::Console, "(node:4242) Warning: cache is cold");
         let failure = event(5, Kind::Exception, "Error: boom");
         let events = [call, experimental, deprecated, own, failure.clone()];
-        let steps = steps_of(
-            &events,
-            0,
-            &failure,
-            (None, None, None),
-            (&[], &[]),
-            &|_| None,
-        );
+        let steps = all_steps_before(&events, &failure);
         let ids: Vec<u64> = steps.iter().map(|s| s.event_id).collect();
         assert_eq!(ids, [4, 1]);
     }
