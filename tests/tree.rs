@@ -345,6 +345,62 @@ fn a_real_test_runner_from_npm_names_the_failing_test_and_its_assertion() {
     );
 }
 
+/// `npm test --workspaces`: npm runs each package's runner in the package's folder, and mocha
+/// prints its stack paths from there (`spec/cart.spec.js:11:12`). The failed test's site is the
+/// package's file, not the root's file of the same name, nor none.
+#[test]
+fn a_workspace_runner_s_relative_paths_start_from_its_package_s_folder() {
+    let Some((tracer, dir)) =
+        test_suite_with_modules("mocha", "a_workspace_runner_s_relative_paths")
+    else {
+        return;
+    };
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/test-suite");
+    let read = |file: &str| std::fs::read(example.join(file)).unwrap();
+    let tracer = tracer
+        .file(
+            "package.json",
+            r#"{"name":"shop-root","private":true,"workspaces":["packages/shop"],"scripts":{"test":"npm test --workspaces"}}"#,
+        )
+        .file(
+            "packages/shop/package.json",
+            r#"{"name":"shop","version":"1.0.0","private":true,"scripts":{"test":"mocha spec/"}}"#,
+        )
+        .file("packages/shop/lib/cart.js", read("lib/cart.js"))
+        .file("packages/shop/spec/cart.spec.js", read("spec/cart.spec.js"));
+    // The root's own file of the same name, which a path read from the root's folder would name.
+    assert!(dir.join("spec/cart.spec.js").is_file());
+    let (plain_code, _) = plain(&dir, "npm", &["test"]);
+    assert_eq!(plain_code, 1);
+    let out = tracer.args(["-q", "run", "--", "npm", "test"]).run();
+    out.assert_code(1);
+    let session = out.session();
+    let mocha = session
+        .processes
+        .iter()
+        .find(|p| p.role == "child" && p.argv.iter().any(|a| a.contains("mocha")))
+        .unwrap_or_else(|| panic!("{:#?}", session.processes));
+    let package = dir.canonicalize().unwrap().join("packages/shop");
+    assert_eq!(
+        mocha.cwd.as_deref(),
+        Some(package.to_str().unwrap()),
+        "{mocha:?}"
+    );
+    let evidence = assert_failing_test(
+        &out,
+        "total › takes ten percent off with TEN",
+        "AssertionError",
+        "packages/shop/spec/cart.spec.js",
+    );
+    assert_eq!(evidence.failure.line, Some(11), "{}", out.dump());
+    assert_eq!(
+        evidence.failure.tests[0].process.as_deref(),
+        mocha.label.as_deref(),
+        "{:?}",
+        evidence.failure.tests
+    );
+}
+
 /// vitest from the npm registry (its forks pool: a worker process per test file), when
 /// `examples/test-suite`'s `node_modules` are there (skipped, saying so, without).
 #[test]

@@ -227,6 +227,8 @@ pub(super) fn trace(
             root_pid: crate::sandbox::current().map_or(pgid, crate::sandbox::Sandbox::program),
             verifier: verifier.clone(),
             workspace: plan.workspace.clone(),
+            // As the kernel names it, to compare with each process's.
+            cwd: plan.cwd.canonicalize().unwrap_or_else(|_| plan.cwd.clone()),
             events: events.clone(),
             clock,
             redactor: redactor.clone(),

@@ -52,6 +52,8 @@ pub struct TreeConfig {
     pub root_pid: u32,
     pub verifier: Verifier,
     pub workspace: PathBuf,
+    /// The program's working folder: a process's own is listed only where it differs.
+    pub cwd: PathBuf,
     pub events: EventSender,
     pub clock: Clock,
     pub redactor: Redactor,
@@ -275,6 +277,14 @@ fn dispatch(
             stopped_by_tracer: false,
             note: None,
             modules: Vec::new(),
+            cwd: working_folder(report.pid)
+                .filter(|folder| *folder != config.cwd)
+                .map(|folder| {
+                    config
+                        .redactor
+                        .apply(&folder.to_string_lossy())
+                        .into_owned()
+                }),
         };
         if let Some(why) = &report.refused {
             // Another process's report: listed, never acted on.
@@ -541,6 +551,12 @@ fn proc_process(pid: u32) -> Option<(u32, Vec<String>)> {
         .map(|a| String::from_utf8_lossy(a).chars().take(200).collect())
         .collect();
     Some((ppid, argv))
+}
+
+/// The working folder of process `pid`, as the kernel says (it has just reported, and waits to be
+/// released or is exiting: it is still there).
+fn working_folder(pid: u32) -> Option<PathBuf> {
+    std::fs::read_link(format!("/proc/{pid}/cwd")).ok()
 }
 
 /// Attaches to one process of the tree and traces it until its end, its events tagged `label`.

@@ -41,6 +41,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::trace::event::{Event, Frame, Kind, Position};
+use crate::trace::folders::Folders;
 use crate::trace::mapper;
 use crate::trace::redact::Redactor;
 use crate::trace::session::{EVIDENCE_CONTEXT, Session};
@@ -268,6 +269,7 @@ pub fn build(
     // The program's own uncaught exception explains its exit best; else a worker's or a child's
     // (a worker's unhandled error is recorded once, in the worker) in the program's own code;
     // else the tests the runner said failed; else any other exception; else the exit itself.
+    let folders = Folders::of(Path::new(&session.cwd), &session.processes);
     let exceptions = || events.iter().rev().filter(|e| e.kind == Kind::Exception);
     let exit = events.iter().rev().find(|e| e.kind == Kind::Exit);
     let failure_event = exceptions()
@@ -279,8 +281,7 @@ pub fn build(
             // tests the runner reported failing.
             let other = exceptions().next()?;
             let runner_said = exit.is_some_and(|exit| {
-                !test_report::all_failed(events, exit.id, Path::new(&session.cwd), is_own_code)
-                    .is_empty()
+                !test_report::all_failed(events, exit.id, &folders, is_own_code).is_empty()
             });
             (!runner_said).then_some(other)
         })
@@ -430,7 +431,7 @@ pub fn build(
         }
         if from_test.is_none() {
             (failure.printed_errors, failure.printed_errors_dropped) =
-                printed_errors(events, failure_event.id, &session.cwd);
+                printed_errors(events, failure_event.id, &folders);
         }
         // A runtime that aborted (a heap out of memory) said why on stderr, with no JavaScript
         // error and no position: that line, not an error printed earlier, is why it ended.
@@ -485,7 +486,7 @@ pub fn build(
         }
         if let Some(found) = from_test.or_else(|| {
             (reason.is_none() && abort_site.is_none())
-                .then(|| printed_failure(events, failure_event.id, &session.cwd, is_own_code))
+                .then(|| printed_failure(events, failure_event.id, &folders, is_own_code))
                 .flatten()
         }) {
             let text = strip_ansi(&found.text).into_owned();
@@ -857,7 +858,7 @@ fn is_error(text: &str) -> bool {
 fn printed_positions<'a>(
     events: &'a [Event],
     before: u64,
-    cwd: &Path,
+    folders: &Folders,
 ) -> Vec<(&'a Event, &'a str, Frame)> {
     let mut heading: Option<String> = None;
     events
@@ -865,10 +866,10 @@ fn printed_positions<'a>(
         .filter(|e| e.kind == Kind::Output && e.id < before)
         .filter_map(|e| Some((e, e.value.as_deref()?)))
         .filter_map(|(e, text)| {
-            if let Some(frame) = mapper::printed_position(text, cwd) {
+            if let Some(frame) = mapper::printed_position(text, folders) {
                 return Some((e, text, frame));
             }
-            if let Some(file) = mapper::printed_file_heading(text, cwd) {
+            if let Some(file) = mapper::printed_file_heading(text, folders) {
                 heading = Some(file);
                 return None;
             }
@@ -880,16 +881,15 @@ fn printed_positions<'a>(
 
 /// Every printed error line with a position before event `before`, mapped, when there are two or
 /// more (one is the failure itself); at most `PRINTED_ERRORS`, with the count of the rest.
-fn printed_errors(events: &[Event], before: u64, cwd: &str) -> (Vec<PrintedError>, usize) {
-    let cwd = Path::new(cwd);
-    let errors: Vec<(&Event, &str, Frame)> = printed_positions(events, before, cwd)
+fn printed_errors(events: &[Event], before: u64, folders: &Folders) -> (Vec<PrintedError>, usize) {
+    let errors: Vec<(&Event, &str, Frame)> = printed_positions(events, before, folders)
         .into_iter()
         .filter(|(_, text, _)| is_error(text))
         .collect();
     if errors.len() < 2 {
         return (Vec::new(), 0);
     }
-    let mut mapper = mapper::Mapper::new(cwd.to_owned());
+    let mut mapper = mapper::Mapper::new(folders.run().to_owned());
     let dropped = errors.len().saturating_sub(PRINTED_ERRORS);
     let listed = errors
         .into_iter()
@@ -913,17 +913,16 @@ fn printed_errors(events: &[Event], before: u64, cwd: &str) -> (Vec<PrintedError
 fn printed_failure(
     events: &[Event],
     before: u64,
-    cwd: &str,
+    folders: &Folders,
     is_own_code: &dyn Fn(&str) -> bool,
 ) -> Option<Printed> {
-    let cwd = Path::new(cwd);
     let output = || {
         events
             .iter()
             .filter(move |e| e.kind == Kind::Output && e.id < before)
             .filter_map(|e| Some((e, e.value.as_deref()?)))
     };
-    let positioned = printed_positions(events, before, cwd);
+    let positioned = printed_positions(events, before, folders);
     let (event, text, frame) = positioned
         .iter()
         .find(|(_, text, _)| is_error(text))
@@ -935,7 +934,9 @@ fn printed_failure(
             // line that is not a frame.
             let (mut error_line, mut last_line): (Option<&str>, Option<&str>) = (None, None);
             output().find_map(|(e, text)| {
-                let frame = mapper::printed_stack_frames(text, cwd).into_iter().next();
+                let frame = mapper::printed_stack_frames(text, folders)
+                    .into_iter()
+                    .next();
                 match frame {
                     Some(frame) if is_own_code(&frame.file) => {
                         Some((e, error_line.or(last_line).unwrap_or(text), frame))
@@ -980,7 +981,7 @@ fn printed_failure(
                 |(_, error)| format!("{} ({})", error.trim(), text.trim().trim_end_matches(':')),
             )
     };
-    let (frame, note) = mapper::Mapper::new(cwd.to_owned()).printed(&frame);
+    let (frame, note) = mapper::Mapper::new(folders.run().to_owned()).printed(&frame);
     Some(Printed {
         frame,
         note,

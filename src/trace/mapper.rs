@@ -21,6 +21,7 @@ use serde_json::Value;
 
 use crate::inspector::boot::BOOT_FOLDER_PREFIX;
 use crate::trace::event::{Frame, Position};
+use crate::trace::folders::Folders;
 use crate::trace::sourcemaps::{self, LoadedMap};
 
 enum MapEntry {
@@ -542,13 +543,13 @@ pub fn mapped_stack_text_frames(text: &str, workspace: &Path) -> Vec<Frame> {
 }
 
 /// The frames of stack text a program printed (a test runner's report): as `stack_text_frames`,
-/// but a relative path (`test/math.test.js:4:12`, as mocha prints it) is resolved against `cwd`,
-/// and only files that exist count.
-pub fn printed_stack_frames(text: &str, cwd: &Path) -> Vec<Frame> {
-    frames_of_text(text, Some(cwd))
+/// but a relative path (`test/math.test.js:4:12`, as mocha prints it) is resolved against the
+/// printing process's folder (see [`Folders`]), and only files that exist count.
+pub fn printed_stack_frames(text: &str, folders: &Folders) -> Vec<Frame> {
+    frames_of_text(text, Some(folders))
 }
 
-fn frames_of_text(text: &str, cwd: Option<&Path>) -> Vec<Frame> {
+fn frames_of_text(text: &str, folders: Option<&Folders>) -> Vec<Frame> {
     static AT: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
             r"^\s*at (?:(?P<name>.*?) \()?(?P<loc>[^()]*?):(?P<line>\d+):(?P<col>\d+)\)?(?: \{)?\s*$",
@@ -560,12 +561,11 @@ fn frames_of_text(text: &str, cwd: Option<&Path>) -> Vec<Frame> {
             let caps = AT.captures(line)?;
             let loc = caps.name("loc")?.as_str();
             let loc = loc.strip_prefix("async ").unwrap_or(loc);
-            let path = match (user_path(loc), cwd) {
+            let path = match (user_path(loc), folders) {
                 (Some(path), None) => path,
                 (Some(path), Some(_)) => Some(path).filter(|p| p.is_file())?,
-                (None, Some(cwd)) if !loc.contains(':') && !loc.is_empty() => {
-                    Some(crate::trace::sourcemaps::normalize(&cwd.join(loc)))
-                        .filter(|p| p.is_file())?
+                (None, Some(folders)) if !loc.contains(':') && !loc.is_empty() => {
+                    folders.file(Path::new(loc))?
                 }
                 (None, _) => return None,
             };
@@ -585,8 +585,9 @@ fn frames_of_text(text: &str, cwd: Option<&Path>) -> Vec<Frame> {
 /// `src/index.ts(1,7): error TS2322: …` (tsc), `src/a.ts:1:7 - error …` (tsc --pretty),
 /// `file:line:col: message`: 1-based as printed; esbuild's `    src/x.ts:1:6:` and webpack's
 /// `ERROR in ./src/x.js 1:6-9`, whose columns are 0-based, made 1-based. A relative path is
-/// resolved against `cwd`; only a file that exists counts, so a URL or a time is never taken for one.
-pub fn printed_position(line: &str, cwd: &Path) -> Option<Frame> {
+/// resolved as [`Folders`] says; only a file that exists counts, so a URL or a time is never taken
+/// for one.
+pub fn printed_position(line: &str, folders: &Folders) -> Option<Frame> {
     static PAREN: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"^\s*(?P<file>[^\s(][^()]*?)\((?P<line>\d+),(?P<col>\d+)\)")
             .expect("valid regex")
@@ -613,15 +614,10 @@ pub fn printed_position(line: &str, cwd: &Path) -> Option<Frame> {
         .captures(&plain)
         .or_else(|| ESBUILD.captures(&plain))
     {
-        let path = cwd.join(&caps["file"]);
-        if !path.is_file() {
-            return None;
-        }
+        let path = folders.file(Path::new(&caps["file"]))?;
         return Some(Frame {
             function_name: String::new(),
-            file: crate::trace::sourcemaps::normalize(&path)
-                .display()
-                .to_string(),
+            file: path.display().to_string(),
             line: caps["line"].parse().ok().filter(|&n: &u32| n > 0)?,
             column: caps["col"].parse::<u32>().ok()?.saturating_add(1),
             generated: None,
@@ -631,15 +627,10 @@ pub fn printed_position(line: &str, cwd: &Path) -> Option<Frame> {
     let caps = PAREN.captures(&plain).or_else(|| COLON.captures(&plain))?;
     let file = caps["file"].trim();
     let file = file.strip_prefix("file://").unwrap_or(file);
-    let path = cwd.join(crate::files::percent_decode(file));
-    if !path.is_file() {
-        return None;
-    }
+    let path = folders.file(Path::new(&crate::files::percent_decode(file)))?;
     Some(Frame {
         function_name: String::new(),
-        file: crate::trace::sourcemaps::normalize(&path)
-            .display()
-            .to_string(),
+        file: path.display().to_string(),
         line: caps["line"].parse().ok().filter(|&n: &u32| n > 0)?,
         column: caps["col"].parse().ok()?,
         generated: None,
@@ -649,17 +640,12 @@ pub fn printed_position(line: &str, cwd: &Path) -> Option<Frame> {
 
 /// A printed line that is nothing but the path of an existing file (eslint's "stylish" report puts
 /// the file on a line of its own, its problems under it).
-pub fn printed_file_heading(line: &str, cwd: &Path) -> Option<String> {
+pub fn printed_file_heading(line: &str, folders: &Folders) -> Option<String> {
     let text = line.trim();
     if text.is_empty() || text.contains(char::is_whitespace) && !text.starts_with('/') {
         return None;
     }
-    let path = cwd.join(text);
-    path.is_file().then(|| {
-        crate::trace::sourcemaps::normalize(&path)
-            .display()
-            .to_string()
-    })
+    Some(folders.file(Path::new(text))?.display().to_string())
 }
 
 /// `  1:7  error  'x' is assigned a value but never used` under a file heading: that file's
@@ -826,7 +812,8 @@ mod tests {
             "    src/./index.ts:1:6:",
             &format!("{file}:1:7: error: no"),
         ] {
-            let frame = printed_position(line, &cwd).unwrap_or_else(|| panic!("{line:?}"));
+            let frame = printed_position(line, &Folders::of_run(&cwd))
+                .unwrap_or_else(|| panic!("{line:?}"));
             assert_eq!(
                 (frame.file.as_str(), frame.line, frame.column),
                 (file.as_str(), 1, 7),
@@ -838,7 +825,10 @@ mod tests {
             "at 10:20:30 done",
             "missing.ts(1,2): error",
         ] {
-            assert!(printed_position(line, &cwd).is_none(), "{line:?}");
+            assert!(
+                printed_position(line, &Folders::of_run(&cwd)).is_none(),
+                "{line:?}"
+            );
         }
     }
 

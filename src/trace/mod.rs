@@ -4,6 +4,7 @@
 pub mod capture;
 pub mod event;
 pub mod evidence;
+pub mod folders;
 pub mod mapper;
 pub mod redact;
 pub mod rerun;

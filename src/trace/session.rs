@@ -215,6 +215,12 @@ pub struct Process {
     /// when none, or when it did not exit through its `exit` listeners).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub modules: Vec<String>,
+    /// Its working folder when it reported (the kernel's `/proc/PID/cwd`, never the process's own
+    /// word), where it is not the run's: the folder its relative paths start from (`npm test
+    /// --workspaces` runs each package's runner in the package's folder, and mocha prints
+    /// `lib/x.js:4:15` from there). Additive; absent when it is the run's or could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
 }
 
 /// The most modules a process's entry lists ([`Process::modules`]).
@@ -238,15 +244,19 @@ pub fn process_running(
     cwd: &Path,
     file: &str,
 ) -> Option<String> {
-    let absolute = |arg: &str| {
+    let absolute_in = |folder: &Path, arg: &str| {
         let arg = Path::new(arg);
         if arg.is_absolute() {
             arg.to_owned()
         } else {
-            cwd.join(arg)
+            folder.join(arg)
         }
     };
+    let absolute = |arg: &str| absolute_in(cwd, arg);
     let file = absolute(file);
+    // A process's arguments start from its own folder (a workspace's runner in its package's).
+    let names =
+        |p: &Process, arg: &str| absolute_in(p.cwd.as_deref().map_or(cwd, Path::new), arg) == file;
     let label = |p: &Process| p.label.clone().unwrap_or_else(|| "program".to_owned());
     let node = || {
         processes
@@ -256,8 +266,8 @@ pub fn process_running(
     // The process whose script it is, before one that only names it (`tap test/a.test.js`
     // names the file its child runs).
     if let Some(named) = node()
-        .find(|p| p.argv.get(1).is_some_and(|a| absolute(a) == file))
-        .or_else(|| node().find(|p| p.argv.iter().skip(1).any(|a| absolute(a) == file)))
+        .find(|p| p.argv.get(1).is_some_and(|a| names(p, a)))
+        .or_else(|| node().find(|p| p.argv.iter().skip(1).any(|a| names(p, a))))
     {
         return Some(label(named));
     }

@@ -1,6 +1,5 @@
 //! ava's default reporter: a failing test's block after its `─` rule.
 
-use std::path::Path;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -18,7 +17,7 @@ pub(super) fn read_ava(
     lines: &[(&Event, String)],
     at: usize,
     name: &str,
-    cwd: &Path,
+    folders: &Folders,
     is_own_code: &dyn Fn(&str) -> bool,
 ) -> Option<RunnerFailure> {
     static CODE: LazyLock<Regex> =
@@ -59,7 +58,7 @@ pub(super) fn read_ava(
             ),
             None => trimmed.to_owned(),
         };
-        if let Some(frame) = mapper::printed_stack_frames(&frame_text, cwd)
+        if let Some(frame) = mapper::printed_stack_frames(&frame_text, folders)
             .into_iter()
             .next()
         {

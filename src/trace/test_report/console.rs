@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::trace::event::{Event, Kind};
+use crate::trace::folders::Folders;
 use crate::trace::mapper::{self, Mapper};
 use crate::trace::session::{Process, process_running};
 use crate::trace::values::strip_ansi;
@@ -53,6 +54,7 @@ pub fn runner_console(events: &[Event], cwd: &Path, processes: &[Process]) -> Ve
         })
         .unzip();
     let mut mapper = Mapper::new(cwd.to_owned());
+    let folders = Folders::of(cwd, processes);
     // Which process ran each file, found once per file (it reads the whole event log).
     let mut placed: HashMap<String, Option<String>> = HashMap::new();
     let mut running = |file: &str| {
@@ -116,7 +118,7 @@ pub fn runner_console(events: &[Event], cwd: &Path, processes: &[Process]) -> Ve
                 .map(|l| &l[heading + 2..])
                 .collect();
             let site = site_line.and_then(|l| {
-                mapper::printed_stack_frames(l.trim(), cwd)
+                mapper::printed_stack_frames(l.trim(), &folders)
                     .into_iter()
                     .next()
             });
@@ -126,7 +128,7 @@ pub fn runner_console(events: &[Event], cwd: &Path, processes: &[Process]) -> Ve
                 message.join("\n"),
                 "jest",
                 &file,
-                cwd,
+                &folders,
                 &mut running,
             );
             // A section comes with its file's result, after all its tests ran.
@@ -160,7 +162,7 @@ pub fn runner_console(events: &[Event], cwd: &Path, processes: &[Process]) -> Ve
                 message.join("\n"),
                 "vitest",
                 &heading[2],
-                cwd,
+                &folders,
                 &mut running,
             );
             if let (Some(test), Some(note)) = (heading.get(3), call.note.as_mut()) {
@@ -183,16 +185,22 @@ fn call_event(
     text: String,
     runner: &str,
     file: &str,
-    cwd: &Path,
+    folders: &Folders,
     running: &mut dyn FnMut(&str) -> Option<String>,
 ) -> Event {
     let mut event = Event::new(Kind::Console, printed.ts, format!("console.{method}"));
     event.level = Some(method.to_owned());
     event.value = Some(text);
-    event.worker = running(file)
+    // The runner printed the file relative to its own folder.
+    let path = folders
+        .file(Path::new(file))
+        .unwrap_or_else(|| folders.run().join(file))
+        .to_string_lossy()
+        .into_owned();
+    event.worker = running(&path)
         .filter(|p| p != "program")
         .or_else(|| printed_by.cloned());
-    event.test_file = Some(cwd.join(file).to_string_lossy().into_owned());
+    event.test_file = Some(path);
     event.note = Some(format!(
         "read from {runner}'s report of {file} (output event {}): {runner} replaced the console where the test ran, so the call itself was not seen",
         printed.id

@@ -1,7 +1,6 @@
 //! cucumber-js's failure list: a failed scenario's block after its `1) Scenario: name # file:line`
 //! heading, its steps listed with `✔`/`✖` and the failed step's error under its `✖` line.
 
-use std::path::Path;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -32,7 +31,7 @@ static STEP: LazyLock<Regex> =
 pub(super) fn read_cucumber(
     lines: &[(&Event, String)],
     at: usize,
-    cwd: &Path,
+    folders: &Folders,
     is_own_code: &dyn Fn(&str) -> bool,
 ) -> Option<(RunnerFailure, usize)> {
     let (heading, text) = &lines[at];
@@ -61,7 +60,7 @@ pub(super) fn read_cucumber(
         .copied()
         .take_while(|l| !STEP.is_match(l))
         .collect();
-    let (message, frame, _) = read_text_block(&error, cwd, is_own_code);
+    let (message, frame, _) = read_text_block(&error, folders, is_own_code);
     Some((
         RunnerFailure {
             declared: None,

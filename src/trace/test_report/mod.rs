@@ -5,12 +5,14 @@
 //! cucumber-js's failure list. A claim read from text, never the runtime's: the evidence
 //! says so.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 use crate::trace::event::{Event, Frame, Kind, Stream};
+use crate::trace::folders::Folders;
 use crate::trace::mapper;
 use crate::trace::values::{screen_lines, strip_ansi};
 
@@ -185,10 +187,10 @@ impl Heading {
 pub fn first_failed(
     events: &[Event],
     before: u64,
-    cwd: &Path,
+    folders: &Folders,
     is_own_code: &dyn Fn(&str) -> bool,
 ) -> Option<RunnerFailure> {
-    all_failed(events, before, cwd, is_own_code)
+    all_failed(events, before, folders, is_own_code)
         .into_iter()
         .next()
 }
@@ -215,7 +217,8 @@ pub fn reported(
     processes: &[crate::trace::session::Process],
 ) -> Vec<Reported> {
     let mut mapper = mapper::Mapper::new(cwd.to_owned());
-    all_failed(events, before, cwd, is_own_code)
+    let printers = std::cell::OnceCell::new();
+    all_failed(events, before, &Folders::of(cwd, processes), is_own_code)
         .into_iter()
         .map(|test| {
             let (site, note) = match &test.frame {
@@ -239,7 +242,11 @@ pub fn reported(
             .into_iter()
             .flatten()
             .find_map(running)
-            .or_else(|| printed_by(events, test.event_id));
+            .or_else(|| {
+                printers
+                    .get_or_init(|| Printers::of(events))
+                    .of_heading(events, test.event_id)
+            });
             let test_file = declared.or_else(|| site.clone()).map(|f| f.file);
             let mut test = test;
             let mut site = site;
@@ -291,30 +298,49 @@ fn uncaught_in<'a>(events: &'a [Event], process: &str) -> Option<&'a Event> {
         .find(|e| e.kind == Kind::Exception && e.worker.as_deref().unwrap_or("program") == process)
 }
 
-/// The one process whose console printed the report line `heading` (an output event's id): a
-/// runner that reports through `console.log` in the process that ran the test (mocha, whose
-/// process no argument names and whose ES module files are in no module cache). None when no
-/// console call printed it, or several processes did.
-fn printed_by(events: &[Event], heading: u64) -> Option<String> {
-    let line = events
-        .iter()
-        .find(|e| e.id == heading)
-        .and_then(|e| e.value.as_deref())
-        .map(|v| strip_ansi(v).trim().to_owned())
-        .filter(|l| !l.is_empty())?;
-    let printers: std::collections::BTreeSet<&str> = events
-        .iter()
-        .filter(|e| e.kind == Kind::Console)
-        .filter(|e| {
-            e.value
-                .as_deref()
-                .is_some_and(|v| strip_ansi(v).lines().any(|l| l.trim() == line))
-        })
-        .map(|e| e.worker.as_deref().unwrap_or("program"))
-        .collect();
-    match printers.len() {
-        1 => printers.into_iter().next().map(str::to_owned),
-        _ => None,
+/// Which process's console printed each line the run's console calls printed (trimmed, without
+/// colours): a runner that reports through `console.log` in the process that ran the test (mocha,
+/// whose process no argument names, whose ES module files are in no module cache, and whose
+/// stack paths start from its own folder). None for a line several processes printed.
+struct Printers(HashMap<String, Option<String>>);
+
+impl Printers {
+    fn of(events: &[Event]) -> Printers {
+        let mut lines: HashMap<String, Option<String>> = HashMap::new();
+        for event in events.iter().filter(|e| e.kind == Kind::Console) {
+            let Some(value) = event.value.as_deref() else {
+                continue;
+            };
+            let process = event.worker.as_deref().unwrap_or("program");
+            for line in strip_ansi(value).lines().map(str::trim) {
+                if line.is_empty() {
+                    continue;
+                }
+                lines
+                    .entry(line.to_owned())
+                    .and_modify(|p| {
+                        if p.as_deref() != Some(process) {
+                            *p = None;
+                        }
+                    })
+                    .or_insert_with(|| Some(process.to_owned()));
+            }
+        }
+        Printers(lines)
+    }
+
+    /// The one process whose console printed `line` (a line of output), if one did.
+    fn of_line(&self, line: &str) -> Option<&str> {
+        self.0.get(strip_ansi(line).trim())?.as_deref()
+    }
+
+    /// The one process whose console printed the report line `heading` (an output event's id).
+    fn of_heading(&self, events: &[Event], heading: u64) -> Option<String> {
+        let line = events
+            .iter()
+            .find(|e| e.id == heading)
+            .and_then(|e| e.value.as_deref())?;
+        self.of_line(line).map(str::to_owned)
     }
 }
 
@@ -350,7 +376,7 @@ pub fn test_events(
 pub fn all_failed(
     events: &[Event],
     before: u64,
-    cwd: &Path,
+    folders: &Folders,
     is_own_code: &dyn Fn(&str) -> bool,
 ) -> Vec<RunnerFailure> {
     let events = relay::unrelayed(events);
@@ -370,6 +396,11 @@ pub fn all_failed(
         .filter_map(|e| Some((e, screen_lines(e.value.as_deref()?))))
         .flat_map(|(e, lines)| lines.into_iter().map(move |line| (e, line)))
         .collect();
+    // Where some process ran in a folder of its own, the one that printed a report reads its
+    // relative paths from its folder: the process of the output, else the one whose console
+    // printed the heading.
+    let printers = folders.differ().then(|| Printers::of(&events));
+    let run_folders = folders;
     // The lines a report read so far spans (cucumber's scenario block, whose step lines are
     // headings of their own).
     let mut read_up_to = 0;
@@ -383,15 +414,24 @@ pub fn all_failed(
         if let Heading::Listing = heading {
             continue;
         }
+        let printed_by;
+        let folders = match &printers {
+            Some(printers) => {
+                let printer = event.worker.as_deref().or_else(|| printers.of_line(text));
+                printed_by = run_folders.printed_by(printer);
+                &printed_by
+            }
+            None => run_folders,
+        };
         if let Heading::Numbered(_) = heading
-            && let Some((test, end)) = read_cucumber(&lines, at, cwd, is_own_code)
+            && let Some((test, end)) = read_cucumber(&lines, at, folders, is_own_code)
         {
             add(test);
             read_up_to = end;
             continue;
         }
         if let Heading::Ava(name) = &heading {
-            if let Some(test) = read_ava(&lines, at, name.trim(), cwd, is_own_code) {
+            if let Some(test) = read_ava(&lines, at, name.trim(), folders, is_own_code) {
                 add(test);
             }
             continue;
@@ -430,7 +470,7 @@ pub fn all_failed(
             text,
             &heading,
             &block,
-            cwd,
+            folders,
             is_own_code,
         ) {
             add(test);
@@ -471,7 +511,7 @@ pub fn all_failed(
         let declared;
         let (message, frame) = match heading {
             Heading::Tap(_) => {
-                let tap = read_tap_block(body, cwd, is_own_code);
+                let tap = read_tap_block(body, folders, is_own_code);
                 declared = tap.declared;
                 match (tap.message, tap.assertion) {
                     (Some(message), _) => (Some(message), tap.site),
@@ -498,7 +538,7 @@ pub fn all_failed(
                 }
             }
             _ => {
-                let (message, site, outermost) = read_text_block(body, cwd, is_own_code);
+                let (message, site, outermost) = read_text_block(body, folders, is_own_code);
                 declared = outermost;
                 (message, site)
             }
@@ -516,7 +556,7 @@ pub fn all_failed(
                 event,
                 indentation(text),
                 &name,
-                cwd,
+                folders,
                 is_own_code,
             ),
             (frame, _) => frame,
@@ -543,7 +583,7 @@ fn read_tap_spec(
     text: &str,
     heading: &Heading,
     block: &[&str],
-    cwd: &Path,
+    folders: &Folders,
     is_own_code: &dyn Fn(&str) -> bool,
 ) -> Option<RunnerFailure> {
     let Heading::Cross(assertion) = heading else {
@@ -565,7 +605,7 @@ fn read_tap_spec(
     let yaml: Vec<&str> = std::iter::once("  ---")
         .chain(rest.iter().copied())
         .collect();
-    let tap = tap::read_tap_block(&yaml, cwd, is_own_code);
+    let tap = tap::read_tap_block(&yaml, folders, is_own_code);
     Some(RunnerFailure {
         name,
         message: format!("{}{}", assertion.trim(), tap.assertion.unwrap_or_default()),
@@ -583,7 +623,7 @@ fn closing_site(
     event: &Event,
     indent: usize,
     name: &str,
-    cwd: &Path,
+    folders: &Folders,
     is_own_code: &dyn Fn(&str) -> bool,
 ) -> Option<Frame> {
     let ours = |e: &&Event| e.worker == event.worker && e.stream == event.stream;
@@ -607,7 +647,7 @@ fn closing_site(
             .take_while(|l| l.trim().is_empty() || indentation(l) > at)
             .take(BLOCK_LINES)
             .collect();
-        return tap::read_tap_block(&block, cwd, is_own_code).site;
+        return tap::read_tap_block(&block, folders, is_own_code).site;
     }
     None
 }

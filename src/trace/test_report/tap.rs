@@ -1,8 +1,6 @@
 //! TAP (`node --test` when its output is not a terminal; node-tap's; tape's; QUnit's): a
 //! failure's YAML block.
 
-use std::path::Path;
-
 use super::*;
 use crate::trace::event::Frame;
 
@@ -28,7 +26,7 @@ pub(super) struct TapBlock {
 
 pub(super) fn read_tap_block(
     block: &[&str],
-    cwd: &Path,
+    folders: &Folders,
     is_own_code: &dyn Fn(&str) -> bool,
 ) -> TapBlock {
     let mut message = None;
@@ -100,7 +98,7 @@ pub(super) fn read_tap_block(
                 // tape: the assertion's site on the line (`at: Test.<anonymous> (FILE:L:C)`).
                 "at" if !value.is_empty() => {
                     assertion = true;
-                    location = mapper::printed_stack_frames(&format!("at {value}"), cwd)
+                    location = mapper::printed_stack_frames(&format!("at {value}"), folders)
                         .into_iter()
                         .next()
                         .or(location);
@@ -116,7 +114,7 @@ pub(super) fn read_tap_block(
                 }
                 "location" => {
                     let at = unquote(value);
-                    location = mapper::printed_stack_frames(&format!("at {at}"), cwd)
+                    location = mapper::printed_stack_frames(&format!("at {at}"), folders)
                         .into_iter()
                         .next();
                     declared_at = location.clone();
@@ -168,7 +166,7 @@ pub(super) fn read_tap_block(
                 } else {
                     format!("at {trimmed}")
                 };
-                if let Some(own) = mapper::printed_stack_frames(&frame_text, cwd)
+                if let Some(own) = mapper::printed_stack_frames(&frame_text, folders)
                     .into_iter()
                     .find(|f| is_own_code(&f.file))
                 {
@@ -199,7 +197,7 @@ pub(super) fn read_tap_block(
     if location.is_none()
         && let [Some(file), Some(line), Some(column)] = &at
     {
-        location = mapper::printed_stack_frames(&format!("at {file}:{line}:{column}"), cwd)
+        location = mapper::printed_stack_frames(&format!("at {file}:{line}:{column}"), folders)
             .into_iter()
             .next();
     }

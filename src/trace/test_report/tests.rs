@@ -52,7 +52,7 @@ fn read(dir: &Path, lines: &[&str]) -> RunnerFailure {
 
 /// The first failing test of `events`, the user's own code being outside `node_modules`.
 fn read_events(dir: &Path, events: &[Event]) -> RunnerFailure {
-    first_failed(events, u64::MAX, dir, &own_code).expect("a failing test")
+    first_failed(events, u64::MAX, &Folders::of_run(dir), &own_code).expect("a failing test")
 }
 
 fn own_code(f: &str) -> bool {
@@ -199,7 +199,12 @@ fn node_tap_s_report() {
         "  exitCode: 1",
         "  ...",
     ]);
-    let all = all_failed(&output(&closed), u64::MAX, dir.path(), &own_code);
+    let all = all_failed(
+        &output(&closed),
+        u64::MAX,
+        &Folders::of_run(dir.path()),
+        &own_code,
+    );
     let named = names_and_messages(&all);
     assert_eq!(
         named,
@@ -291,7 +296,12 @@ fn node_tap_s_timeout() {
         "  expired: test/stock.test.js",
         "  ...",
     ];
-    let all = all_failed(&output(&lines), u64::MAX, dir.path(), &own_code);
+    let all = all_failed(
+        &output(&lines),
+        u64::MAX,
+        &Folders::of_run(dir.path()),
+        &own_code,
+    );
     assert_eq!(
         names_and_messages(&all),
         [("reserves two of five, never ends", "timeout!")]
@@ -311,7 +321,15 @@ fn a_skipped_or_todo_test_and_a_failed_suite_are_no_failing_test() {
         "  error: '1 subtest failed'",
         "  ...",
     ];
-    assert!(first_failed(&output(&lines), u64::MAX, dir.path(), &own).is_none());
+    assert!(
+        first_failed(
+            &output(&lines),
+            u64::MAX,
+            &Folders::of_run(dir.path()),
+            &own
+        )
+        .is_none()
+    );
 }
 
 #[test]
@@ -524,7 +542,12 @@ fn ava_s_rejected_promise_is_a_failed_test_of_its_own() {
         "",
         "  2 tests failed",
     ];
-    let found = all_failed(&output(&lines), u64::MAX, dir.path(), &own_code);
+    let found = all_failed(
+        &output(&lines),
+        u64::MAX,
+        &Folders::of_run(dir.path()),
+        &own_code,
+    );
     let named = names_and_messages(&found);
     assert_eq!(
         named,
@@ -577,7 +600,12 @@ fn uvu_s_report() {
         "  Total:     3",
         "  Passed:    1",
     ];
-    let found = all_failed(&output(&lines), u64::MAX, dir.path(), &own_code);
+    let found = all_failed(
+        &output(&lines),
+        u64::MAX,
+        &Folders::of_run(dir.path()),
+        &own_code,
+    );
     let named = names_and_messages(&found);
     assert_eq!(
         named,
@@ -779,7 +807,12 @@ fn vitest_4_s_report_names_each_failure_once() {
         .map(|l| (Stream::Stdout, *l))
         .chain(stderr.iter().map(|l| (Stream::Stderr, *l)))
         .collect();
-    let failed = all_failed(&output_on(&lines), u64::MAX, dir.path(), &own_code);
+    let failed = all_failed(
+        &output_on(&lines),
+        u64::MAX,
+        &Folders::of_run(dir.path()),
+        &own_code,
+    );
     assert_eq!(failed.len(), 1, "{failed:#?}");
     assert_eq!(failed[0].name, "add > adds two and two");
     assert_eq!(
@@ -880,7 +913,7 @@ fn vitest_s_report() {
         first_failed(
             &output(&["FAIL test/add.test.js", "  ✓ adds (1 ms)"]),
             u64::MAX,
-            dir.path(),
+            &Folders::of_run(dir.path()),
             &own
         )
         .is_none()
@@ -1068,10 +1101,11 @@ fn a_workspace_runner_s_relayed_reports_are_read_package_by_package() {
         "Error: not a package's line",
         "packages/b test: Failed",
     ]);
-    let seen: Vec<(String, String)> = all_failed(&events, u64::MAX, dir.path(), &|_| true)
-        .into_iter()
-        .map(|t| (t.name, t.message))
-        .collect();
+    let seen: Vec<(String, String)> =
+        all_failed(&events, u64::MAX, &Folders::of_run(dir.path()), &|_| true)
+            .into_iter()
+            .map(|t| (t.name, t.message))
+            .collect();
     assert_eq!(
         seen,
         [
@@ -1097,10 +1131,12 @@ fn write_lines(root: &Path, path: &str) {
 /// message and its site's line.
 fn names_messages_lines(report: &[String], root: &Path) -> Vec<(String, String, Option<u32>)> {
     let events = output(&report.iter().map(String::as_str).collect::<Vec<_>>());
-    all_failed(&events, u64::MAX, root, &|f| !f.contains("node_modules"))
-        .into_iter()
-        .map(|t| (t.name, t.message, t.frame.map(|f| f.line)))
-        .collect()
+    all_failed(&events, u64::MAX, &Folders::of_run(root), &|f| {
+        !f.contains("node_modules")
+    })
+    .into_iter()
+    .map(|t| (t.name, t.message, t.frame.map(|f| f.line)))
+    .collect()
 }
 
 /// tape's TAP through faucet (`tape test/*.js | faucet`), which redraws each test's line in place

@@ -1,8 +1,6 @@
 //! The text reporters (`node --test`'s spec, mocha's, jest's, jasmine's, uvu's, vitest's,
 //! @hapi/lab's): a failing test's block after its heading.
 
-use std::path::Path;
-
 use super::*;
 use crate::trace::event::Frame;
 
@@ -19,7 +17,7 @@ static CODE_LINE: LazyLock<Regex> =
 /// (test/cart.test.ts:11:17)` under `at discountFor (src/pricing.ts:16:11)`).
 pub(super) fn read_text_block(
     block: &[&str],
-    cwd: &Path,
+    folders: &Folders,
     is_own_code: &dyn Fn(&str) -> bool,
 ) -> (Option<String>, Option<Frame>, Option<Frame>) {
     let mut message = None;
@@ -50,8 +48,8 @@ pub(super) fn read_text_block(
             continue;
         }
         let frames = match trimmed.strip_prefix("❯ ") {
-            Some(frame) => mapper::printed_stack_frames(&vitest_frame(frame), cwd),
-            None => mapper::printed_stack_frames(trimmed, cwd),
+            Some(frame) => mapper::printed_stack_frames(&vitest_frame(frame), folders),
+            None => mapper::printed_stack_frames(trimmed, folders),
         };
         if let Some(frame) = frames.first() {
             if is_own_code(&frame.file) {
