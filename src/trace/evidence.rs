@@ -53,6 +53,7 @@ pub use causes::Cause;
 mod fatal;
 mod import_site;
 mod progress;
+mod tap_echo;
 
 /// Said with every evidence chain, whatever its confidence.
 pub const CAVEAT: &str = "This chain orders captured events by time and shows the closest events before the failure: that is correlation, not proof of cause.";
@@ -1214,8 +1215,9 @@ fn test_window<'a>(
     if leaf.is_empty() {
         return None;
     }
-    if let Some(window) =
-        tap_console_window(events, leaf).or_else(|| tap_result_window(events, leaf))
+    if let Some(window) = tap_console_window(events, leaf)
+        .or_else(|| tap_result_window(events, leaf))
+        .or_else(|| process.and_then(|p| tap_echo::window(events, report, leaf, p)))
     {
         return Some(window);
     }
@@ -1963,6 +1965,28 @@ mod tests {
             ["restocking pear from 2", "restocking apple from 3"]
         );
         assert_eq!(cause_of(&evidence), Some("restocking pear from 2"));
+    }
+
+    #[test]
+    fn node_tap_s_echoed_lines_place_each_test_s_calls() {
+        // node-tap 21, recorded: `test/b.test.js` runs `passes first` (logs `zero`), `first
+        // fails` (logs `first says hi` and `two\nlines`), `second throws` (logs `second says hi`);
+        // `test/c.test.js` runs `c fails` (logs `c says hi`), then `c passes` (logs `c later`).
+        // The two failed tests of one file were once "reported together" (no event of their
+        // process between the reports): neither had a chain, and without the second's log the
+        // first lost its own line. tap echoes each test's lines before its block.
+        let evidence = recorded_with(
+            "tap_echoed_lines.json",
+            "tapecho",
+            &["test/b.test.js", "test/c.test.js"],
+        );
+        let tests = &evidence.failure.tests;
+        assert_eq!(tests.len(), 3, "{tests:#?}");
+        assert_eq!(chain_values(&tests[0]), ["two\nlines", "first says hi"]);
+        assert_eq!(chain_values(&tests[1]), ["second says hi"]);
+        assert_eq!(chain_values(&tests[2]), ["c says hi"]);
+        assert_eq!(cause_of(&evidence), Some("two\nlines"));
+        assert_eq!(evidence.chain_note, None);
     }
 
     #[test]
