@@ -1341,7 +1341,8 @@ fn jest_running_one_file_has_its_console_calls_read_back() {
 /// mocha, mocha `--parallel` (whose main process lists a file's tests once a worker ran the whole
 /// file: each test's chain once was empty), jest, vitest, tape, which prints its TAP through the
 /// console, mocha's dot reporter, jasmine and uvu, which print a mark per test and name none until
-/// the report (both tests once had the same chain, both files' lines), QUnit's TAP, cucumber-js;
+/// the report (both tests once had the same chain, both files' lines), jasmine `--parallel`,
+/// QUnit's TAP, cucumber-js;
 /// each from the npm registry but
 /// node's, skipped, saying so, without `npm ci`): both failed tests are named with their sites and the values the runner printed, both
 /// are `test` events of the stream, and each has a chain of its own: the second file's test has
@@ -1403,6 +1404,15 @@ fn every_runner_names_both_failed_tests_each_with_its_own_chain() {
         ),
         (
             "test:jasmine",
+            Some("jasmine"),
+            " ",
+            "spec/cart.spec.js",
+            "spec/inventory.spec.js",
+        ),
+        // jasmine `--parallel`: its `cluster` workers are given the coordinator's arguments, every
+        // spec file (each test was once placed on the coordinator, which ran none, with no chain).
+        (
+            "test:jasmine-parallel",
             Some("jasmine"),
             " ",
             "spec/cart.spec.js",

@@ -645,7 +645,11 @@ pub fn build(
     } else {
         Vec::new()
     };
-    let others = threads_of_others(&failure.tests, first_test.as_deref().unwrap_or(""));
+    let others = Others::of(
+        &failure.tests,
+        &test_files,
+        first_test.as_deref().unwrap_or(""),
+    );
     let steps = steps_of(
         events,
         after,
@@ -658,15 +662,10 @@ pub fn build(
         (&succeeded, &others),
         &source_line,
     );
-    let others: Vec<Vec<String>> = failure
+    let others: Vec<Others> = failure
         .tests
         .iter()
-        .map(|t| {
-            threads_of_others(&failure.tests, &t.name)
-                .into_iter()
-                .map(str::to_owned)
-                .collect()
-        })
+        .map(|t| Others::of(&failure.tests, &test_files, &t.name))
         .collect();
     let unplaced = unplaced.then(|| unplaced_among(&steps, &own)).flatten();
     let (immediate_cause, previous_state_transitions, chain_note) = match &unplaced {
@@ -733,7 +732,6 @@ pub fn build(
         let Some((placed, (after, before))) = window else {
             continue;
         };
-        let others: Vec<&str> = others[index].iter().map(String::as_str).collect();
         let steps = steps_of(
             events,
             after,
@@ -743,7 +741,7 @@ pub fn build(
                 test_file.as_deref(),
                 Some(test.name.as_str()),
             ),
-            (&[], &others),
+            (&[], &others[index]),
             &source_line,
         );
         if !placed && test.process.is_none() && unplaced_among(&steps, &own).is_some() {
@@ -1016,7 +1014,7 @@ fn steps_of(
     after: u64,
     before: &Event,
     (process, file, test): (Option<&str>, Option<&str>, Option<&str>),
-    (succeeded, others): (&[&str], &[&str]),
+    (succeeded, others): (&[&str], &Others),
     source_line: &dyn Fn(&Position) -> Option<String>,
 ) -> Vec<Step> {
     // Earlier than `other`: seen first, unless its time says it was made after; or made clearly
@@ -1045,8 +1043,9 @@ fn steps_of(
         })
         .filter(|e| process.is_none_or(|p| ran_in(e.worker.as_deref(), p)))
         .filter(|e| !succeeded.contains(&process_of(e.worker.as_deref()).as_str()))
-        // A thread that ran another failed test's file (ava's worker threads) is that test's.
-        .filter(|e| !e.worker.as_deref().is_some_and(|w| others.contains(&w)))
+        // A thread that ran another failed test's file (ava's worker threads), or a call made in
+        // that file, is that test's.
+        .filter(|e| !others.made(e))
         .filter(|e| !is_node_warning(e))
         .filter(|e| match (e.test_file.as_deref(), file) {
             (Some(printed_under), Some(file)) => printed_under == file,
@@ -1440,6 +1439,53 @@ fn threads_of_others<'a>(tests: &'a [FailedTest], test: &str) -> Vec<&'a str> {
         .collect()
 }
 
+/// What is another failed test's, and so no step of `test`'s: the threads that ran another
+/// failed test's file (ava's worker threads), and the other failed tests' own files, other than
+/// `test`'s (`test_files`, one per test): a call made in a test file is that file's tests' (a
+/// `jasmine --parallel` worker loads two files, then runs their specs, one printing nothing).
+#[derive(Debug, Default)]
+struct Others {
+    threads: Vec<String>,
+    files: Vec<String>,
+}
+
+impl Others {
+    fn of(tests: &[FailedTest], test_files: &[Option<String>], test: &str) -> Others {
+        let own = tests
+            .iter()
+            .position(|t| t.name == test)
+            .and_then(|i| test_files.get(i).cloned().flatten());
+        let mut files: Vec<String> = tests
+            .iter()
+            .zip(test_files)
+            .filter(|(t, _)| t.name != test)
+            .filter_map(|(_, f)| f.clone())
+            .filter(|f| own.as_ref() != Some(f))
+            .collect();
+        files.sort();
+        files.dedup();
+        Others {
+            threads: threads_of_others(tests, test)
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+            files,
+        }
+    }
+
+    /// Whether `event` is another failed test's.
+    fn made(&self, event: &Event) -> bool {
+        event
+            .worker
+            .as_deref()
+            .is_some_and(|w| self.threads.iter().any(|t| t == w))
+            || event
+                .file
+                .as_deref()
+                .is_some_and(|f| self.files.iter().any(|o| o == f))
+    }
+}
+
 fn process_of(worker: Option<&str>) -> String {
     match worker {
         None => PROGRAM.to_owned(),
@@ -1802,7 +1848,14 @@ mod tests {
 
     /// Every process's steps before `before`, no window, test or process asked for.
     fn all_steps_before(events: &[Event], before: &Event) -> Vec<Step> {
-        steps_of(events, 0, before, (None, None, None), (&[], &[]), &|_| None)
+        steps_of(
+            events,
+            0,
+            before,
+            (None, None, None),
+            (&[], &Others::default()),
+            &|_| None,
+        )
     }
 
     /// A step's value is what the program said, without the colours a runner turned on (uvu's
@@ -1824,6 +1877,64 @@ mod tests {
         assert_eq!(steps.len(), 1, "{steps:#?}");
         assert_eq!(steps[0].value.as_deref(), Some("applying discount to 20"));
         assert_eq!(steps[0].repeats, Some(2));
+    }
+
+    /// A `jasmine --parallel` worker loads two spec files, then runs their specs: a failed spec
+    /// that printed nothing has none of the other failed spec's file's steps (it once had its
+    /// line), and a step made elsewhere (the library both call) stays.
+    #[test]
+    fn a_step_made_in_another_failed_test_s_file_is_that_test_s() {
+        let made_in = [
+            "/w/spec/cart.spec.js",
+            "/w/lib/shared.js",
+            "/w/spec/cart.spec.js",
+        ];
+        let mut events: Vec<Event> = made_in
+            .into_iter()
+            .enumerate()
+            .map(|(i, file)| {
+                let mut e = Event::new(Kind::Console, i as f64, "console.log");
+                e.id = i as u64 + 1;
+                e.value = Some(format!("call {}", i + 1));
+                e.worker = Some("child 2".into());
+                e.file = Some(file.into());
+                e
+            })
+            .collect();
+        let mut report = Event::new(Kind::Output, 9.0, "stdout");
+        report.id = 9;
+        events.push(report.clone());
+        let tests: Vec<FailedTest> = ["cart fails", "fetch fails"]
+            .into_iter()
+            .map(|name| FailedTest {
+                name: name.into(),
+                message: String::new(),
+                file: None,
+                line: None,
+                column: None,
+                process: Some("child 2".into()),
+                chain: Vec::new(),
+            })
+            .collect();
+        let files = [
+            Some("/w/spec/cart.spec.js".to_owned()),
+            Some("/w/spec/fetch.spec.js".to_owned()),
+        ];
+        let values = |test: &str| -> Vec<String> {
+            steps_of(
+                &events,
+                0,
+                &report,
+                (Some("child 2"), None, Some(test)),
+                (&[], &Others::of(&tests, &files, test)),
+                &|_| None,
+            )
+            .into_iter()
+            .filter_map(|s| s.value)
+            .collect()
+        };
+        assert_eq!(values("fetch fails"), ["call 2"]);
+        assert_eq!(values("cart fails"), ["call 3", "call 2", "call 1"]);
     }
 
     /// ava runs each test file in a worker thread of one process: a test run by one thread
@@ -1852,7 +1963,13 @@ mod tests {
                 0,
                 &report,
                 (Some(process), None, None),
-                (&[], others),
+                (
+                    &[],
+                    &Others {
+                        threads: others.iter().map(|t| (*t).to_owned()).collect(),
+                        files: Vec::new(),
+                    },
+                ),
                 &|_| None,
             )
             .into_iter()

@@ -3,7 +3,8 @@
 
 /// The entry scripts of the test runners' worker processes, whose arguments do not name the test
 /// files they run: jest's (`jest-worker`, 29 and 30), vitest's forks (`tinypool`'s up to vitest 3,
-/// its own from 4) and mocha's `--parallel` workers (10 and 12). Such a worker's own scripts are
+/// its own from 4), mocha's `--parallel` workers (10 and 12) and jasmine's (5 to 7, whose `cluster`
+/// workers are given the coordinator's arguments, every spec file of the run). Such a worker's own scripts are
 /// `script` events, so a failed test and what it printed are placed on the track of the process
 /// that ran its file.
 const RUNNER_WORKERS: &[&str] = &[
@@ -14,6 +15,7 @@ const RUNNER_WORKERS: &[&str] = &[
     "vitest/dist/workers/vmForks.js",
     "mocha/lib/nodejs/worker.js",
     "mocha/lib/nodejs/worker.cjs",
+    "jasmine/bin/worker.js",
 ];
 
 /// Whether `argv` runs a test runner's worker ([`RUNNER_WORKERS`]).

@@ -263,14 +263,13 @@ pub fn process_running(
             .iter()
             .filter(|p| p.role == "program" || p.role == "child")
     };
-    // The process whose script it is, before one that only names it (`tap test/a.test.js`
-    // names the file its child runs).
-    if let Some(named) = node()
-        .find(|p| p.argv.get(1).is_some_and(|a| names(p, a)))
-        .or_else(|| node().find(|p| p.argv.iter().skip(1).any(|a| names(p, a))))
-    {
-        return Some(label(named));
+    // The process whose script it is.
+    if let Some(script) = node().find(|p| p.argv.get(1).is_some_and(|a| names(p, a))) {
+        return Some(label(script));
     }
+    // A process that parsed it or loaded it, before one that only names it: `tap test/a.test.js`
+    // names the file its child runs, and `jasmine --parallel spec/a.spec.js` names every file in
+    // its coordinator and in each of its workers (`cluster` gives them its arguments).
     if let Some(parsed) = events
         .iter()
         .find(|e| e.kind == Kind::Script && e.file.as_deref().is_some_and(|f| absolute(f) == file))
@@ -287,6 +286,9 @@ pub fn process_running(
     let mut loaded = node().filter(|p| p.modules.iter().any(|m| Path::new(m) == file));
     if let (Some(only), None) = (loaded.next(), loaded.next()) {
         return Some(label(only));
+    }
+    if let Some(named) = node().find(|p| p.argv.iter().skip(1).any(|a| names(p, a))) {
+        return Some(label(named));
     }
     // A process that made console calls in the file ran it; named only when one did (a library
     // file several workers load names none, and the test's own file decides).
