@@ -35,6 +35,8 @@ pub struct Reached {
     pub item: String,
     pub api: String,
     pub access_type: String,
+    /// The class of the object it was reached on (`HTMLFormElement`).
+    pub receiver: String,
     /// Its place in the reference's order (the contract's items).
     pub index: usize,
 }
@@ -46,6 +48,7 @@ impl Reached {
             item: item.id.clone(),
             api: item.api.clone(),
             access_type: item.access_type.clone(),
+            receiver: item.receiver.clone(),
             index,
         }
     }
@@ -463,6 +466,18 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
         }
         None => words.push_str("; it is before every item both runtimes reached"),
     }
+    // Where the script was last seen at an object whose named properties come before its
+    // members, a read the probe cannot see may have turned it.
+    let shadowed = progress
+        .last_reached
+        .as_ref()
+        .and_then(|last| named_properties_first(&last.receiver).map(|what| (last, what)));
+    if let Some((last, what)) = shadowed {
+        words.push_str(&format!(
+            " on {}, whose named properties ({what}) answer a read before its own members in the browser ([LegacyOverrideBuiltIns]), with no access the probe can see: where the page read a member of it that one of them shadows, the browser gave the named property",
+            with_article(&last.receiver)
+        ));
+    }
     let answered = progress.answered_by(item);
     let lead = answered
         .as_ref()
@@ -540,14 +555,46 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
         follows: Vec::new(),
         lacks: None,
     }
+    .shadowed_by(shadowed.map(|(last, _)| last.receiver.as_str()))
+}
+
+/// What the named properties of an object of `class` are, where they come before its members
+/// (WebIDL's `[LegacyOverrideBuiltIns]`) and a script is known to test them: a form's controls
+/// by name (`form.nodeName` with an `<input name="nodeName">` in it is that input: DOMPurify's
+/// clobbering test). Neither a named property nor its read is a wrapped member: the probe sees
+/// neither. A document's named properties are left out: nearly every script's last access before
+/// a turn is on `document`, and a lead named there would say nothing.
+fn named_properties_first(class: &str) -> Option<&'static str> {
+    match class {
+        "HTMLFormElement" => Some("its controls, by their `name` and `id`"),
+        _ => None,
+    }
+}
+
+impl Explanation {
+    /// The action, with the named properties of `class` to check where the script was last seen
+    /// at such an object (see [`named_properties_first`]).
+    fn shadowed_by(mut self, class: Option<&str>) -> Explanation {
+        if let Some(class) = class {
+            self.action.push_str(&format!(
+                "; or check that the environment gives {} its named properties before its members, as the browser does: a read the probe cannot see may have sent the script another way",
+                with_article(class)
+            ));
+        }
+        self
+    }
 }
 
 /// A class name with its article: `a DOMRect`, `an Object`.
 pub fn with_article(class: &str) -> String {
+    // An initialism is read letter by letter: an HTMLElement, an SVGElement, an XMLDocument.
     let vowel = class
         .chars()
         .next()
-        .is_some_and(|c| "AEIOUaeiou".contains(c));
+        .is_some_and(|c| "AEIOUaeiou".contains(c))
+        || ["HTML", "SVG", "XML", "XPath", "RTC"]
+            .iter()
+            .any(|initialism| class.starts_with(initialism));
     format!("{} {class}", if vowel { "an" } else { "a" })
 }
 
@@ -747,6 +794,48 @@ mod tests {
         );
     }
 
+    /// DOMPurify's clobbering test reads `form.nodeName`, which in the browser is the form's
+    /// `<input name="nodeName">` (a named property, unseen by the probe), in jsdom the form's own
+    /// name: the script took another way there, and the lead once named only a value that
+    /// differed earlier (`parseFromString`'s document).
+    #[test]
+    fn a_script_last_seen_at_a_form_is_told_of_the_form_s_named_properties() {
+        let at = |receiver: &str| Reached {
+            item: "c-0".into(),
+            api: "Node.prototype.nodeName".into(),
+            access_type: "get".into(),
+            receiver: receiver.into(),
+            index: 0,
+        };
+        let explain_after = |receiver: &str| {
+            let progress = Progress {
+                last_reached: Some(at(receiver)),
+                ..Progress::default()
+            };
+            explain(
+                &item("Node.prototype.removeChild", "call"),
+                &recording(&[], &[]),
+                &progress,
+            )
+        };
+        let why = explain_after("HTMLFormElement");
+        assert_eq!(why.cause, NOT_REACHED);
+        assert!(
+            why.message
+                .contains("on an HTMLFormElement, whose named properties (its controls"),
+            "{}",
+            why.message
+        );
+        assert!(
+            why.action.ends_with("or check that the environment gives an HTMLFormElement its named properties before its members, as the browser does: a read the probe cannot see may have sent the script another way"),
+            "{}",
+            why.action
+        );
+        let why = explain_after("HTMLDocument");
+        assert!(!why.message.contains("named properties"), "{}", why.message);
+        assert!(!why.action.contains("named properties"), "{}", why.action);
+    }
+
     /// Vue in jsdom computes a transition's end from `Math.max` of the durations it read in
     /// computed styles, which are empty there: `Math.max` gave 0 because it was given 0, and the
     /// action once said to make `Math.max` give what the browser gave.
@@ -757,6 +846,7 @@ mod tests {
                 item: "c".into(),
                 api: "Math.max".into(),
                 access_type: "call".into(),
+                receiver: "X".into(),
                 index: 0,
             },
             dimension: "returnValue".into(),
@@ -790,6 +880,7 @@ mod tests {
                 item: "c".into(),
                 api: api.into(),
                 access_type: "get".into(),
+                receiver: "X".into(),
                 index: 0,
             },
             dimension: "returnValue".into(),
@@ -857,6 +948,7 @@ mod tests {
             item: "c".into(),
             api: api.into(),
             access_type: "call".into(),
+            receiver: "X".into(),
             index,
         };
         let rect = Differed {
@@ -961,6 +1053,7 @@ mod tests {
             item: "c-0".into(),
             api: "c.getContext".into(),
             access_type: "call".into(),
+            receiver: "X".into(),
             index: 0,
         };
         let progress = Progress {
@@ -999,6 +1092,7 @@ mod tests {
             item: format!("c-{api}"),
             api: api.into(),
             access_type: "get".into(),
+            receiver: "X".into(),
             index: order.iter().position(|a| *a == api).unwrap(),
         };
         let differed = |api: &str| Differed {
