@@ -914,12 +914,12 @@ mod tests {
                 (
                     "class",
                     4,
-                    "Node.prototype.appendChild also gives a HTMLStyleElement where the browser gives none"
+                    "Node.prototype.appendChild also gives an HTMLStyleElement where the browser gives none"
                 ),
                 (
                     "class",
                     2,
-                    "Node.prototype.firstChild gives a HTMLStyleElement where the browser gives null"
+                    "Node.prototype.firstChild gives an HTMLStyleElement where the browser gives null"
                 ),
             ]
         );
