@@ -126,19 +126,32 @@ impl<'a> Marks<'a> {
         let first = at.checked_sub(steps_before(&self.stdout, report))?;
         let since = first.checked_sub(1).map_or(0, |i| marks[i].placed);
         let until = marks[at].placed;
-        let after = since.checked_sub(1).map_or(0, |i| printed[i].id);
-        let before = match (printed.get(until), until.checked_sub(1)) {
-            (Some(first_after), _) => *first_after,
-            // The last test's window ends with the report, or with the window's last console
-            // call where its batch arrived after the report (the event after it is the bound).
-            (None, Some(last)) if printed[last].id >= report.id => events
-                .iter()
-                .find(|e| e.id > printed[last].id)
-                .unwrap_or(report),
-            (None, _) => report,
-        };
-        Some((after, before))
+        Some(between_calls(events, report, printed, since, until))
     }
+}
+
+/// The window of a test whose own calls are a process's `since`th up to its `until`th printed
+/// console calls (`printed`, in the order made), as `test_window` gives one: after the call
+/// before them, before the first after them; the last test's window ends with the report, or
+/// with its last call where that call's batch arrived after the report (the event after it is
+/// the bound).
+pub(super) fn between_calls<'a>(
+    events: &'a [Event],
+    report: &'a Event,
+    printed: &[&'a Event],
+    since: usize,
+    until: usize,
+) -> (u64, &'a Event) {
+    let after = since.checked_sub(1).map_or(0, |i| printed[i].id);
+    let before = match (printed.get(until), until.checked_sub(1)) {
+        (Some(first_after), _) => *first_after,
+        (None, Some(last)) if printed[last].id >= report.id => events
+            .iter()
+            .find(|e| e.id > printed[last].id)
+            .unwrap_or(report),
+        (None, _) => report,
+    };
+    (after, before)
 }
 
 /// How many marks before its failure mark a failed test's own are: the steps its report lists as

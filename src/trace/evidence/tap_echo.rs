@@ -112,17 +112,9 @@ pub(super) fn window<'a>(
     };
     let since = calls_through(before_test)?;
     let until = calls_through(before_test + own)?;
-    let after = since.checked_sub(1).map_or(0, |i| printed[i].id);
-    let before = match (printed.get(until), until.checked_sub(1)) {
-        (Some(first_after), _) => *first_after,
-        // The test's last call arrived after the report: the event after it is the bound.
-        (None, Some(last)) if printed[last].id >= report.id => events
-            .iter()
-            .find(|e| e.id > printed[last].id)
-            .unwrap_or(report),
-        (None, _) => report,
-    };
-    Some((after, before))
+    Some(super::progress::between_calls(
+        events, report, &printed, since, until,
+    ))
 }
 
 fn indentation(line: &str) -> usize {
