@@ -89,6 +89,7 @@ impl Folders {
             return None;
         }
         let mut others: Vec<PathBuf> = self.own.iter().filter_map(|(_, f)| found(f)).collect();
+        others.sort_unstable();
         others.dedup();
         match others.len() {
             1 => others.pop(),
