@@ -20,7 +20,10 @@
 //!   several phases, the access takes the phase of the reference access made from the same script
 //!   position (the nearest frame: script file name, line, column), else of the same ordinal
 //!   occurrence (the n-th access of the thing here is the n-th there, counting the phases in the
-//!   order the reference first reached them).
+//!   order the reference first reached them), counted among the items spelled as the access is
+//!   where the thing's items are spelled several ways and the access's spelling is some of them
+//!   (`document.createElement` on the page's document beside `Document.prototype.createElement`
+//!   on another).
 //!
 //! It only reads; the observations are built by [`crate::conformance::observed`].
 
@@ -66,10 +69,14 @@ fn nearest_frame(stack: Option<&str>) -> Option<Position> {
 struct Group {
     /// Indices into the contract's items, in order of their first access.
     items: Vec<usize>,
-    /// Where the reference made each access: position -> item (the first one seen there).
-    at: HashMap<Position, usize>,
+    /// Where the reference made each access: position -> the items seen there, first seen first
+    /// (one script position can reach the thing spelled two ways: jQuery's `buildFragment`
+    /// calls `context.createElement` on the page's document and on others).
+    at: HashMap<Position, Vec<usize>>,
     /// Accesses of this group matched so far in the environment.
     seen: u64,
+    /// The same, by the path the environment's recorder spelled (see [`Matcher::resolve`]).
+    seen_as: HashMap<String, u64>,
 }
 
 /// The matcher: built once from the contract (and, where a thing has several phases, from the
@@ -181,7 +188,10 @@ impl<'c> Matcher<'c> {
                 index.get(id.as_str()),
                 nearest_frame(event.raw_field("stack")),
             ) {
-                groups[group].at.entry(position).or_insert(item);
+                let seen = groups[group].at.entry(position).or_default();
+                if !seen.contains(&item) {
+                    seen.push(item);
+                }
             }
             Ok(())
         })?;
@@ -195,26 +205,51 @@ impl<'c> Matcher<'c> {
             Some(&group) => group,
             None => self.other_receiver(event, key)?,
         };
+        let items = &self.contract.items;
         let g = &mut self.groups[group];
         g.seen += 1;
         if g.items.len() == 1 {
             return Some(Match { item: g.items[0] });
         }
+        // Where the group's items are spelled several ways and this recorder spelled the access
+        // as some of them (`document.createElement` on the page's document,
+        // `Document.prototype.createElement` on a document `createHTMLDocument` made: one thing
+        // for the matcher), those items are the ones it can be: the n-th call on the page's
+        // document is not the n-th call of the group, which another document's calls between
+        // them would shift, and a script position that reached both is no answer.
+        let spelled: Vec<usize> = g
+            .items
+            .iter()
+            .copied()
+            .filter(|&i| items[i].api == event.api)
+            .collect();
+        let by_spelling = !spelled.is_empty() && spelled.len() < g.items.len();
         if let Some(position) = nearest_frame(event.raw_field("stack"))
-            && let Some(&item) = g.at.get(&position)
+            && let Some(item) = g.at.get(&position).and_then(|seen| {
+                seen.iter()
+                    .copied()
+                    .find(|i| !by_spelling || spelled.contains(i))
+            })
         {
             return Some(Match { item });
         }
+        let (candidates, seen) = if !by_spelling {
+            (g.items.clone(), g.seen)
+        } else {
+            let seen = g.seen_as.entry(event.api.clone()).or_default();
+            *seen += 1;
+            (spelled, *seen)
+        };
         // The n-th occurrence: the items' counts, in the order the reference first reached them.
-        let mut left = g.seen;
-        for &i in &g.items {
-            let count = self.contract.items[i].count;
+        let mut left = seen;
+        for &i in &candidates {
+            let count = items[i].count;
             if left <= count {
                 return Some(Match { item: i });
             }
             left -= count;
         }
-        g.items.last().map(|&item| Match { item })
+        candidates.last().map(|&item| Match { item })
     }
 
     /// Learns from one access of the environment (a first pass over all of them, before any

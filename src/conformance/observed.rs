@@ -172,6 +172,76 @@ mod tests {
 
     const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/conformance");
 
+    /// jQuery's `buildFragment` calls `context.createElement` on the page's document
+    /// (`document.createElement`) and on a document `createHTMLDocument` made
+    /// (`Document.prototype.createElement`), from one script position: one thing for the matcher
+    /// (a `Document` in jsdom, an `HTMLDocument` in Chromium). The other document's calls were
+    /// once filed as the page document's (by that position, or as the n-th call of the two), and
+    /// the check said `Document.prototype.createElement` never gave an `HTMLDivElement`.
+    #[test]
+    fn a_call_is_the_item_spelled_as_the_environment_spelled_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = |seq: u32, api: &str, receiver: &str, tag: &str, at: (u32, u32)| {
+            let class = match tag {
+                "div" => "HTMLDivElement",
+                _ => "HTMLBaseElement",
+            };
+            format!(
+                r#"{{"type":"access","seq":{seq},"t":{seq}.0,"realm":"main","realmId":"main#0","nav":0,"phase":"init","api":"{api}","accessType":"call","receiver":"{receiver}","owner":"Document.prototype","args":["{tag}"],"constructorName":"{class}","returnValue":{{"$object":"{class}","id":"o{seq}"}},"exception":null,"stack":[{{"url":"https://a.test/app.js","line":{},"column":{},"functionName":"f"}}]}}"#,
+                at.0, at.1
+            )
+        };
+        let recording = |receiver: &str| {
+            let lines = [
+                r#"{"type":"header","schema":"tracer-trace/v1","baselineId":"b1","recorder":{"name":"hand-written fixture","version":"0"},"startedAt":"2026-12-07T08:00:00Z"}"#.to_owned(),
+                line(1, "document.createElement", receiver, "div", (3, 1)),
+                line(2, "document.createElement", receiver, "div", (9, 9)),
+                line(3, "Document.prototype.createElement", receiver, "base", (5, 1)),
+                line(4, "Document.prototype.createElement", receiver, "div", (9, 9)),
+                line(5, "document.createElement", receiver, "div", (3, 1)),
+            ];
+            lines.join("\n") + "\n"
+        };
+        let reference = dir.path().join("reference.ndjson");
+        std::fs::write(&reference, recording("HTMLDocument")).unwrap();
+        let environment = dir.path().join("environment.ndjson");
+        std::fs::write(&environment, recording("Document")).unwrap();
+        let (builder, summary) = build::read(
+            std::slice::from_ref(&reference),
+            dir.path(),
+            build::Options::new(1, build::DEFAULT_MAX_ITEMS),
+            &|_, _| Ok(()),
+        )
+        .unwrap();
+        let baseline = summary.baseline_id.clone();
+        let contract = builder.finish(&summary, baseline, None);
+        let observed = from_trace(&environment, dir.path(), &contract).unwrap();
+        let args = |api: &str| {
+            let o = observed
+                .observations
+                .iter()
+                .find(|o| o.api == api && o.id.is_some())
+                .unwrap_or_else(|| panic!("{api}: {:#?}", observed.observations));
+            serde_json::Value::Array(o.observations["args"].clone())
+        };
+        assert_eq!(
+            args("Document.prototype.createElement"),
+            serde_json::json!([["base"], ["div"]])
+        );
+        assert_eq!(args("document.createElement"), serde_json::json!([["div"]]));
+        let class = |api: &str| {
+            observed
+                .observations
+                .iter()
+                .find(|o| o.api == api)
+                .map(|o| serde_json::Value::Array(o.observations["constructorName"].clone()))
+        };
+        assert_eq!(
+            class("Document.prototype.createElement"),
+            Some(serde_json::json!(["HTMLBaseElement", "HTMLDivElement"]))
+        );
+    }
+
     #[test]
     fn a_recording_past_the_memory_bound_is_read_again_to_the_same_observations() {
         let dir = tempfile::tempdir().unwrap();
