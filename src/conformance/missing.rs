@@ -92,15 +92,49 @@ pub struct Progress {
     pub classes_given: Vec<(String, String)>,
 }
 
+/// What [`classes_given`] says gave an event class: a listener the script added.
+const LISTENER_ARGUMENT: &str = "an event listener's argument";
+
+/// How the script came to hold `iface` objects: `gave` one (an API, or a listener's argument).
+fn handed(iface: &str, gave: &str) -> String {
+    if gave == LISTENER_ARGUMENT {
+        format!(
+            "the script added an event listener, and the environment hands a listener its events ({iface} objects in the browser)"
+        )
+    } else {
+        format!("the environment handed the script {iface} objects ({gave} gave one)")
+    }
+}
+
 /// The classes of the objects among the environment's `observations`' values whose prototype's
 /// members were never seen run (see [`Progress::classes_given`]), each with the first API that
 /// gave one.
-pub fn classes_given(observations: &[Observation]) -> Vec<(String, String)> {
+///
+/// A listener the script added is handed its events: where it added one (`addEventListener`, an
+/// `on…` handler), the event classes among the reference's (`expected`: the classes the browser's
+/// objects had and the interfaces whose members were read on them, `MouseEvent`) count as given (happy-dom's events carry `button`
+/// and `relatedTarget` as their own data properties, and `e.button` gives 0 as in the browser).
+pub fn classes_given<'a>(
+    observations: &[Observation],
+    expected: impl IntoIterator<Item = &'a str>,
+) -> Vec<(String, String)> {
     let mut given: Vec<(String, String)> = Vec::new();
     let watched = |class: &str| {
         let prefix = format!("{class}.prototype.");
         observations.iter().any(|o| o.api.starts_with(&prefix))
     };
+    let listens = observations.iter().any(|o| {
+        let member = o.api.rsplit('.').next().unwrap_or("");
+        (o.access_type == "call" && member == "addEventListener")
+            || (o.access_type == "set" && member.starts_with("on"))
+    });
+    if listens {
+        for class in expected {
+            if class.ends_with("Event") && !given.iter().any(|(c, _)| c == class) {
+                given.push((class.to_owned(), LISTENER_ARGUMENT.to_owned()));
+            }
+        }
+    }
     for o in observations {
         // An observer's callback is handed its records as its argument.
         if o.api == "MutationObserver.event:callback"
@@ -339,8 +373,9 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
             return Explanation {
                 cause: PROBE_BLIND,
                 message: format!(
-                    "the environment has no {iface} interface in its `{}` realm (checked before the script ran there), so the probe, which reaches a prototype through its interface, watched none of {iface}.prototype's members; but the environment handed the script {iface} objects ({gave} gave one), so whether the script reached `{member}` on them cannot be told",
-                    item.realm
+                    "the environment has no {iface} interface in its `{}` realm (checked before the script ran there), so the probe, which reaches a prototype through its interface, watched none of {iface}.prototype's members; but {}, so whether the script reached `{member}` on them cannot be told",
+                    item.realm,
+                    handed(iface, gave)
                 ),
                 action: format!(
                     "expose {iface} as the browser does (a global interface whose prototype holds `{member}`): then the probe watches its members; until then check `{member}` by hand"
@@ -374,8 +409,9 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
             return Explanation {
                 cause: PROBE_BLIND,
                 message: format!(
-                    "{iface}.prototype has no `{member}` in the environment (checked before the script ran in its `{}` realm), but the environment handed the script {iface} objects ({gave} gave one): such an object can carry `{member}` itself, as an own data property the probe cannot watch, so whether the script's read got a value cannot be told (the browser's `{member}` is a getter on {iface}.prototype)",
-                    item.realm
+                    "{iface}.prototype has no `{member}` in the environment (checked before the script ran in its `{}` realm), but {}: such an object can carry `{member}` itself, as an own data property the probe cannot watch, so whether the script's read got a value cannot be told (the browser's `{member}` is a getter on {iface}.prototype)",
+                    item.realm,
+                    handed(iface, gave)
                 ),
                 action: format!(
                     "check by hand that {}'s `{member}` gives what the browser gives, and define it as the browser does (a getter on {iface}.prototype): then the probe can watch it",
@@ -668,6 +704,54 @@ mod tests {
         );
     }
 
+    /// happy-dom's events carry `button` and `relatedTarget` as their own data properties, and
+    /// `MouseEvent.prototype` has neither: a listener's `e.button` gives 0 as in Chromium, where
+    /// the check once said the environment lacked it and "reading it gives `undefined`" (jQuery's
+    /// event handling). The event reaches the script as its listener's argument, which the probe
+    /// does not record.
+    #[test]
+    fn a_member_lacking_on_an_event_prototype_is_probe_blind_where_the_script_listens() {
+        let api = "MouseEvent.prototype.button";
+        let mut lacking = item(api, "get");
+        lacking.receiver = "PointerEvent".into();
+        let added = Observation {
+            api: "EventTarget.prototype.addEventListener".into(),
+            access_type: "call".into(),
+            ..Observation::default()
+        };
+        let explain_with = |observations: &[Observation]| {
+            let progress = Progress {
+                classes_given: classes_given(observations, ["PointerEvent", "MouseEvent"]),
+                ..Progress::default()
+            };
+            explain(&lacking, &recording(&[(api, api)], &[]), &progress)
+        };
+        let why = explain_with(std::slice::from_ref(&added));
+        assert_eq!(why.cause, PROBE_BLIND, "{}", why.message);
+        assert!(why.follows.is_empty());
+        assert!(
+            why.message.contains("the script added an event listener, and the environment hands a listener its events (MouseEvent objects in the browser)"),
+            "{}",
+            why.message
+        );
+        // An `on…` handler is a listener too.
+        let handler = Observation {
+            api: "HTMLElement.prototype.onclick".into(),
+            access_type: "set".into(),
+            ..Observation::default()
+        };
+        assert_eq!(explain_with(&[handler]).cause, PROBE_BLIND);
+        // A script that listens for nothing is handed no event.
+        assert_eq!(explain_with(&[]).cause, ENVIRONMENT_LACKS);
+        // Nor is the member probe-blind where another of the prototype's members ran.
+        let other = Observation {
+            api: "MouseEvent.prototype.clientX".into(),
+            access_type: "get".into(),
+            ..Observation::default()
+        };
+        assert_eq!(explain_with(&[added, other]).cause, ENVIRONMENT_LACKS);
+    }
+
     #[test]
     fn a_member_lacking_on_the_prototype_of_objects_the_script_was_given_is_probe_blind() {
         // happy-dom's `takeRecords()` gives `MutationRecord`s that carry `target` as their own
@@ -687,7 +771,7 @@ mod tests {
             ..Observation::default()
         };
         let progress = Progress {
-            classes_given: classes_given(std::slice::from_ref(&took)),
+            classes_given: classes_given(std::slice::from_ref(&took), []),
             ..Progress::default()
         };
         let why = explain(&lacking, &recording(&[(api, api)], &[]), &progress);
@@ -706,7 +790,7 @@ mod tests {
             ..Observation::default()
         };
         let progress = Progress {
-            classes_given: classes_given(std::slice::from_ref(&called)),
+            classes_given: classes_given(std::slice::from_ref(&called), []),
             ..Progress::default()
         };
         let why = explain(&lacking, &recording(&[(api, api)], &[]), &progress);
@@ -731,7 +815,7 @@ mod tests {
             ..Observation::default()
         };
         let progress = Progress {
-            classes_given: classes_given(&[took, other]),
+            classes_given: classes_given(&[took, other], []),
             ..Progress::default()
         };
         let why = explain(&lacking, &recording(&[(api, api)], &[]), &progress);
@@ -755,7 +839,7 @@ mod tests {
             ..Observation::default()
         };
         let progress = Progress {
-            classes_given: classes_given(&[gave]),
+            classes_given: classes_given(&[gave], []),
             ..Progress::default()
         };
         let absent = recording(&[(api, "DOMTokenList")], &[]);

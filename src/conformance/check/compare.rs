@@ -403,7 +403,20 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
         collections_answering_themselves: missing::collections_answering_themselves(
             &a.observations,
         ),
-        classes_given: missing::classes_given(&a.observations),
+        classes_given: missing::classes_given(
+            &a.observations,
+            // The classes the browser's objects had, and the interfaces whose members the
+            // script read on them (a `click()`'s event is a `PointerEvent` reading
+            // `MouseEvent.prototype.button`).
+            c.items.iter().flat_map(|item| {
+                [
+                    item.receiver.as_str(),
+                    item.api
+                        .split_once(".prototype.")
+                        .map_or("", |(iface, _)| iface),
+                ]
+            }),
+        ),
         ..missing::Progress::default()
     };
     for (index, item) in c.items.iter().enumerate() {
