@@ -129,14 +129,30 @@ fn stock_jsdom_on_clientjs_gives_a_work_list_with_every_missing_item_explained()
         "{}",
         String::from_utf8_lossy(&checked.stdout)
     );
-    // The work list covers every blocking finding, largest group first.
+    // The work list covers every blocking finding: what the script got and did (items lacking
+    // or not reached, values of another class) before the shape the probe measured (native code,
+    // own keys, `instanceof`), largest group first within each.
     let groups = diff["groups"].as_array().unwrap();
-    let counts: Vec<u64> = groups
+    let count = |g: &serde_json::Value| g["count"].as_u64().unwrap();
+    assert_eq!(groups.iter().map(count).sum::<u64>(), blocking.len() as u64);
+    let kind_in =
+        |g: &serde_json::Value, kinds: &[&str]| kinds.contains(&g["kind"].as_str().unwrap_or(""));
+    let shape = |g: &serde_json::Value| kind_in(g, &["native", "own-keys", "instances"]);
+    let got = |g: &serde_json::Value| kind_in(g, &["lacks", "divergence", "class", "elements"]);
+    let kinds: Vec<(&str, u64)> = groups
         .iter()
-        .map(|g| g["count"].as_u64().unwrap())
+        .map(|g| (g["kind"].as_str().unwrap_or(""), count(g)))
         .collect();
-    assert_eq!(counts.iter().sum::<u64>(), blocking.len() as u64);
-    assert!(counts.windows(2).all(|w| w[0] >= w[1]), "{counts:?}");
+    let first_shape = groups.iter().position(shape).expect("a shape group");
+    assert!(
+        groups
+            .iter()
+            .rposition(got)
+            .is_some_and(|last| last < first_shape),
+        "{kinds:?}"
+    );
+    let shape_counts: Vec<u64> = groups.iter().filter(|g| shape(g)).map(count).collect();
+    assert!(shape_counts.windows(2).all(|w| w[0] >= w[1]), "{kinds:?}");
     assert!(
         groups
             .iter()
