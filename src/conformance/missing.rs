@@ -111,9 +111,10 @@ fn handed(iface: &str, gave: &str) -> String {
 /// gave one.
 ///
 /// A listener the script added is handed its events: where it added one (`addEventListener`, an
-/// `on…` handler), the event classes among the reference's (`expected`: the classes the browser's
-/// objects had and the interfaces whose members were read on them, `MouseEvent`) count as given (happy-dom's events carry `button`
-/// and `relatedTarget` as their own data properties, and `e.button` gives 0 as in the browser).
+/// `on…` handler), the event classes among the reference's (`expected`: the classes the
+/// browser's objects had and the interfaces whose members were read on them, `MouseEvent`) count
+/// as given (happy-dom's events carry `button` and `relatedTarget` as their own data properties,
+/// and `e.button` gives 0 as in the browser).
 pub fn classes_given<'a>(
     observations: &[Observation],
     expected: impl IntoIterator<Item = &'a str>,

@@ -1,6 +1,6 @@
 //! The diff's work list: the blocking findings grouped by what one change to the environment
-//! fixes, what the script got and did before the shape the probe measured, largest group first. Grouping only arranges findings the check made; it never adds,
-//! drops or re-judges one.
+//! fixes, what the script got and did before the shape the probe measured, largest group first.
+//! Grouping only arranges findings the check made; it never adds, drops or re-judges one.
 //!
 //! The groups, by the first rule that applies to a finding:
 //! - `lacks`: items the environment lacks (`environment-lacks`, and what follows from it), by the
