@@ -1139,6 +1139,19 @@ fn names_messages_lines(report: &[String], root: &Path) -> Vec<(String, String, 
     .collect()
 }
 
+/// Asserts that `report` (tape's cart test through a reporter) is read as one failed test,
+/// `takes ten percent off with TEN`, with both values and its line in `test/cart.js`.
+fn assert_reads_only_the_cart_s_failure(report: &[String], root: &Path) {
+    assert_eq!(
+        names_messages_lines(report, root),
+        [(
+            "takes ten percent off with TEN".to_owned(),
+            "should be strictly equal (expected 18, actual 16.2)".to_owned(),
+            Some(7)
+        )]
+    );
+}
+
 /// tape's TAP through faucet (`tape test/*.js | faucet`), which redraws each test's line in place
 /// with carriage returns and cursor movements: the failed test is the one faucet shows failing,
 /// with its site (it was once named after the passing test before it, whose line the redraw hid
@@ -1161,15 +1174,7 @@ fn tape_through_faucet_is_read_as_the_terminal_shows_it() {
         "  ".to_owned(),
         "\r# tests 2\x1b[K".to_owned(),
     ];
-    let seen = names_messages_lines(&report, dir.path());
-    assert_eq!(
-        seen,
-        [(
-            "takes ten percent off with TEN".to_owned(),
-            "should be strictly equal (expected 18, actual 16.2)".to_owned(),
-            Some(7)
-        )]
-    );
+    assert_reads_only_the_cart_s_failure(&report, dir.path());
 }
 
 /// tape's TAP through tap-spec (`tape test/*.js | tap-spec`): the failed test by the name above its
@@ -1205,15 +1210,7 @@ fn tape_through_tap_spec_names_the_test_once() {
         "  passing:   1".to_owned(),
         "  failing:   1".to_owned(),
     ];
-    let seen = names_messages_lines(&report, dir.path());
-    assert_eq!(
-        seen,
-        [(
-            "takes ten percent off with TEN".to_owned(),
-            "should be strictly equal (expected 18, actual 16.2)".to_owned(),
-            Some(7)
-        )]
-    );
+    assert_reads_only_the_cart_s_failure(&report, dir.path());
 }
 
 /// tape 5's TAP: a failed assertion (`not ok 2 should be strictly equal`, no dash) with
