@@ -431,6 +431,75 @@ fn jsdom_against_chromium_end_to_end() {
     assert_eq!(diff["requestsMatched"], true, "{:#}", diff["requests"]);
 }
 
+/// A call the browser answers with an exception and the environment with a value, for the same
+/// arguments, is named with those arguments. jQuery's `querySelectorAll('li:contains("t")')`
+/// throws a `SyntaxError` in Chromium and matches in jsdom: it once hid in one "exception differs"
+/// finding among seventeen selectors that throw on both sides, each engine in its own words.
+/// Needs Chromium and examples/jsdom's `node_modules`.
+#[test]
+fn a_call_answered_otherwise_for_the_same_arguments_is_named_with_them() {
+    let test = "a_call_answered_otherwise_for_the_same_arguments_is_named_with_them";
+    let Some(dir) = crate::support::example_copy(
+        "jsdom",
+        &["case/result/final.js"],
+        &["jsdom"],
+        &format!("record::{test}"),
+    ) else {
+        return;
+    };
+    let Some(browser) = chromium_or_skip(test) else {
+        return;
+    };
+    let root = dir.path();
+    std::fs::write(
+        root.join("page.html"),
+        "<!doctype html><ul><li>t</li><li>u</li></ul><pre id=\"result\"></pre>\n<script src=\"app.js\"></script>\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("app.js"),
+        r#"var out = [];
+["li:first-child", 'li:contains("t")', "li:visible", "li:nth-child(2)"].forEach(function (s) {
+  try { out.push(document.querySelectorAll(s).length); } catch (e) { out.push(e.name); }
+});
+document.getElementById("result").textContent = JSON.stringify(out);
+"#,
+    )
+    .unwrap();
+    record_page(root, &browser.to_string_lossy());
+    check(&tracer_in(root, &BUILD), "tracer contract build");
+    let audit = tracer_in(root, &crate::support::AUDIT_CASE);
+    assert_eq!(
+        audit.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&audit.stderr)
+    );
+    let diff: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("case/notes/trace-runtime-diff.json")).unwrap(),
+    )
+    .unwrap();
+    let answered: Vec<&str> = diff["blocking"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["dimension"] == "outcomesByArgs")
+        .filter_map(|f| f["message"].as_str())
+        .collect();
+    // `li:visible` throws on both sides (other messages), the others match on both: one finding.
+    assert_eq!(
+        answered,
+        [
+            r#"document.querySelectorAll("li:contains(\"t\")"): the browser threw a SyntaxError (DOMException), the environment returned a NodeList"#
+        ],
+        "{:#}",
+        diff["blocking"]
+    );
+    // The work list names it too, among what the script got.
+    let stderr = String::from_utf8_lossy(&audit.stderr);
+    assert!(stderr.contains(answered[0]), "{stderr}");
+}
+
 /// jsdom audited against a trace the tool recorded in jsdom itself: a faithful environment
 /// reaches `matched`, with nothing the entry wrote. Needs the example's `node_modules`.
 #[test]

@@ -411,6 +411,16 @@ fn classify(
             },
         );
     }
+    // Arguments answered otherwise than in the browser: the message names the first of them and
+    // what came of it on each side, which is the change to make.
+    if dim == crate::conformance::contract::OUTCOMES_BY_ARGS {
+        return (
+            format!("outcomes\t{api}"),
+            "outcomes".into(),
+            f.message.clone(),
+            f.action.clone(),
+        );
+    }
     if let Some(lacking) = lacking_instances(f) {
         let names = lacking.iter().cloned().collect::<Vec<_>>().join(", ");
         let realm = if lacking.contains("Object") {
@@ -592,7 +602,9 @@ fn shape_only(kind: &str, dimension: Option<&str>) -> bool {
         "native" | "own-keys" | "instances" => true,
         "dimension" => !matches!(
             dimension,
-            Some("returnValue" | "exception" | "sideEffect" | "args" | "identity") | None
+            Some(
+                "returnValue" | "exception" | "sideEffect" | "args" | "identity" | "outcomesByArgs"
+            ) | None
         ),
         _ => false,
     }

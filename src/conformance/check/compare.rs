@@ -542,6 +542,24 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
         // Dimensions come in name order: `args` before `returnValue`.
         let mut args_differed = false;
         for (dim, expected) in &item.expected {
+            if dim == contract::OUTCOMES_BY_ARGS {
+                // Compared by arguments, where the tool recorded both sides (a clock's or a
+                // timer's values differ between any two runs).
+                if let Some(seen) = measured.get(dim.as_str())
+                    && !is_volatile(&item.api)
+                {
+                    let answered = outcomes::differing(expected, seen);
+                    if !answered.is_empty() {
+                        let f = outcomes::finding(item, &answered);
+                        if blocking_item {
+                            st.block(f)
+                        } else {
+                            st.risks.push(f)
+                        }
+                    }
+                }
+                continue;
+            }
             let seen = measured.get(dim.as_str()).or_else(|| {
                 observations
                     .iter()

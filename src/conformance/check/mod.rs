@@ -24,6 +24,7 @@ use crate::conformance::worklist;
 mod compare;
 mod load;
 mod metadata;
+mod outcomes;
 #[cfg(test)]
 mod tests;
 mod timelines;

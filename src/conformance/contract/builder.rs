@@ -207,6 +207,18 @@ impl DimAcc {
 }
 
 impl ItemAcc {
+    /// The item's accumulator of dimension `d`, made on its first value.
+    fn dim(&mut self, d: usize, raw: bool) -> &mut DimAcc {
+        let at = match self.dims.iter().position(|dim| dim.d == d) {
+            Some(at) => at,
+            None => {
+                self.dims.push(DimAcc::new(d, raw));
+                self.dims.len() - 1
+            }
+        };
+        &mut self.dims[at]
+    }
+
     /// Joins the same item's accumulator from the part of the trace that follows.
     fn absorb(&mut self, later: ItemAcc) {
         self.item.count += later.item.count;
@@ -277,6 +289,80 @@ pub const IDENTITY: &str = "identity";
 /// there and of two in the environment gives "one object" against "several objects", where each
 /// element gave its own one.
 pub const IDENTITY_PER_RECEIVER: &str = "identityPerReceiver";
+
+/// The additive dimension `outcomesByArgs`: for a call, a construction or a write, the
+/// arguments it was given beside what came of them, `[args, {"threw": {"name", "type"}}]` or
+/// `[args, {"threw": false, "value": …}]` (the value where the recorder sampled it), every distinct
+/// pair in first-seen order. `args` and `exception` alone are each a set: jQuery's
+/// `querySelectorAll('li:contains("t")')` throwing a `SyntaxError` in Chromium and returning a
+/// `NodeList` in jsdom hid among seventeen other selectors that throw on both sides with other
+/// messages. Objects are named by class (their ids only link lines within one trace), and an
+/// exception by its name and type (its message is each engine's own wording).
+pub const OUTCOMES_BY_ARGS: &str = "outcomesByArgs";
+
+/// Where `outcomesByArgs` is kept among an item's dimensions: after the spec's.
+const OUTCOMES: usize = DIMENSIONS.len();
+
+/// The name of the dimension at `d`.
+fn dimension_name(d: usize) -> &'static str {
+    DIMENSIONS.get(d).copied().unwrap_or(OUTCOMES_BY_ARGS)
+}
+
+/// A JSON text with every `$object`'s `id` left out, parsed only where there is one.
+fn without_object_ids(text: &str) -> std::borrow::Cow<'_, str> {
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(fields) => {
+                if fields.contains_key("$object") {
+                    fields.remove("id");
+                }
+                fields.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    if !text.contains("\"$object\"") {
+        return text.into();
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(mut value) => {
+            strip(&mut value);
+            hash::canonical_json(&value).into()
+        }
+        Err(_) => text.into(),
+    }
+}
+
+/// An access's `outcomesByArgs` pair as JSON text (see [`OUTCOMES_BY_ARGS`]), where it has
+/// arguments and a recorded outcome.
+fn outcome_by_args(event: &AccessLine) -> Option<String> {
+    if !matches!(event.access_type.as_str(), "call" | "construct" | "set") {
+        return None;
+    }
+    let args = without_object_ids(event.raw_field("args")?);
+    let exception = event
+        .raw_field("exception")
+        .map(|text| serde_json::from_str::<Value>(text).unwrap_or(Value::Null));
+    let outcome = match exception {
+        Some(Value::Object(e)) => {
+            let threw: serde_json::Map<String, Value> = ["name", "type"]
+                .into_iter()
+                .filter_map(|k| Some((k.to_owned(), e.get(k)?.clone())))
+                .collect();
+            format!(
+                r#"{{"threw":{}}}"#,
+                hash::canonical_json(&Value::Object(threw))
+            )
+        }
+        exception => match event.raw_field("returnValue") {
+            Some(value) => format!(r#"{{"threw":false,"value":{}}}"#, without_object_ids(value)),
+            None if exception.is_some() => r#"{"threw":false}"#.to_owned(),
+            None => return None,
+        },
+    };
+    Some(format!("[{args},{outcome}]"))
+}
 
 struct TimelineAcc {
     family: String,
@@ -476,15 +562,10 @@ impl Builder {
                 continue;
             }
             done |= 1 << d;
-            let dim = match acc.dims.iter().position(|dim| dim.d == d) {
-                Some(at) => &mut acc.dims[at],
-                None => {
-                    acc.dims.push(DimAcc::new(d, self.deferred.is_some()));
-                    let last = acc.dims.len() - 1;
-                    &mut acc.dims[last]
-                }
-            };
-            dim.add(text);
+            acc.dim(d, self.deferred.is_some()).add(text);
+        }
+        if let Some(pair) = outcome_by_args(event) {
+            acc.dim(OUTCOMES, self.deferred.is_some()).add(&pair);
         }
         if let Some(text) = event.raw_field("returnValue")
             && text.contains("\"$object\"")
@@ -646,7 +727,8 @@ impl Builder {
                 }
                 for dim in acc.dims {
                     let values = dim.values.into_iter().map(|(_, value)| value).collect();
-                    item.expected.insert(DIMENSIONS[dim.d].to_owned(), values);
+                    item.expected
+                        .insert(dimension_name(dim.d).to_owned(), values);
                 }
                 let said = |same: bool| {
                     if same {

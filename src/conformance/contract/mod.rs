@@ -22,7 +22,7 @@ mod builder;
 #[cfg(test)]
 mod tests;
 
-pub use builder::{Builder, IDENTITY, IDENTITY_PER_RECEIVER, TimelineBuilder};
+pub use builder::{Builder, IDENTITY, IDENTITY_PER_RECEIVER, OUTCOMES_BY_ARGS, TimelineBuilder};
 
 pub const VERSION: &str = "trace-runtime-contract/v3";
 /// Where the contract lives, relative to the case folder.

@@ -190,3 +190,36 @@ fn a_collection_s_own_keys_are_left_out_of_the_contract() {
         r#"["HTMLDivElement","HTMLElement","Element","Node","EventTarget","Object"]"#
     ));
 }
+
+/// A call's arguments are kept with what came of them: an exception by its name and type (its
+/// message is each engine's own wording), a value with its objects named by class (their ids
+/// only link lines within one trace), each distinct pair once.
+#[test]
+fn each_call_s_arguments_are_kept_with_what_came_of_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let call = |seq: u32, rest: &str| {
+        format!(
+            r#"{{"type":"access","seq":{seq},"api":"document.querySelectorAll","accessType":"call","realm":"main","receiver":"HTMLDocument","phase":"init",{rest}}}"#
+        )
+    };
+    let trace = [
+        r#"{"type":"header","schema":"tracer-trace/v1","baselineId":"b1"}"#.to_owned(),
+        call(1, r#""args":["li"],"exception":null,"returnValue":{"$object":"NodeList","id":"o1"}"#),
+        call(2, r#""args":["li"],"exception":null,"returnValue":{"$object":"NodeList","id":"o2"}"#),
+        call(3, r#""args":["li:first"],"exception":{"type":"DOMException","message":"'li:first' is not a valid selector.","name":"SyntaxError"}"#),
+        call(4, r#""args":[{"$object":"HTMLDivElement","id":"o3"}],"exception":null"#),
+        call(5, r#""args":["p"]"#),
+    ]
+    .join("\n");
+    let c = build(dir.path(), &trace);
+    assert_eq!(
+        c.items[0].expected[OUTCOMES_BY_ARGS],
+        [
+            serde_json::json!([["li"], {"threw": false, "value": {"$object": "NodeList"}}]),
+            serde_json::json!([["li:first"], {"threw": {"name": "SyntaxError", "type": "DOMException"}}]),
+            serde_json::json!([[{"$object": "HTMLDivElement"}], {"threw": false}]),
+        ],
+        "a call with nothing recorded of its outcome (seq 5) has no pair"
+    );
+    assert!(!c.items[0].pending.contains(&OUTCOMES_BY_ARGS.to_owned()));
+}
