@@ -95,11 +95,25 @@ pub struct Progress {
 /// What [`classes_given`] says gave an event class: a listener the script added.
 const LISTENER_ARGUMENT: &str = "an event listener's argument";
 
+/// The same, where only the browser's run added one (the environment's never got that far).
+const BROWSER_LISTENER_ARGUMENT: &str = "an event listener's argument in the browser";
+
+/// Whether an access adds an event listener: `addEventListener`, or an `on…` handler set.
+pub fn adds_a_listener(api: &str, access_type: &str) -> bool {
+    let member = api.rsplit('.').next().unwrap_or("");
+    (access_type == "call" && member == "addEventListener")
+        || (access_type == "set" && member.starts_with("on"))
+}
+
 /// How the script came to hold `iface` objects: `gave` one (an API, or a listener's argument).
 fn handed(iface: &str, gave: &str) -> String {
     if gave == LISTENER_ARGUMENT {
         format!(
             "the script added an event listener, and the environment hands a listener its events ({iface} objects in the browser)"
+        )
+    } else if gave == BROWSER_LISTENER_ARGUMENT {
+        format!(
+            "the script adds an event listener in the browser, and a listener is handed its events ({iface} objects there), which the environment's may be"
         )
     } else {
         format!("the environment handed the script {iface} objects ({gave} gave one)")
@@ -115,24 +129,33 @@ fn handed(iface: &str, gave: &str) -> String {
 /// browser's objects had and the interfaces whose members were read on them, `MouseEvent`) count
 /// as given (happy-dom's events carry `button` and `relatedTarget` as their own data properties,
 /// and `e.button` gives 0 as in the browser).
+///
+/// Where the browser's script added one and the environment's run never got that far (happy-dom
+/// running a UMD build whose top-level `this` is not the window: the page's script threw first),
+/// the same holds of the script as it runs in the browser: `KeyboardEvent.prototype.key` lacking
+/// there was once "reading it gives `undefined`", where happy-dom's events carry `key` themselves.
 pub fn classes_given<'a>(
     observations: &[Observation],
     expected: impl IntoIterator<Item = &'a str>,
+    browser_listened: bool,
 ) -> Vec<(String, String)> {
     let mut given: Vec<(String, String)> = Vec::new();
     let watched = |class: &str| {
         let prefix = format!("{class}.prototype.");
         observations.iter().any(|o| o.api.starts_with(&prefix))
     };
-    let listens = observations.iter().any(|o| {
-        let member = o.api.rsplit('.').next().unwrap_or("");
-        (o.access_type == "call" && member == "addEventListener")
-            || (o.access_type == "set" && member.starts_with("on"))
-    });
-    if listens {
+    let listens = observations
+        .iter()
+        .any(|o| adds_a_listener(&o.api, &o.access_type));
+    if listens || browser_listened {
+        let gave = if listens {
+            LISTENER_ARGUMENT
+        } else {
+            BROWSER_LISTENER_ARGUMENT
+        };
         for class in expected {
             if class.ends_with("Event") && !given.iter().any(|(c, _)| c == class) {
-                given.push((class.to_owned(), LISTENER_ARGUMENT.to_owned()));
+                given.push((class.to_owned(), gave.to_owned()));
             }
         }
     }
@@ -722,7 +745,7 @@ mod tests {
         };
         let explain_with = |observations: &[Observation]| {
             let progress = Progress {
-                classes_given: classes_given(observations, ["PointerEvent", "MouseEvent"]),
+                classes_given: classes_given(observations, ["PointerEvent", "MouseEvent"], false),
                 ..Progress::default()
             };
             explain(&lacking, &recording(&[(api, api)], &[]), &progress)
@@ -744,6 +767,21 @@ mod tests {
         assert_eq!(explain_with(&[handler]).cause, PROBE_BLIND);
         // A script that listens for nothing is handed no event.
         assert_eq!(explain_with(&[]).cause, ENVIRONMENT_LACKS);
+        // Where only the browser's run added a listener (happy-dom's never got that far: the
+        // page's UMD build threw first), its events are the script's as it runs there.
+        let progress = Progress {
+            classes_given: classes_given(&[], ["KeyboardEvent"], true),
+            ..Progress::default()
+        };
+        let key = "KeyboardEvent.prototype.key";
+        let why = explain(&item(key, "get"), &recording(&[(key, key)], &[]), &progress);
+        assert_eq!(why.cause, PROBE_BLIND, "{}", why.message);
+        assert!(
+            why.message
+                .contains("the script adds an event listener in the browser"),
+            "{}",
+            why.message
+        );
         // Nor is the member probe-blind where another of the prototype's members ran.
         let other = Observation {
             api: "MouseEvent.prototype.clientX".into(),
@@ -772,7 +810,7 @@ mod tests {
             ..Observation::default()
         };
         let progress = Progress {
-            classes_given: classes_given(std::slice::from_ref(&took), []),
+            classes_given: classes_given(std::slice::from_ref(&took), [], false),
             ..Progress::default()
         };
         let why = explain(&lacking, &recording(&[(api, api)], &[]), &progress);
@@ -791,7 +829,7 @@ mod tests {
             ..Observation::default()
         };
         let progress = Progress {
-            classes_given: classes_given(std::slice::from_ref(&called), []),
+            classes_given: classes_given(std::slice::from_ref(&called), [], false),
             ..Progress::default()
         };
         let why = explain(&lacking, &recording(&[(api, api)], &[]), &progress);
@@ -816,7 +854,7 @@ mod tests {
             ..Observation::default()
         };
         let progress = Progress {
-            classes_given: classes_given(&[took, other], []),
+            classes_given: classes_given(&[took, other], [], false),
             ..Progress::default()
         };
         let why = explain(&lacking, &recording(&[(api, api)], &[]), &progress);
@@ -840,7 +878,7 @@ mod tests {
             ..Observation::default()
         };
         let progress = Progress {
-            classes_given: classes_given(&[gave], []),
+            classes_given: classes_given(&[gave], [], false),
             ..Progress::default()
         };
         let absent = recording(&[(api, "DOMTokenList")], &[]);

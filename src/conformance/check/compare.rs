@@ -416,6 +416,9 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
                         .map_or("", |(iface, _)| iface),
                 ]
             }),
+            c.items
+                .iter()
+                .any(|item| missing::adds_a_listener(&item.api, &item.access_type)),
         ),
         ..missing::Progress::default()
     };
