@@ -500,6 +500,105 @@ document.getElementById("result").textContent = JSON.stringify(out);
     assert!(stderr.contains(answered[0]), "{stderr}");
 }
 
+/// happy-dom runs a classic script as a function called on an object of its own, so a UMD
+/// build's top-level `this` is not the window: the library lands elsewhere, the page's next line
+/// throws, and happy-dom prints the error and carries on. Every later item was "not reached after
+/// Math.random" with no risk at all; the audit now names the page's error, and an event member the
+/// browser's listener read is not "lacking, reading it gives `undefined`" (happy-dom's events
+/// carry it themselves). Needs Chromium and examples/jsdom's `node_modules` (happy-dom).
+#[test]
+fn a_page_script_s_error_in_the_environment_is_named_where_the_script_stopped() {
+    let test = "a_page_script_s_error_in_the_environment_is_named_where_the_script_stopped";
+    let Some(dir) =
+        crate::support::example_copy("jsdom", &[], &["happy-dom"], &format!("record::{test}"))
+    else {
+        return;
+    };
+    let Some(browser) = chromium_or_skip(test) else {
+        return;
+    };
+    let root = dir.path();
+    std::fs::write(
+        root.join("page.html"),
+        "<!doctype html><body><pre id=\"result\"></pre>\n<script src=\"app.js\"></script>\n</body>\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("app.js"),
+        r#"(function (n, t) { t((n || self).mylib = {}); })(this, function (e) { e.seed = Math.random(); });
+var key = new KeyboardEvent("keydown", { key: "Escape" }).key;
+var got = null;
+document.body.addEventListener("keydown", function (e) { got = e.key; });
+document.body.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+document.getElementById("result").textContent = JSON.stringify([typeof mylib.seed, key, got]);
+"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("case/result")).unwrap();
+    std::fs::write(
+        root.join("case/result/final.js"),
+        r#"const fs = require("node:fs");
+const path = require("node:path");
+const { Window } = require("happy-dom");
+const dir = path.join(__dirname, "..", "..");
+const window = new Window({ url: "file://" + path.join(dir, "page.html"), console,
+  settings: { enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true } });
+window.document.write(fs.readFileSync(path.join(dir, "page.html"), "utf8")
+  .replace('<script src="app.js"></script>', () => "<script>" + fs.readFileSync(path.join(dir, "app.js"), "utf8") + "\n</script>"));
+console.log(window.document.getElementById("result").textContent || "(no result)");
+"#,
+    )
+    .unwrap();
+    record_page(root, &browser.to_string_lossy());
+    check(&tracer_in(root, &BUILD), "tracer contract build");
+    let audit = tracer_in(root, &crate::support::AUDIT_CASE);
+    let stderr = String::from_utf8_lossy(&audit.stderr);
+    assert_eq!(audit.status.code(), Some(3), "{stderr}");
+    let diff: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("case/notes/trace-runtime-diff.json")).unwrap(),
+    )
+    .unwrap();
+    let error = "ReferenceError: mylib is not defined at page.html:6:";
+    let named: Vec<&Value> = diff["risks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "PAGE_SCRIPT_ERROR")
+        .collect();
+    assert_eq!(named.len(), 1, "{:#}", diff["risks"]);
+    assert!(
+        named[0]["message"].as_str().unwrap().contains(error),
+        "{:#}",
+        named[0]
+    );
+    let blocking = diff["blocking"].as_array().unwrap();
+    let not_reached: Vec<&Value> = blocking
+        .iter()
+        .filter(|f| f["cause"] == "not-reached")
+        .collect();
+    assert!(!not_reached.is_empty(), "{:#}", diff["blocking"]);
+    for f in &not_reached {
+        assert!(
+            f["divergence"]["pageError"]
+                .as_str()
+                .is_some_and(|e| e.starts_with(error)),
+            "{f:#}"
+        );
+    }
+    assert!(
+        stderr.contains(&format!(
+            ": the environment reported an error of the page's script, {error}"
+        )),
+        "{stderr}"
+    );
+    // happy-dom's events carry `key` themselves: not lacking.
+    let key = blocking
+        .iter()
+        .find(|f| f["api"] == "KeyboardEvent.prototype.key")
+        .unwrap();
+    assert_eq!(key["cause"], "probe-blind", "{key:#}");
+}
+
 /// jsdom audited against a trace the tool recorded in jsdom itself: a faithful environment
 /// reaches `matched`, with nothing the entry wrote. Needs the example's `node_modules`.
 #[test]

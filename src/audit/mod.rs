@@ -8,6 +8,7 @@
 //! `probeVersion`, `exitCode`, …) are computed here from the files and the run, never copied from
 //! what the entry wrote.
 
+mod page_errors;
 mod traceback;
 
 use std::ffi::OsString;
@@ -52,6 +53,9 @@ struct EntryRun {
     attempts: Option<Vec<Attempt>>,
     /// What the tool's own recording of the environment did (Node entries).
     recording: Option<crate::probe::node::NodeReport>,
+    /// The errors of the page's script the environment reported, and how many more (Node
+    /// entries).
+    page_errors: (Vec<audit_format::PageError>, u64),
 }
 
 /// One audit, as `tracer audit` asks for it.
@@ -278,7 +282,9 @@ pub fn audit(request: &Request, styles: &Styles) -> Result<PathBuf> {
         }
         audit.observations.extend(derived.observations);
         audit.script_requests = Some(derived.requests);
-        audit.recording = Some(recording_summary(report));
+        let mut recording = recording_summary(report);
+        (recording.page_errors, recording.page_errors_left_out) = entry_run.page_errors.clone();
+        audit.recording = Some(recording);
         // What the program tried to send, request by request (the guard refused each one).
         audit.requests = report.requests.as_ref().map(requests::from_runtime);
     }
@@ -334,6 +340,7 @@ fn run_node(
         extras,
         ..engine::Config::default()
     };
+    let rules = config.extras.node_probe.as_ref().map(|p| p.rules.clone());
     let report = engine::execute(&config, styles)?;
     // An interrupted audit is never a verdict: no audit is written, so none can be sealed.
     if report.code == exit::INTERRUPTED || report.code == exit::TERMINATED {
@@ -366,6 +373,9 @@ fn run_node(
         }),
         attempts: report.network_attempts,
         recording: report.node_probe,
+        page_errors: rules
+            .map(|rules| page_errors::from_events(&report.session.events, &rules))
+            .unwrap_or_default(),
     })
 }
 
@@ -484,6 +494,7 @@ fn run_python(
         failure,
         attempts: guard.map(guard::Guard::finish),
         recording: None,
+        page_errors: Default::default(),
     })
 }
 
@@ -652,6 +663,7 @@ fn recording_summary(report: &crate::probe::node::NodeReport) -> Recording {
             .collect(),
         recorded_realms: report.recorded_realms.clone(),
         problems: report.problems.clone(),
+        ..Recording::default()
     }
 }
 

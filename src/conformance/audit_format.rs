@@ -118,6 +118,48 @@ pub struct Recording {
     /// What went wrong, in words.
     #[serde(default)]
     pub problems: Vec<String>,
+    /// Errors of the page's own script the environment reported while the entry ran (its console
+    /// printed them with their stack, whose first frame is a script of the page's), each once, the
+    /// first 20 (additive).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub page_errors: Vec<PageError>,
+    /// How many more there were (additive).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub page_errors_left_out: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// An error of the page's script, as the environment reported it: `ReferenceError: mylib is not
+/// defined` at `file:///…/page.html:5:10` (1-based, as V8 prints a stack).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PageError {
+    pub name: String,
+    pub message: String,
+    pub url: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl PageError {
+    /// `ReferenceError: mylib is not defined at page.html:5:10`.
+    pub fn describe(&self) -> String {
+        let file = self
+            .url
+            .split(['?', '#'])
+            .next()
+            .unwrap_or_default()
+            .rsplit('/')
+            .next()
+            .unwrap_or_default();
+        format!(
+            "{}: {} at {file}:{}:{}",
+            self.name, self.message, self.line, self.column
+        )
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]

@@ -79,6 +79,9 @@ pub struct Progress {
     pub last_lacking: Option<Reached>,
     /// How the entry ended, when it did not end well (see `Audit::entry_ended`).
     pub entry_ended: Option<String>,
+    /// The first error of the page's script the environment reported (see
+    /// `Recording::page_errors`): `ReferenceError: mylib is not defined at page.html:5:10`.
+    pub page_error: Option<String>,
     /// The collection interfaces ([`KEYS_COMPUTED_BY`]) the environment handed the script an
     /// object of (a value it got, or a receiver it used), whose getters the probe never saw run:
     /// such a collection may answer its members itself (a Proxy: happy-dom's `HTMLCollection`
@@ -569,6 +572,12 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
             short(&d.expected)
         ));
     }
+    if let Some(error) = &progress.page_error {
+        divergence.insert("pageError".into(), json!(error));
+        words.push_str(&format!(
+            "; the environment reported an error of the page's script, {error}, after which the script did not go on there"
+        ));
+    }
     if let Some(lacking) = &progress.last_lacking {
         divergence.insert("lacking".into(), reached(lacking));
         words.push_str(&format!(
@@ -609,7 +618,12 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
                 "make {} give what the browser gave if the script's way turns on it: its value is the closest before this item that differed (ordered by time: a lead, not proof of cause)",
                 d.at.api
             ),
-            (None, _) => "compare what the script did before this point in both runtimes".into(),
+            (None, _) => match &progress.page_error {
+                Some(error) => format!(
+                    "find why the page's script throws there ({error}) and not in the browser; what it did before this point went as in the browser"
+                ),
+                None => "compare what the script did before this point in both runtimes".into(),
+            },
         },
         divergence: Some(Value::Object(divergence)),
         follows: Vec::new(),
@@ -1019,6 +1033,7 @@ mod tests {
             ],
             last_lacking: None,
             entry_ended: None,
+            page_error: None,
             collections_answering_themselves: Vec::new(),
             classes_given: Vec::new(),
         };
@@ -1093,6 +1108,7 @@ mod tests {
             differences: vec![rect, offset],
             last_lacking: None,
             entry_ended: None,
+            page_error: None,
             collections_answering_themselves: Vec::new(),
             classes_given: Vec::new(),
         };
@@ -1190,6 +1206,7 @@ mod tests {
             }],
             last_lacking: None,
             entry_ended: None,
+            page_error: None,
             collections_answering_themselves: Vec::new(),
             classes_given: Vec::new(),
         };
@@ -1230,6 +1247,7 @@ mod tests {
             differences: vec![differed("Node.prototype.ownerDocument")],
             last_lacking: Some(at("trustedTypes")),
             entry_ended: None,
+            page_error: None,
             collections_answering_themselves: Vec::new(),
             classes_given: Vec::new(),
         };
@@ -1256,6 +1274,7 @@ mod tests {
                 differences,
                 last_lacking: Some(at(lacking)),
                 entry_ended: None,
+                page_error: None,
                 collections_answering_themselves: Vec::new(),
                 classes_given: Vec::new(),
             };
@@ -1292,6 +1311,7 @@ mod tests {
             differences: Vec::new(),
             last_lacking: Some(at("trustedTypes")),
             entry_ended: None,
+            page_error: None,
             collections_answering_themselves: Vec::new(),
             classes_given: Vec::new(),
         };

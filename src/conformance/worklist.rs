@@ -296,11 +296,29 @@ fn classify(
             }
             Some((x, _)) => {
                 let api = x["api"].as_str().unwrap_or("");
-                (
-                    format!("divergence\t{api}"),
-                    format!("not reached after {api}"),
-                    "compare what the script did after that point in both runtimes".into(),
-                )
+                match f
+                    .divergence
+                    .as_ref()
+                    .and_then(|d| d.get("pageError"))
+                    .and_then(Value::as_str)
+                {
+                    // The page's script failing there is the turn, where no value differed
+                    // before it.
+                    Some(error) => (
+                        format!("divergence\t{api}"),
+                        format!(
+                            "not reached after {api}: the environment reported an error of the page's script, {error}"
+                        ),
+                        format!(
+                            "find why the page's script throws there ({error}) and not in the browser"
+                        ),
+                    ),
+                    None => (
+                        format!("divergence\t{api}"),
+                        format!("not reached after {api}"),
+                        "compare what the script did after that point in both runtimes".into(),
+                    ),
+                }
             }
             None => (
                 "divergence\t".into(),

@@ -400,6 +400,11 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
     let mut observed = 0;
     let mut progress = missing::Progress {
         entry_ended: a.entry_ended(),
+        page_error: a
+            .recording
+            .as_ref()
+            .and_then(|r| r.page_errors.first())
+            .map(|e| e.describe()),
         collections_answering_themselves: missing::collections_answering_themselves(
             &a.observations,
         ),

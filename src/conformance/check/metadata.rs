@@ -125,6 +125,29 @@ pub(super) fn check_audit_metadata(
         f.priority = Some("P2".into());
         st.risks.push(f);
     }
+    // The page's own script failing there stops it as surely as the entry failing does, where
+    // the environment catches the error and carries on (happy-dom running a UMD build whose
+    // top-level `this` is not the window: every later item "not reached after Math.random").
+    if let Some(recording) = &a.recording
+        && let Some(first) = recording.page_errors.first()
+    {
+        let more = recording.page_errors.len() as u64 - 1 + recording.page_errors_left_out;
+        let mut f = Finding::new(
+            code::PAGE_SCRIPT_ERROR,
+            format!(
+                "the environment reported an error of the page's script: {}{}; what the script would have done after it there did not run (the trace does not say whether the browser's run had it too)",
+                first.describe(),
+                match more {
+                    0 => String::new(),
+                    1 => " (and 1 more: see the audit's recording.pageErrors)".to_owned(),
+                    n => format!(" (and {n} more: see the audit's recording.pageErrors)"),
+                }
+            ),
+            "find why the page's script throws there and not in the browser (a global it expects, the value of `this` at a script's top level, a member the environment lacks), then audit again",
+        );
+        f.priority = Some("P1".into());
+        st.risks.push(f);
+    }
     // An entry that failed may have been cut short after the last item the contract asks for:
     // the verdict stands on what was observed, with that named.
     if let Some(ended) = a.entry_ended() {

@@ -68,6 +68,7 @@ pub mod code {
     pub const NO_SANDBOX: &str = "NO_SANDBOX";
     pub const ENTRY_FAILED: &str = "ENTRY_FAILED";
     pub const NO_PERFORMANCE_MARK: &str = "NO_PERFORMANCE_MARK";
+    pub const PAGE_SCRIPT_ERROR: &str = "PAGE_SCRIPT_ERROR";
     pub const TIMELINE_NOT_RAW: &str = "TIMELINE_NOT_RAW";
     pub const TIMELINE_MISMATCH: &str = "TIMELINE_MISMATCH";
     pub const NO_GLOBAL_ORDER: &str = "NO_GLOBAL_ORDER";
