@@ -1551,6 +1551,53 @@ fn a_page_s_read_through_jsdom_s_proxy_is_the_page_s_and_jsdom_s_compiled_select
     );
 }
 
+/// jsdom's form is a `Proxy` (its controls are its named properties) whose `set` trap writes
+/// through a helper of jsdom's (`utils.ordinarySetWithOwnDescriptor`, then `Reflect.set`): the
+/// page's `form.id = "f"` reached the setter with that helper as its nearest frame and was once
+/// left out as jsdom's own, and the check called `Element.prototype.id` "not reached" on the form
+/// (Preact's page, which sets a form's `id`). A `<div>`'s, with no trap, was always the page's.
+#[test]
+fn a_page_s_write_through_a_helper_of_jsdom_s_trap_is_the_page_s() {
+    let Some(modules) = jsdom_modules() else {
+        return;
+    };
+    let app = "var f = document.createElement('form'); f.id = 'f';\
+               var d = document.createElement('div'); d.id = 'd';\
+               document.title = f.id + d.id;";
+    let final_js = format!(
+        "const {{ JSDOM }} = require('jsdom');\n\
+         const dom = new JSDOM('<body></body>', {{ url: 'https://example.test/', runScripts: 'dangerously' }});\n\
+         for (const text of ['window.ready = true;', {app:?}]) {{\n\
+           const script = dom.window.document.createElement('script');\n\
+           script.textContent = text;\n\
+           dom.window.document.body.appendChild(script);\n\
+         }}\n\
+         console.log(dom.window.document.title);\ndom.window.close();\n"
+    );
+    let trace = naming_trace(&[
+        ("document.createElement", "call", "HTMLDocument"),
+        ("Element.prototype.id", "set", "HTMLFormElement"),
+        ("Element.prototype.id", "set", "HTMLDivElement"),
+    ]);
+    let tracer = case_in(&modules, &trace, &final_js);
+    assert_eq!(under_plain_node(&tracer), "fd");
+    let out = build_and_audit(tracer);
+    assert!(out.stdout().contains("fd"), "{}", out.dump());
+    let writes: Vec<String> = read(&out, "tmp/node-trace.ndjson")
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|l| l["api"] == "Element.prototype.id" && l["accessType"] == "set")
+        .filter_map(|l| l["receiver"].as_str().map(str::to_owned))
+        .collect();
+    let audit = read_json(&out, "tmp/node-trace-runtime-audit.json");
+    assert_eq!(
+        writes,
+        ["HTMLFormElement", "HTMLDivElement"],
+        "left out: {:#}",
+        audit["recording"]["leftOutBy"]
+    );
+}
+
 #[test]
 fn happy_dom_s_window_is_measured_as_the_global_the_page_gets_not_the_sandbox_behind_it() {
     let Some(modules) = jsdom_modules() else {

@@ -34,11 +34,12 @@ pub const BINDING: &str = "__tracerRecord";
 pub const OWN_URL: &str = "tracer://probe.js";
 /// Top stack frames kept per access.
 pub const STACK_FRAMES: usize = 8;
-/// The same in an environment under audit: the nearest frame and the one after it, all that the
+/// The same in an environment under audit: the nearest frame and the two after it, all that the
 /// audit reads of a record's stack (its filter of the environment's own accesses, `Rules::keeps`,
-/// and the check's script positions). Every record's stack is captured there (the filter needs
-/// each one), so each frame more is paid on every access.
-pub const AUDIT_STACK_FRAMES: usize = 2;
+/// which looks past a `Proxy` trap, and past a helper the trap forwards through, and the check's
+/// script positions). Every record's stack is captured there (the filter needs each one), so
+/// each frame more is paid on every access.
+pub const AUDIT_STACK_FRAMES: usize = 3;
 
 /// The curated list: interfaces (prototype members, statics, the constructor), namespaces (their
 /// functions), and single members (`X.prototype.m`, `X.m`, `window.m`). `tracer record` installs

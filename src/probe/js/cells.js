@@ -247,16 +247,27 @@ function environmentsOwn(record) {
   // this one wraps: happy-dom's windows share their classes).
   if (typeof nearest.url === "string" && startsWith(nearest.url, config.ownUrl)) return true;
   if (ENVIRONMENT_URLS["$" + scriptOf(nearest)] !== true) return false;
-  if (PROXY_TRAPS === null || PROXY_TRAPS["$" + nearest.functionName] !== true) return true;
+  if (PROXY_TRAPS === null) return true;
+  // The trap, or a helper of the environment's a `get` or `set` trap forwards a read or a write
+  // through (jsdom's form's `set` trap writes with `utils.ordinarySetWithOwnDescriptor`).
+  let trapAt = 0;
+  if (PROXY_TRAPS["$" + nearest.functionName] !== true) {
+    const second = stack[1];
+    if (record.accessType !== "get" && record.accessType !== "set") return true;
+    if (second === undefined || second === null || PROXY_TRAPS["$" + second.functionName] !== true ||
+        ENVIRONMENT_URLS["$" + scriptOf(second)] !== true) return true;
+    trapAt = 1;
+  }
+  const trap = stack[trapAt];
   // A call or a construction a trap other than `apply` or `construct` makes is the
   // environment's own work (happy-dom's `dataset` calls `getAttribute`); a read or a write is
   // forwarded (the tool's rule, `Rules::keeps`).
   const forwarded = record.accessType === "get" || record.accessType === "set" ||
-    nearest.functionName === "apply" || nearest.functionName === "construct";
+    trap.functionName === "apply" || trap.functionName === "construct";
   if (!forwarded) return true;
   // Through a trap the next frame decides (the tool's rule): brief only when it is the
   // environment's too, or there is none.
-  const next = stack[1];
+  const next = stack[trapAt + 1];
   if (next === undefined || next === null) return true;
   return ENVIRONMENT_URLS["$" + scriptOf(next)] === true;
 }

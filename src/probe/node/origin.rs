@@ -116,18 +116,33 @@ impl Rules {
             // No frame to go by (a call from the event loop's own turn): kept.
             return true;
         };
+        if self.is_target(url, main_context) {
+            return true;
+        }
+        let read_or_write = matches!(access_type, "get" | "set");
+        // The trap, or a helper of the environment's that a `get` or `set` trap forwards a read or
+        // a write through (jsdom's form's `set` trap writes with
+        // `utils.ordinarySetWithOwnDescriptor`: the page's `form.id = …` was once jsdom's own).
+        let trap_at = if PROXY_TRAPS.contains(&function.as_str()) {
+            0
+        } else if read_or_write
+            && frames.get(1).is_some_and(|(second, trap)| {
+                PROXY_TRAPS.contains(&trap.as_str()) && self.origin(second) == Origin::Environment
+            })
+        {
+            1
+        } else {
+            return false;
+        };
         // Through a trap, the next frame decides: a script of the target's made the access even
         // inside a recorded call (the page's own scripts run inside the environment's
         // `appendChild`, its listeners inside `dispatchEvent`); nameless code only outside one.
-        let forwarded =
-            matches!(access_type, "get" | "set") || FORWARDING_TRAPS.contains(&function.as_str());
-        self.is_target(url, main_context)
-            || (PROXY_TRAPS.contains(&function.as_str())
-                && forwarded
-                && frames.get(1).is_some_and(|(next, _)| {
-                    self.is_target(next, main_context)
-                        && (!nested || self.origin(next) != Origin::Anonymous)
-                }))
+        let forwarded = read_or_write || FORWARDING_TRAPS.contains(&frames[trap_at].1.as_str());
+        forwarded
+            && frames.get(trap_at + 1).is_some_and(|(next, _)| {
+                self.is_target(next, main_context)
+                    && (!nested || self.origin(next) != Origin::Anonymous)
+            })
     }
 }
 
