@@ -397,13 +397,15 @@ fn a_record_s_frames_are_the_script_s_even_through_a_built_in_function() {
         })
         .collect();
     // 1-based: `n.userAgent` in `pick` on line 2, the `map` call in `viaBuiltin` on line 2.
+    // And the top-level call of `viaBuiltin` on line 4 (an audit's record keeps three frames).
     let read_at = app.lines().nth(1).unwrap().find("n.userAgent").unwrap() + 3;
     let map_at = app.lines().nth(1).unwrap().find(".map(").unwrap() + 2;
     assert_eq!(
         frames,
         [
             format!("pick app.js:2:{read_at}"),
-            format!("viaBuiltin app.js:2:{map_at}")
+            format!("viaBuiltin app.js:2:{map_at}"),
+            " app.js:4:10".to_owned()
         ],
         "{line}"
     );
@@ -513,7 +515,7 @@ fn a_page_s_own_error_hooks_are_neither_called_nor_left_changed_by_the_probe() {
         r#"{"calls":0,"keys":"length,name,prototype,captureStackTrace,stackTraceLimit","hooks":"function,function"}"#
     );
     assert_eq!(audited, plain, "what the script computed, probed and not");
-    assert_eq!(stacks, [2, 2], "each read's record keeps its frames");
+    assert_eq!(stacks, [3, 3], "each read's record keeps its frames");
 }
 
 /// jsdom, when the example's `node_modules` are there (`.ci/run` installs them; skipped, saying

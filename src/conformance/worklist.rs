@@ -227,6 +227,7 @@ fn classify(
     f: &Finding,
     leaked: &HashMap<String, usize>,
     classes: &HashMap<String, Classes>,
+    given_other: &HashMap<String, Vec<String>>,
 ) -> (String, String, String, String) {
     let api = f.api.as_deref().unwrap_or("");
     let dim = f.dimension.as_deref().unwrap_or("");
@@ -551,6 +552,24 @@ fn classify(
             f.action.clone(),
         );
     }
+    // A value of a call given other arguments than in the browser follows from them: Preact's
+    // `Math.round` of jsdom's layout widths, 0 where Chromium's were 160, was "make Math.round
+    // give what the browser gives for each receiver".
+    if matches!(dim, "returnValue" | "exception")
+        && let Some(other) = f.item.as_ref().and_then(|item| given_other.get(item))
+    {
+        return (
+            format!("given-other\t{api}"),
+            "dimension".into(),
+            format!(
+                "{api} was given arguments no call in the browser had ({}), and gave other values",
+                some_of(other)
+            ),
+            format!(
+                "find where the values the script passed to {api} came from (a difference before it, in the other groups): what {api} gave follows from them"
+            ),
+        );
+    }
     // One value here for an API whose value in the browser depends on the receiver (happy-dom's
     // `nodeName` is "" for every element, Chromium's `P`, `SPAN`, `A`): one change, one group,
     // whatever the browser gave each receiver (it was a group of one per element class).
@@ -675,9 +694,12 @@ pub fn groups_beside(blocking: &[Finding], risks: &[Finding]) -> Vec<Group> {
             );
         }
     }
+    // The arguments each item's calls were given that no call in the browser was (its `args`
+    // finding, blocking or a risk), as JSON texts.
+    let mut given_other: HashMap<String, Vec<String>> = HashMap::new();
     for f in blocking.iter().chain(risks) {
         if f.dimension.as_deref() == Some("args")
-            && let Some(classes) = f.item.as_ref().and_then(|item| classes.get_mut(item))
+            && let Some(item) = f.item.as_ref()
         {
             // Objects compare by class: their ids only link lines within one trace.
             let texts = |v: Option<&Value>| -> Vec<String> {
@@ -687,17 +709,23 @@ pub fn groups_beside(blocking: &[Finding], risks: &[Finding]) -> Vec<Group> {
                     .unwrap_or_default()
             };
             let browser = texts(f.expected.as_ref());
-            classes.other_args = texts(f.observed.as_ref())
+            let other: Vec<String> = texts(f.observed.as_ref())
                 .into_iter()
                 .filter(|args| !browser.contains(args))
                 .collect();
+            if let Some(classes) = classes.get_mut(item) {
+                classes.other_args.clone_from(&other);
+            }
+            if !other.is_empty() {
+                given_other.insert(item.clone(), other);
+            }
         }
     }
     let mut out: Vec<(String, Group)> = Vec::new();
     // Whether each group is of the shape the probe measured alone (see [`shape_only`]).
     let mut shape: Vec<bool> = Vec::new();
     for f in blocking {
-        let (key, kind, title, action) = classify(f, &leaked, &classes);
+        let (key, kind, title, action) = classify(f, &leaked, &classes, &given_other);
         let item = format!(
             "{} {}",
             f.api.as_deref().unwrap_or(""),
@@ -796,6 +824,42 @@ mod tests {
     /// Asserts that `group`'s action begins with `start`.
     fn assert_action_starts(group: &Group, start: &str) {
         assert!(group.action.starts_with(start), "{}", group.action);
+    }
+
+    /// A value of a call the script gave other arguments follows from them: Preact's
+    /// `Math.round` of jsdom's layout widths (0 where Chromium's were 160) was "make Math.round give
+    /// what the browser gives for each receiver", where `Math.round` is right.
+    #[test]
+    fn a_value_of_a_call_given_other_arguments_points_at_where_they_came_from() {
+        let value = Finding {
+            item: Some("c-round".into()),
+            access_type: Some("call".into()),
+            ..finding("Math.round", "returnValue", json!([160]), json!([0]))
+        };
+        let args = Finding {
+            item: Some("c-round".into()),
+            access_type: Some("call".into()),
+            priority: Some("P2".into()),
+            ..finding("Math.round", "args", json!([[160]]), json!([[0]]))
+        };
+        let given = groups_beside(std::slice::from_ref(&value), &[args]);
+        assert!(
+            given[0]
+                .title
+                .starts_with("Math.round was given arguments no call in the browser had ([0])"),
+            "{}",
+            given[0].title
+        );
+        assert_action_starts(
+            &given[0],
+            "find where the values the script passed to Math.round came from",
+        );
+        // Without other arguments, its value is its own.
+        assert!(
+            groups(&[value])[0]
+                .title
+                .starts_with("Math.round gives one value here")
+        );
     }
 
     /// One value here for an API whose browser value depends on the receiver is one group:
