@@ -101,6 +101,9 @@ const LISTENER_ARGUMENT: &str = "an event listener's argument";
 /// The same, where only the browser's run added one (the environment's never got that far).
 const BROWSER_LISTENER_ARGUMENT: &str = "an event listener's argument in the browser";
 
+/// What [`classes_the_browser_got`] says gave a class: the API, after this.
+const BROWSER_GAVE: &str = "in the browser, ";
+
 /// Whether an access adds an event listener: `addEventListener`, or an `on…` handler set.
 pub fn adds_a_listener(api: &str, access_type: &str) -> bool {
     let member = api.rsplit('.').next().unwrap_or("");
@@ -117,6 +120,10 @@ fn handed(iface: &str, gave: &str) -> String {
     } else if gave == BROWSER_LISTENER_ARGUMENT {
         format!(
             "the script adds an event listener in the browser, and a listener is handed its events ({iface} objects there), which the environment's may be"
+        )
+    } else if let Some(api) = gave.strip_prefix(BROWSER_GAVE) {
+        format!(
+            "the browser's script got {iface} objects from {api}, which the environment has, and its run there stopped before (the page's script threw)"
         )
     } else {
         format!("the environment handed the script {iface} objects ({gave} gave one)")
@@ -187,6 +194,37 @@ pub fn classes_given<'a>(
     // jsdom's `Document` lacking one member of many is lacking it: its others ran.
     given.retain(|(class, _)| !watched(class));
     given
+}
+
+/// The classes of the objects the browser's script got from an API (its items' `returnValue`s),
+/// where the environment has that API (its path resolves in the realm the probe checked), with
+/// [`BROWSER_GAVE`] and that API; classes whose prototype's members the probe saw run are left
+/// out, as in [`classes_given`]. For an environment whose run stopped short (the page's script
+/// threw there): happy-dom running Preact's UMD build lacks the `DOMTokenList` global, and its
+/// `classList` gives such objects, where the check once said "no object of it exists there".
+pub fn classes_the_browser_got(
+    items: &[Item],
+    recording: &Recording,
+    observations: &[Observation],
+) -> Vec<(String, String)> {
+    let absent = |item: &Item| {
+        recording.realms.iter().any(|r| {
+            r.kind.as_deref() == Some(item.realm.as_str())
+                && r.absent.iter().any(|a| a.path == item.api)
+        })
+    };
+    let mut got: Vec<(String, String)> = Vec::new();
+    for item in items.iter().filter(|item| !absent(item)) {
+        let values = item.expected.get("returnValue").into_iter().flatten();
+        for class in values.filter_map(|v| v.get("$object")?.as_str()) {
+            let prefix = format!("{class}.prototype.");
+            let watched = observations.iter().any(|o| o.api.starts_with(&prefix));
+            if !watched && !got.iter().any(|(c, _)| c == class) {
+                got.push((class.to_owned(), format!("{BROWSER_GAVE}{}", item.api)));
+            }
+        }
+    }
+    got
 }
 
 /// The collection interfaces (see [`Progress::collections_answering_themselves`]) among the
@@ -721,6 +759,44 @@ mod tests {
             }],
             ..Recording::default()
         }
+    }
+
+    /// happy-dom lacks the `DOMTokenList` global, and its `classList` gives such objects: where the
+    /// page's script threw there first (Preact's UMD build), the browser's `classList` reads count
+    /// as given, where the check once said "no object of it exists there".
+    #[test]
+    fn a_class_the_browser_s_script_got_from_an_api_the_environment_has_may_be_there_too() {
+        let mut class_list = item("Element.prototype.classList", "get");
+        class_list.expected.insert(
+            "returnValue".into(),
+            vec![json!({"$object": "DOMTokenList", "id": "o4"})],
+        );
+        let add = item("DOMTokenList.prototype.add", "call");
+        let lacking = recording(&[("DOMTokenList.prototype.add", "DOMTokenList")], &[]);
+        let progress = Progress {
+            classes_given: classes_the_browser_got(
+                &[class_list.clone(), add.clone()],
+                &lacking,
+                &[],
+            ),
+            ..Progress::default()
+        };
+        let why = explain(&add, &lacking, &progress);
+        assert_eq!(why.cause, PROBE_BLIND, "{}", why.message);
+        assert!(
+            why.message.contains("the browser's script got DOMTokenList objects from Element.prototype.classList, which the environment has"),
+            "{}",
+            why.message
+        );
+        // An API the environment lacks gave it nothing.
+        let both = recording(
+            &[
+                ("DOMTokenList.prototype.add", "DOMTokenList"),
+                ("Element.prototype.classList", "Element.prototype.classList"),
+            ],
+            &[],
+        );
+        assert!(classes_the_browser_got(&[class_list, add], &both, &[]).is_empty());
     }
 
     #[test]

@@ -427,6 +427,18 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
         ),
         ..missing::Progress::default()
     };
+    // Where the page's script threw there, the objects the browser's script got later were never
+    // asked of the environment: those of the APIs it has may be the environment's too.
+    if progress.page_error.is_some()
+        && let Some(recording) = &a.recording
+    {
+        let given = missing::classes_the_browser_got(&c.items, recording, &a.observations);
+        for (class, api) in given {
+            if !progress.classes_given.iter().any(|(c, _)| *c == class) {
+                progress.classes_given.push((class, api));
+            }
+        }
+    }
     for (index, item) in c.items.iter().enumerate() {
         let blocking_item = item.priority != "P2";
         let Some(observations) = by_id.get(&item.id) else {
