@@ -1492,6 +1492,22 @@ fn a_member_of_an_unrelated_interface_is_not_the_only_item_with_its_name() {
     assert_eq!(diff["counts"]["observed"], 1, "{diff:#}");
 }
 
+/// An entry that makes a jsdom window of `body` and appends two `<script>`s to it, the first
+/// having the probe go in (so that the second one's `appendChild` is recorded), the second `app`;
+/// it prints the document's title.
+fn jsdom_appending_scripts(body: &str, app: &str) -> String {
+    format!(
+        "const {{ JSDOM }} = require('jsdom');\n\
+         const dom = new JSDOM({body:?}, {{ url: 'https://example.test/', runScripts: 'dangerously' }});\n\
+         for (const text of ['window.ready = true;', {app:?}]) {{\n\
+           const script = dom.window.document.createElement('script');\n\
+           script.textContent = text;\n\
+           dom.window.document.body.appendChild(script);\n\
+         }}\n\
+         console.log(dom.window.document.title);\ndom.window.close();\n"
+    )
+}
+
 #[test]
 fn a_page_s_read_through_jsdom_s_proxy_is_the_page_s_and_jsdom_s_compiled_selector_code_is_jsdom_s()
 {
@@ -1505,17 +1521,10 @@ fn a_page_s_read_through_jsdom_s_proxy_is_the_page_s_and_jsdom_s_compiled_select
     let app = "var n = document.querySelectorAll('#list li').length;\
                var hit = document.querySelector('#list li.b');\
                document.title = n + ':' + (hit ? hit.textContent : 'none');";
-    let final_js = format!(
-        "const {{ JSDOM }} = require('jsdom');\n\
-         const dom = new JSDOM('<body><ul id=\"list\"><li class=\"a\">A</li><li class=\"b\">B</li></ul></body>', {{ url: 'https://example.test/', runScripts: 'dangerously' }});\n\
-         for (const text of ['window.ready = true;', {app:?}]) {{\n\
-           const script = dom.window.document.createElement('script');\n\
-           script.textContent = text;\n\
-           dom.window.document.body.appendChild(script);\n\
-         }}\n\
-         console.log(dom.window.document.title);\ndom.window.close();\n"
+    let final_js = jsdom_appending_scripts(
+        r#"<body><ul id="list"><li class="a">A</li><li class="b">B</li></ul></body>"#,
+        app,
     );
-    // (The first script has the probe go in, so that the second one's `appendChild` is recorded.)
     let trace = naming_trace(&[
         ("document.querySelectorAll", "call", "HTMLDocument"),
         ("NodeList.prototype.length", "get", "NodeList"),
@@ -1563,28 +1572,40 @@ fn a_page_s_write_through_a_helper_of_jsdom_s_trap_is_the_page_s() {
     let Some(modules) = jsdom_modules() else {
         return;
     };
+    // jsdom's style library defines each CSS property with a setter named `set`, whose helper
+    // reads the declaration's `length` and `cssText` on a second write: its own reads, which a
+    // first version of this rule filed as the page's.
     let app = "var f = document.createElement('form'); f.id = 'f';\
                var d = document.createElement('div'); d.id = 'd';\
-               document.title = f.id + d.id;";
-    let final_js = format!(
-        "const {{ JSDOM }} = require('jsdom');\n\
-         const dom = new JSDOM('<body></body>', {{ url: 'https://example.test/', runScripts: 'dangerously' }});\n\
-         for (const text of ['window.ready = true;', {app:?}]) {{\n\
-           const script = dom.window.document.createElement('script');\n\
-           script.textContent = text;\n\
-           dom.window.document.body.appendChild(script);\n\
-         }}\n\
-         console.log(dom.window.document.title);\ndom.window.close();\n"
-    );
+               d.style.color = 'red'; d.style.color = 'blue';\
+               document.title = f.id + d.id + d.style.cssText;";
+    let final_js = jsdom_appending_scripts("<body></body>", app);
     let trace = naming_trace(&[
         ("document.createElement", "call", "HTMLDocument"),
         ("Element.prototype.id", "set", "HTMLFormElement"),
         ("Element.prototype.id", "set", "HTMLDivElement"),
+        (
+            "CSSStyleDeclaration.prototype.cssText",
+            "get",
+            "CSSStyleDeclaration",
+        ),
+        (
+            "CSSStyleDeclaration.prototype.length",
+            "get",
+            "CSSStyleDeclaration",
+        ),
     ]);
     let tracer = case_in(&modules, &trace, &final_js);
-    assert_eq!(under_plain_node(&tracer), "fd");
+    assert_eq!(under_plain_node(&tracer), "fdcolor: blue;");
     let out = build_and_audit(tracer);
-    assert!(out.stdout().contains("fd"), "{}", out.dump());
+    assert!(out.stdout().contains("fdcolor: blue;"), "{}", out.dump());
+    let style_reads: Vec<String> = read(&out, "tmp/node-trace.ndjson")
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|l| l["api"].as_str().map(str::to_owned))
+        .filter(|api| api.starts_with("CSSStyleDeclaration.prototype."))
+        .collect();
+    assert_eq!(style_reads, ["CSSStyleDeclaration.prototype.cssText"]);
     let writes: Vec<String> = read(&out, "tmp/node-trace.ndjson")
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())

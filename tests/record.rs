@@ -431,41 +431,32 @@ fn jsdom_against_chromium_end_to_end() {
     assert_eq!(diff["requestsMatched"], true, "{:#}", diff["requests"]);
 }
 
-/// A call the browser answers with an exception and the environment with a value, for the same
-/// arguments, is named with those arguments. jQuery's `querySelectorAll('li:contains("t")')`
-/// throws a `SyntaxError` in Chromium and matches in jsdom: it once hid in one "exception differs"
-/// finding among seventeen selectors that throw on both sides, each engine in its own words.
-/// Needs Chromium and examples/jsdom's `node_modules`.
-#[test]
-fn a_call_answered_otherwise_for_the_same_arguments_is_named_with_them() {
-    let test = "a_call_answered_otherwise_for_the_same_arguments_is_named_with_them";
-    let Some(dir) = crate::support::example_copy(
-        "jsdom",
-        &["case/result/final.js"],
-        &["jsdom"],
-        &format!("record::{test}"),
-    ) else {
-        return;
+/// `page` (loading `app.js`) recorded in Chromium, its contract built, and audited by an entry
+/// that runs it in `package` (examples/jsdom's `node_modules`): that example's own
+/// `case/result/final.js`, else `entry`. The audit must exit 3 (not conformant); its output and
+/// diff are returned with the folder. None (the test skipped, saying so) without Chromium or the
+/// package.
+fn page_audited(
+    test: &str,
+    package: &str,
+    page: &str,
+    app: &str,
+    entry: Option<&str>,
+) -> Option<(tempfile::TempDir, Output, Value)> {
+    let files: &[&str] = if entry.is_none() {
+        &["case/result/final.js"]
+    } else {
+        &[]
     };
-    let Some(browser) = chromium_or_skip(test) else {
-        return;
-    };
+    let dir = crate::support::example_copy("jsdom", files, &[package], &format!("record::{test}"))?;
+    let browser = chromium_or_skip(test)?;
     let root = dir.path();
-    std::fs::write(
-        root.join("page.html"),
-        "<!doctype html><ul><li>t</li><li>u</li></ul><pre id=\"result\"></pre>\n<script src=\"app.js\"></script>\n",
-    )
-    .unwrap();
-    std::fs::write(
-        root.join("app.js"),
-        r#"var out = [];
-["li:first-child", 'li:contains("t")', "li:visible", "li:nth-child(2)"].forEach(function (s) {
-  try { out.push(document.querySelectorAll(s).length); } catch (e) { out.push(e.name); }
-});
-document.getElementById("result").textContent = JSON.stringify(out);
-"#,
-    )
-    .unwrap();
+    std::fs::write(root.join("page.html"), page).unwrap();
+    std::fs::write(root.join("app.js"), app).unwrap();
+    if let Some(entry) = entry {
+        std::fs::create_dir_all(root.join("case/result")).unwrap();
+        std::fs::write(root.join("case/result/final.js"), entry).unwrap();
+    }
     record_page(root, &browser.to_string_lossy());
     check(&tracer_in(root, &BUILD), "tracer contract build");
     let audit = tracer_in(root, &crate::support::AUDIT_CASE);
@@ -479,6 +470,30 @@ document.getElementById("result").textContent = JSON.stringify(out);
         &std::fs::read_to_string(root.join("case/notes/trace-runtime-diff.json")).unwrap(),
     )
     .unwrap();
+    Some((dir, audit, diff))
+}
+
+/// A call the browser answers with an exception and the environment with a value, for the same
+/// arguments, is named with those arguments. jQuery's `querySelectorAll('li:contains("t")')`
+/// throws a `SyntaxError` in Chromium and matches in jsdom: it once hid in one "exception differs"
+/// finding among seventeen selectors that throw on both sides, each engine in its own words.
+/// Needs Chromium and examples/jsdom's `node_modules`.
+#[test]
+fn a_call_answered_otherwise_for_the_same_arguments_is_named_with_them() {
+    let Some((_dir, audit, diff)) = page_audited(
+        "a_call_answered_otherwise_for_the_same_arguments_is_named_with_them",
+        "jsdom",
+        "<!doctype html><ul><li>t</li><li>u</li></ul><pre id=\"result\"></pre>\n<script src=\"app.js\"></script>\n",
+        r#"var out = [];
+["li:first-child", 'li:contains("t")', "li:visible", "li:nth-child(2)"].forEach(function (s) {
+  try { out.push(document.querySelectorAll(s).length); } catch (e) { out.push(e.name); }
+});
+document.getElementById("result").textContent = JSON.stringify(out);
+"#,
+        None,
+    ) else {
+        return;
+    };
     let answered: Vec<&str> = diff["blocking"]
         .as_array()
         .unwrap()
@@ -508,23 +523,10 @@ document.getElementById("result").textContent = JSON.stringify(out);
 /// carry it themselves). Needs Chromium and examples/jsdom's `node_modules` (happy-dom).
 #[test]
 fn a_page_script_s_error_in_the_environment_is_named_where_the_script_stopped() {
-    let test = "a_page_script_s_error_in_the_environment_is_named_where_the_script_stopped";
-    let Some(dir) =
-        crate::support::example_copy("jsdom", &[], &["happy-dom"], &format!("record::{test}"))
-    else {
-        return;
-    };
-    let Some(browser) = chromium_or_skip(test) else {
-        return;
-    };
-    let root = dir.path();
-    std::fs::write(
-        root.join("page.html"),
+    let Some((_dir, audit, diff)) = page_audited(
+        "a_page_script_s_error_in_the_environment_is_named_where_the_script_stopped",
+        "happy-dom",
         "<!doctype html><body><pre id=\"result\"></pre>\n<script src=\"app.js\"></script>\n</body>\n",
-    )
-    .unwrap();
-    std::fs::write(
-        root.join("app.js"),
         r#"(function (n, t) { t((n || self).mylib = {}); })(this, function (e) { e.seed = Math.random(); });
 var key = new KeyboardEvent("keydown", { key: "Escape" }).key;
 var got = null;
@@ -533,12 +535,8 @@ document.body.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
 document.getElementById("result").textContent = JSON.stringify([typeof mylib.seed, key, got]);
 document.body.classList.add("done");
 "#,
-    )
-    .unwrap();
-    std::fs::create_dir_all(root.join("case/result")).unwrap();
-    std::fs::write(
-        root.join("case/result/final.js"),
-        r#"const fs = require("node:fs");
+        Some(
+            r#"const fs = require("node:fs");
 const path = require("node:path");
 const { Window } = require("happy-dom");
 const dir = path.join(__dirname, "..", "..");
@@ -548,17 +546,11 @@ window.document.write(fs.readFileSync(path.join(dir, "page.html"), "utf8")
   .replace('<script src="app.js"></script>', () => "<script>" + fs.readFileSync(path.join(dir, "app.js"), "utf8") + "\n</script>"));
 console.log(window.document.getElementById("result").textContent || "(no result)");
 "#,
-    )
-    .unwrap();
-    record_page(root, &browser.to_string_lossy());
-    check(&tracer_in(root, &BUILD), "tracer contract build");
-    let audit = tracer_in(root, &crate::support::AUDIT_CASE);
+        ),
+    ) else {
+        return;
+    };
     let stderr = String::from_utf8_lossy(&audit.stderr);
-    assert_eq!(audit.status.code(), Some(3), "{stderr}");
-    let diff: Value = serde_json::from_str(
-        &std::fs::read_to_string(root.join("case/notes/trace-runtime-diff.json")).unwrap(),
-    )
-    .unwrap();
     let error = "ReferenceError: mylib is not defined at page.html:6:";
     let named: Vec<&Value> = diff["risks"]
         .as_array()

@@ -249,12 +249,14 @@ function environmentsOwn(record) {
   if (ENVIRONMENT_URLS["$" + scriptOf(nearest)] !== true) return false;
   if (PROXY_TRAPS === null) return true;
   // The trap, or a helper of the environment's a `get` or `set` trap forwards a read or a write
-  // through (jsdom's form's `set` trap writes with `utils.ordinarySetWithOwnDescriptor`).
+  // of its own kind through (jsdom's form's `set` trap writes with
+  // `utils.ordinarySetWithOwnDescriptor`).
   let trapAt = 0;
   if (PROXY_TRAPS["$" + nearest.functionName] !== true) {
     const second = stack[1];
     if (record.accessType !== "get" && record.accessType !== "set") return true;
-    if (second === undefined || second === null || PROXY_TRAPS["$" + second.functionName] !== true ||
+    // Of the same operation (a descriptor's setter named `set` whose helper reads is not one).
+    if (second === undefined || second === null || second.functionName !== record.accessType ||
         ENVIRONMENT_URLS["$" + scriptOf(second)] !== true) return true;
     trapAt = 1;
   }

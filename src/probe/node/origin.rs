@@ -121,13 +121,16 @@ impl Rules {
         }
         let read_or_write = matches!(access_type, "get" | "set");
         // The trap, or a helper of the environment's that a `get` or `set` trap forwards a read or
-        // a write through (jsdom's form's `set` trap writes with
+        // a write through, of its own kind (jsdom's form's `set` trap writes with
         // `utils.ordinarySetWithOwnDescriptor`: the page's `form.id = …` was once jsdom's own).
         let trap_at = if PROXY_TRAPS.contains(&function.as_str()) {
             0
         } else if read_or_write
             && frames.get(1).is_some_and(|(second, trap)| {
-                PROXY_TRAPS.contains(&trap.as_str()) && self.origin(second) == Origin::Environment
+                // The trap of the same operation: a read forwarded by a `get` trap, a write by a
+                // `set` one. A descriptor's setter named `set` (jsdom's `cssstyle` defines its
+                // properties so) whose helper reads `length` is the environment's own work.
+                trap == access_type && self.origin(second) == Origin::Environment
             })
         {
             1
