@@ -18,25 +18,33 @@ pub(super) struct Answered {
 /// here (the environment made fewer calls); a library's random names in them are compared
 /// without their random part.
 pub(super) fn differing(expected: &[Value], seen: &[Value]) -> Vec<Answered> {
-    let by_args = |pairs: &[Value]| -> Vec<(String, Value, Vec<Value>)> {
-        let mut out: Vec<(String, Value, Vec<Value>)> = Vec::new();
+    // Each argument list's outcomes, in first-seen order, and where each list is by its key.
+    let by_args = |pairs: &[Value]| {
+        let mut out: Vec<(Value, Vec<Value>)> = Vec::new();
+        let mut at: HashMap<String, usize> = HashMap::new();
         for pair in pairs {
             let (Some(args), Some(outcome)) = (pair.get(0), pair.get(1)) else {
                 continue;
             };
             let key = hash::canonical_json(&random_names::in_values(std::slice::from_ref(args))[0]);
-            match out.iter_mut().find(|(k, _, _)| *k == key) {
-                Some((_, _, outcomes)) => outcomes.push(outcome.clone()),
-                None => out.push((key, args.clone(), vec![outcome.clone()])),
+            match at.get(&key) {
+                Some(&i) => out[i].1.push(outcome.clone()),
+                None => {
+                    at.insert(key, out.len());
+                    out.push((args.clone(), vec![outcome.clone()]));
+                }
             }
         }
-        out
+        (out, at)
     };
-    let browser = by_args(expected);
-    by_args(seen)
-        .into_iter()
-        .filter_map(|(key, args, here)| {
-            let (_, _, browser) = browser.iter().find(|(k, _, _)| *k == key)?;
+    let (browser, browser_at) = by_args(expected);
+    let (here, here_at) = by_args(seen);
+    let mut keys: Vec<(&String, usize)> = here_at.iter().map(|(k, &i)| (k, i)).collect();
+    keys.sort_by_key(|(_, i)| *i);
+    keys.into_iter()
+        .filter_map(|(key, i)| {
+            let (args, here) = here[i].clone();
+            let browser = &browser[*browser_at.get(key)?].1;
             // What the browser never gave for these arguments, and what it gave that never came
             // here: the difference, where the rest both gave is the same.
             let novel: Vec<Value> = here
