@@ -192,6 +192,56 @@ fn some_of(keys: &[String]) -> String {
     }
 }
 
+/// What part of the page a member writes or reads back: `attribute`, `text` (a node's text and
+/// children), `style`, or `markup` (all of them, serialized); `None` for anything else (a layout
+/// value, which the browser computes, is no read-back of what the script wrote).
+fn page_part(member: &str) -> Option<&'static str> {
+    Some(match member {
+        "getAttribute" | "getAttributeNS" | "setAttribute" | "setAttributeNS" | "className"
+        | "title" | "value" | "id" => "attribute",
+        "textContent" | "innerText" | "nodeValue" | "data" => "text",
+        "cssText" | "getPropertyValue" | "setProperty" => "style",
+        "innerHTML" | "outerHTML" => "markup",
+        m if ["append", "insert", "replace", "write"]
+            .iter()
+            .any(|verb| m.starts_with(verb)) =>
+        {
+            "text"
+        }
+        _ => return None,
+    })
+}
+
+fn member_of(f: &Finding) -> &str {
+    f.api
+        .as_deref()
+        .unwrap_or("")
+        .rsplit('.')
+        .next()
+        .unwrap_or("")
+}
+
+/// The part of the page `f` writes, where it is a write: a property set, or a call that sets, adds
+/// or writes (`setAttribute`, `appendChild`, `insertBefore`).
+fn writes(f: &Finding) -> Option<&'static str> {
+    let member = member_of(f);
+    let is_write = f.access_type.as_deref() == Some("set")
+        || (f.access_type.as_deref() == Some("call") && !member.starts_with("get"));
+    is_write.then(|| page_part(member)).flatten()
+}
+
+/// The part of the page `f` reads back, where it is a value read of one (`getAttribute`,
+/// `textContent`, `cssText`).
+fn reads(f: &Finding) -> Option<&'static str> {
+    let value = matches!(
+        f.dimension.as_deref(),
+        Some("returnValue" | "outcomesByArgs")
+    );
+    let read = f.access_type.as_deref() == Some("get")
+        || (f.access_type.as_deref() == Some("call") && member_of(f).starts_with("get"));
+    (value && read).then(|| page_part(member_of(f))).flatten()
+}
+
 /// Whether `f` is a difference in the elements of arrays: own-key lists that differ only by array
 /// indices, or return values that are arrays on both sides.
 fn elements_differ(f: &Finding) -> bool {
@@ -695,8 +745,10 @@ pub fn groups_beside(blocking: &[Finding], risks: &[Finding]) -> Vec<Group> {
         }
     }
     // The arguments each item's calls were given that no call in the browser was (its `args`
-    // finding, blocking or a risk), as JSON texts.
+    // finding, blocking or a risk), as JSON texts; and the writes whose arguments differ from
+    // the browser's, by the part of the page they write and API.
     let mut given_other: HashMap<String, Vec<String>> = HashMap::new();
+    let mut wrote_other: Vec<(&str, String)> = Vec::new();
     for f in blocking.iter().chain(risks) {
         if f.dimension.as_deref() == Some("args")
             && let Some(item) = f.item.as_ref()
@@ -719,13 +771,39 @@ pub fn groups_beside(blocking: &[Finding], risks: &[Finding]) -> Vec<Group> {
             if !other.is_empty() {
                 given_other.insert(item.clone(), other);
             }
+            // A write given other arguments, or not all of the browser's (Preact never set
+            // `aria-valuenow` to 160 in jsdom, where it set 0 in both).
+            if let Some(part) = writes(f) {
+                let api = f.api.clone().unwrap_or_default();
+                if !wrote_other.contains(&(part, api.clone())) {
+                    wrote_other.push((part, api));
+                }
+            }
         }
     }
     let mut out: Vec<(String, Group)> = Vec::new();
     // Whether each group is of the shape the probe measured alone (see [`shape_only`]).
     let mut shape: Vec<bool> = Vec::new();
     for f in blocking {
-        let (key, kind, title, action) = classify(f, &leaked, &classes, &given_other);
+        let (key, kind, title, mut action) = classify(f, &leaked, &classes, &given_other);
+        // What the script reads back of the page may be what it wrote there: Preact's
+        // `getAttribute("aria-valuenow")` gave "0" in jsdom because the page had set it from a
+        // layout width of 0, and `getAttribute` was told to change.
+        // Markup reads back every part.
+        let wrote: Vec<String> = match reads(f) {
+            Some(part) if matches!(kind.as_str(), "dimension" | "outcomes") => wrote_other
+                .iter()
+                .filter(|(w, _)| part == "markup" || *w == "markup" || *w == part)
+                .map(|(_, api)| api.clone())
+                .collect(),
+            _ => Vec::new(),
+        };
+        if !wrote.is_empty() && !key.starts_with("given-other\t") {
+            action = format!(
+                "{action}; but the script's writes there differed from the browser's before ({}: other arguments): where this is what it wrote, it follows from them, and the change is upstream (a lead, not proof of cause)",
+                some_of(&wrote)
+            );
+        }
         let item = format!(
             "{} {}",
             f.api.as_deref().unwrap_or(""),
@@ -860,6 +938,57 @@ mod tests {
                 .title
                 .starts_with("Math.round gives one value here")
         );
+    }
+
+    /// A value the script reads back of the page (an attribute) after it wrote values no write in
+    /// the browser had is told it may follow from them: Preact set `aria-valuenow` from jsdom's
+    /// layout width (0 where Chromium's was 160), and `getAttribute` was told to change.
+    #[test]
+    fn a_value_read_back_after_other_writes_is_told_where_it_may_come_from() {
+        let read = Finding {
+            item: Some("c-get".into()),
+            access_type: Some("call".into()),
+            ..finding(
+                "Element.prototype.getAttribute",
+                "returnValue",
+                json!(["160"]),
+                json!(["0"]),
+            )
+        };
+        let layout = finding(
+            "HTMLElement.prototype.offsetWidth",
+            "returnValue",
+            json!([160]),
+            json!([0]),
+        );
+        let wrote = Finding {
+            item: Some("c-set".into()),
+            access_type: Some("call".into()),
+            priority: Some("P2".into()),
+            ..finding(
+                "Element.prototype.setAttribute",
+                "args",
+                json!([["aria-valuenow", "160"]]),
+                json!([["aria-valuenow", "0"]]),
+            )
+        };
+        let blocking = [read.clone(), layout];
+        let told = groups_beside(&blocking, std::slice::from_ref(&wrote));
+        let action_of = |api: &str| {
+            told.iter()
+                .find(|g| g.title.starts_with(api))
+                .map(|g| g.action.clone())
+                .unwrap()
+        };
+        assert!(
+            action_of("Element.prototype.getAttribute")
+                .contains("but the script's writes there differed from the browser's before (Element.prototype.setAttribute: other arguments)"),
+            "{told:#?}"
+        );
+        // A layout value is the browser's to compute: no such hint.
+        assert!(!action_of("HTMLElement.prototype.offsetWidth").contains("the script's writes"));
+        // Without the write, none either.
+        assert!(!groups(&[read])[0].action.contains("the script's writes"));
     }
 
     /// One value here for an API whose browser value depends on the receiver is one group:
