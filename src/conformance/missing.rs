@@ -20,6 +20,8 @@
 //!
 //! An audit without the tool's recording (an entry's own observations only) has no cause.
 
+use std::collections::HashMap;
+
 use serde_json::{Value, json};
 
 use crate::conformance::audit_format::{Observation, Recording};
@@ -93,6 +95,9 @@ pub struct Progress {
     /// `("MutationRecord", "MutationObserver.prototype.takeRecords")`. Such objects answer the
     /// script some other way (their own data properties), or their prototype was never watched.
     pub classes_given: Vec<(String, String)>,
+    /// The own property names of the objects the environment handed the script, by each class
+    /// among those values' constructors, with the API that gave them (see [`own_names_given`]).
+    pub own_names_given: HashMap<(String, String), String>,
 }
 
 /// What [`classes_given`] says gave an event class: a listener the script added.
@@ -225,6 +230,37 @@ pub fn classes_the_browser_got(
         }
     }
     got
+}
+
+/// For each observation of the environment's whose values are objects, every pair of a class
+/// among their constructors and a name among their own property names (`ownNames`), with the
+/// observation's API: happy-dom's `<textarea>` carries `type` as its own data property, and its
+/// `HTMLTextAreaElement.prototype` has none, where other members of it ran; "lacks … reading it
+/// gives `undefined`" was false. The values' classes and names are each a set, so a name is
+/// paired with every class given with it: a lead toward "cannot be told", never toward a lack.
+pub fn own_names_given(observations: &[Observation]) -> HashMap<(String, String), String> {
+    let mut given = HashMap::new();
+    for o in observations {
+        let (Some(classes), Some(names)) = (
+            o.observations.get("constructorName"),
+            o.observations.get("ownNames"),
+        ) else {
+            continue;
+        };
+        for class in classes.iter().filter_map(Value::as_str) {
+            for name in names
+                .iter()
+                .flat_map(|n| n.as_array().into_iter().flatten())
+            {
+                if let Some(name) = name.as_str() {
+                    given
+                        .entry((class.to_owned(), name.to_owned()))
+                        .or_insert_with(|| o.api.clone());
+                }
+            }
+        }
+    }
+    given
 }
 
 /// The collection interfaces (see [`Progress::collections_answering_themselves`]) among the
@@ -467,7 +503,16 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
         }
         if item.access_type == "get"
             && let Some((iface, member)) = item.api.split_once(".prototype.")
-            && let Some((_, gave)) = progress.classes_given.iter().find(|(c, _)| c == iface)
+            && let Some(gave) = progress
+                .classes_given
+                .iter()
+                .find(|(c, _)| c == iface)
+                .map(|(_, gave)| gave)
+                .or_else(|| {
+                    progress
+                        .own_names_given
+                        .get(&(iface.to_owned(), member.to_owned()))
+                })
         {
             // happy-dom's `MutationRecord` carries `target`, `type` … as its own data properties:
             // the prototype lacks them, the objects do not.
@@ -799,6 +844,44 @@ mod tests {
         assert!(classes_the_browser_got(&[class_list, add], &both, &[]).is_empty());
     }
 
+    /// happy-dom's `<textarea>` carries `type` as its own data property, and its prototype has
+    /// none where other members of it ran: "lacks … reading it gives `undefined`" was false (it
+    /// gives "textarea"). An object the environment gave with that class and that own name makes
+    /// the read one that cannot be told.
+    #[test]
+    fn a_member_an_object_given_carries_as_its_own_is_not_lacking() {
+        let api = "HTMLTextAreaElement.prototype.type";
+        let lacking = item(api, "get");
+        let mut took = Observation {
+            api: "Node.prototype.lastChild".into(),
+            access_type: "get".into(),
+            ..Observation::default()
+        };
+        took.observations
+            .insert("constructorName".into(), vec![json!("HTMLTextAreaElement")]);
+        took.observations
+            .insert("ownNames".into(), vec![json!(["type", "value"])]);
+        let explain_with = |observations: &[Observation]| {
+            let progress = Progress {
+                own_names_given: own_names_given(observations),
+                ..Progress::default()
+            };
+            explain(&lacking, &recording(&[(api, api)], &[]), &progress)
+        };
+        let why = explain_with(std::slice::from_ref(&took));
+        assert_eq!(why.cause, PROBE_BLIND, "{}", why.message);
+        assert!(
+            why.message.contains(
+                "handed the script HTMLTextAreaElement objects (Node.prototype.lastChild gave one)"
+            ),
+            "{}",
+            why.message
+        );
+        took.observations
+            .insert("ownNames".into(), vec![json!(["value"])]);
+        assert_eq!(explain_with(&[took]).cause, ENVIRONMENT_LACKS);
+    }
+
     #[test]
     fn a_path_that_does_not_resolve_is_lacking_and_says_what_follows() {
         let why = explain(
@@ -1110,6 +1193,7 @@ mod tests {
             last_lacking: None,
             entry_ended: None,
             page_error: None,
+            own_names_given: HashMap::new(),
             collections_answering_themselves: Vec::new(),
             classes_given: Vec::new(),
         };
@@ -1185,6 +1269,7 @@ mod tests {
             last_lacking: None,
             entry_ended: None,
             page_error: None,
+            own_names_given: HashMap::new(),
             collections_answering_themselves: Vec::new(),
             classes_given: Vec::new(),
         };
@@ -1283,6 +1368,7 @@ mod tests {
             last_lacking: None,
             entry_ended: None,
             page_error: None,
+            own_names_given: HashMap::new(),
             collections_answering_themselves: Vec::new(),
             classes_given: Vec::new(),
         };
@@ -1324,6 +1410,7 @@ mod tests {
             last_lacking: Some(at("trustedTypes")),
             entry_ended: None,
             page_error: None,
+            own_names_given: HashMap::new(),
             collections_answering_themselves: Vec::new(),
             classes_given: Vec::new(),
         };
@@ -1351,6 +1438,7 @@ mod tests {
                 last_lacking: Some(at(lacking)),
                 entry_ended: None,
                 page_error: None,
+                own_names_given: HashMap::new(),
                 collections_answering_themselves: Vec::new(),
                 classes_given: Vec::new(),
             };
@@ -1388,6 +1476,7 @@ mod tests {
             last_lacking: Some(at("trustedTypes")),
             entry_ended: None,
             page_error: None,
+            own_names_given: HashMap::new(),
             collections_answering_themselves: Vec::new(),
             classes_given: Vec::new(),
         };

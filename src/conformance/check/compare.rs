@@ -408,6 +408,7 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
         collections_answering_themselves: missing::collections_answering_themselves(
             &a.observations,
         ),
+        own_names_given: missing::own_names_given(&a.observations),
         classes_given: missing::classes_given(
             &a.observations,
             // The classes the browser's objects had, and the interfaces whose members the
