@@ -126,6 +126,41 @@ fn a_worker_that_logs_and_throws_is_traced_and_tagged() {
 }
 
 #[test]
+fn a_worker_s_console_call_runs_no_getter_of_the_program_s_that_node_does_not() {
+    // The inspector's own report of a console call describes each argument, running a
+    // `Symbol.toStringTag` getter once more than Node's console does: the worker's bootloader
+    // takes its calls, as the main thread's does.
+    let program = r#"const { Worker, isMainThread } = require('worker_threads');
+if (isMainThread) new Worker(__filename);
+else {
+  let calls = 0;
+  class Counted { get [Symbol.toStringTag]() { calls++; return 'C'; } }
+  console.log(new Counted());
+  console.log('getter calls', calls);
+}
+"#;
+    let out = Tracer::new()
+        .file("counted.js", program)
+        .args(["run", "--timeout", "60", "counted.js"])
+        .run();
+    out.assert_code(0);
+    assert_eq!(out.stdout(), "Counted [C] {}\ngetter calls 1\n");
+    let session = out.session();
+    let logged: Vec<_> = of_kind(&session.events, Kind::Console)
+        .into_iter()
+        .filter(|e| e.worker.as_deref() == Some("worker 1"))
+        .map(|e| (e.value.clone().unwrap_or_default(), e.line))
+        .collect();
+    assert_eq!(
+        logged,
+        [
+            ("Counted [C] {}".to_owned(), Some(6)),
+            ("getter calls 1".to_owned(), Some(7))
+        ]
+    );
+}
+
+#[test]
 fn a_workers_uncaught_error_is_tagged_and_positioned() {
     let out = Tracer::new()
         .fixture("worker.js")

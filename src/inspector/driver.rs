@@ -578,6 +578,18 @@ impl<P: PauseHandler> Driver<P> {
                     "Debugger.setPauseOnExceptions",
                     json!({"state": "uncaught"}),
                 )?;
+                if self.console_batches {
+                    // The worker's bootloader takes its console calls in batches, as the main
+                    // thread's does (the worker's first context is its own, numbered 1).
+                    cdp.send_to_worker(
+                        session,
+                        "Runtime.addBinding",
+                        json!({
+                            "name": crate::inspector::boot::CONSOLE_BINDING,
+                            "executionContextId": MAIN_CONTEXT,
+                        }),
+                    )?;
+                }
                 cdp.send_to_worker(session, "Runtime.runIfWaitingForDebugger", json!({}))?;
                 observer.on_event(Some(&label), method, params);
             }

@@ -5,8 +5,8 @@
 // tree inherits at descriptor FD, whose sender the kernel states to tracer), and waits until
 // tracer has attached and released it; then, when tracer asked for it (a binding), it records the
 // calls of Node's own console and sends them in batches (`prepareConsole`, below). A launcher is
-// only reported. In a worker thread it does nothing (workers are traced through their parent's
-// session). It never runs the program's code; of the program's values it keeps only the text
+// only reported. In a worker thread (traced through its parent's session) it only takes the console
+// calls, when tracer asked for it. It never runs the program's code; of the program's values it keeps only the text
 // Node's console printed, until the batch is sent. A report is one datagram (one write of at most
 // 4000 bytes), so the reports of many processes never interleave.
 'use strict';
@@ -35,7 +35,21 @@
       isMainThread = require('worker_threads').isMainThread;
     } catch (e) {}
   }
-  if (!isMainThread) return;
+  if (!isMainThread) {
+    // The parent's session added the console's binding to this thread's context before releasing
+    // it when tracer wants console calls in batches: the inspector's own report of a call
+    // describes each argument, which runs a getter of the program's (`Symbol.toStringTag`) that
+    // plain Node never runs, and the program would compute otherwise.
+    const send = globalThis.__tracerConsole;
+    if (typeof send !== 'function') return;
+    delete globalThis.__tracerConsole;
+    try {
+      const install = prepareConsole();
+      const atExit = install === null ? null : install(send);
+      if (atExit !== null) process.on('exit', atExit);
+    } catch (e) {}
+    return;
+  }
   const fs = require('fs');
   const script = process.argv[1] || '';
   // A launcher: its script's name (less `.js`/`.cjs`) is a package manager's, or the script is in
