@@ -110,6 +110,21 @@ fn bad_flags_are_usage_errors() {
 }
 
 #[test]
+fn an_output_folder_that_is_a_file_is_a_usage_error_and_the_file_is_kept() {
+    let out = Tracer::new()
+        .fixture("ok.js")
+        .file("notes.txt", "mine")
+        .args(["run", "--out", "notes.txt", "ok.js"])
+        .run();
+    assert_clear_error(&out, 2, "notes.txt/sessions");
+    assert!(out.stderr().contains("--out"), "{}", out.stderr());
+    assert_eq!(
+        std::fs::read_to_string(out.workspace().join("notes.txt")).unwrap(),
+        "mine"
+    );
+}
+
+#[test]
 fn a_missing_node_from_the_flag_cannot_trace() {
     let out = Tracer::new()
         .fixture("marker.js")

@@ -87,16 +87,30 @@ impl Store {
     /// False when another run already holds that id: then propose another.
     pub fn claim(&self, id: &str) -> Result<bool> {
         let sessions = self.sessions();
-        fs::DirBuilder::new()
+        if let Err(e) = fs::DirBuilder::new()
             .recursive(true)
             .mode(DIR_MODE)
             .create(&sessions)
-            .with_context(|| {
-                format!(
-                    "creating the output folder {}: check --out",
-                    sessions.display()
-                )
-            })?;
+        {
+            let message = format!(
+                "creating the output folder {}: {e}; name a folder tracer may write in with --out",
+                sessions.display()
+            );
+            // A path the user named that is a file, or where they may not write: a bad flag
+            // value (exit 2), where a full disk is the tool's failure to trace (exit 4).
+            let theirs = matches!(
+                e.kind(),
+                io::ErrorKind::NotADirectory
+                    | io::ErrorKind::AlreadyExists
+                    | io::ErrorKind::PermissionDenied
+                    | io::ErrorKind::ReadOnlyFilesystem
+            );
+            return Err(if theirs {
+                TracerError::usage(message).into()
+            } else {
+                anyhow::Error::new(e).context(message)
+            });
+        }
         match fs::DirBuilder::new()
             .mode(DIR_MODE)
             .create(sessions.join(id))
