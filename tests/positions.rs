@@ -365,6 +365,71 @@ fn a_source_edited_after_its_build_is_not_shown_for_the_build_s_positions() {
     assert_eq!(log.file.as_deref(), Some(built.as_str()), "{log:?}");
 }
 
+/// A bundle `dist/main.js` as webpack writes it (one line per line of `src/util.ts`), its map
+/// naming the source `source` (webpack's own URL for it); `on_disk`: `src/util.ts` is there.
+fn webpack_bundle(source: &str, on_disk: bool) -> Tracer {
+    let util = "export function parse(q) {\n  console.log(\"parsing\", q);\n  if (typeof q !== \"number\") {\n    throw new TypeError(\"bad quantity \" + q);\n  }\n}\n";
+    let bundle = "function parse(q) {\n  console.log(\"parsing\", q);\n  if (typeof q !== \"number\") {\n    throw new TypeError(\"bad quantity \" + q);\n  }\n}\nparse(\"two\");\n//# sourceMappingURL=main.js.map\n";
+    let map = serde_json::json!({
+        "version": 3, "file": "main.js", "sources": [source], "sourcesContent": [util],
+        "names": [], "mappings": "AAAA;AACA;AACA;AACA;AACA;AACA",
+    });
+    let tracer = Tracer::new()
+        .file("dist/main.js", bundle)
+        .file("dist/main.js.map", map.to_string());
+    if on_disk {
+        tracer.file("src/util.ts", util)
+    } else {
+        tracer
+    }
+}
+
+#[test]
+fn a_webpack_source_is_found_from_the_project_s_folder_not_the_map_s() {
+    // webpack names a module relative to its context (the project's folder): the file is
+    // `src/util.ts`, never `dist/webpack:/app/src/util.ts` (once shown, confidence high).
+    for source in ["webpack://app/./src/util.ts", "webpack:///./src/util.ts"] {
+        let out = webpack_bundle(source, true)
+            .args(["run", "dist/main.js"])
+            .run();
+        out.assert_code(1);
+        let util = out.workspace().join("src/util.ts").display().to_string();
+        let failure = out.evidence().unwrap().failure;
+        assert_eq!(
+            (failure.file.as_deref(), failure.line),
+            (Some(util.as_str()), Some(4)),
+            "{source}"
+        );
+    }
+}
+
+#[test]
+fn a_source_the_map_names_that_is_not_here_leaves_the_built_file_s_position() {
+    // A package shipping its build without its sources: the map's source is no file here, and
+    // the built file that ran is shown, with a note naming the source.
+    let out = webpack_bundle("webpack:///./src/util.ts", false)
+        .args(["run", "dist/main.js"])
+        .run();
+    out.assert_code(1);
+    let built = out.workspace().join("dist/main.js").display().to_string();
+    let events = out.events();
+    let exception = *of_kind(&events, Kind::Exception).first().unwrap();
+    assert_eq!(
+        (exception.file.as_deref(), exception.line),
+        (Some(built.as_str()), Some(4))
+    );
+    assert!(
+        exception.note.as_deref().is_some_and(
+            |n| n.contains("webpack:///./src/util.ts:4:1") && n.contains("not a file here")
+        ),
+        "{exception:?}"
+    );
+    assert_eq!(
+        out.evidence().unwrap().failure.file.as_deref(),
+        Some(built.as_str())
+    );
+}
+
 #[test]
 fn a_transformed_position_that_fits_the_file_by_chance_is_still_unmapped() {
     // Two lines in front and no map: the console call (line 3) runs at line 5, column 11, which

@@ -130,6 +130,9 @@ fn probe(node: &Path) -> Result<Probe> {
     let root = dir.path().canonicalize()?;
     let script = root.join("probe.js");
     std::fs::write(&script, PROBE_JS)?;
+    // The source the map names, on disk as a source is (a map's source that is not a file is
+    // left for the built file's position).
+    std::fs::write(root.join("probe.ts"), PROBE_JS)?;
     let lines = PROBE_JS.lines().count();
     let mappings = std::iter::once("AAAA")
         .chain(std::iter::repeat_n("AACA", lines.saturating_sub(1)))

@@ -58,6 +58,8 @@ pub struct Mapper {
     /// Whether an original was edited after the script built from it (see `edited_after_build`),
     /// by (script, original).
     edited_after: HashMap<(PathBuf, PathBuf), bool>,
+    /// Whether each original a map named is a file on disk, looked at once.
+    originals_on_disk: HashMap<PathBuf, bool>,
 }
 
 /// What a note about a position in a stale build says (the summary warns on it).
@@ -102,6 +104,7 @@ impl Mapper {
             maps: HashMap::new(),
             on_disk: HashMap::new(),
             edited_after: HashMap::new(),
+            originals_on_disk: HashMap::new(),
         }
     }
 
@@ -317,6 +320,18 @@ impl Mapper {
                     );
                     Some((plain(function_name, generated), Some(note)))
                 }
+                // A map can name a source that is not here (a package that ships its build
+                // without its sources, a bundler's own name for a module): the built file is.
+                Some(original) if !is_file(&mut self.originals_on_disk, &original.path) => {
+                    let note = format!(
+                        "the source map names {}:{}:{} for this position, which is not a file \
+                         here; showing the position in the built file",
+                        original.path.display(),
+                        original.line0.saturating_add(1),
+                        original.column0.saturating_add(1)
+                    );
+                    Some((plain(function_name, generated), Some(note)))
+                }
                 Some(original) => Some((
                     Frame {
                         function_name,
@@ -464,6 +479,13 @@ fn plain(function_name: String, position: Position) -> Frame {
 /// disk that was built from it (`tsc` writes its output after reading its sources; an edit since
 /// moves the lines the map points at). A script that is its own original (a loader's transform of
 /// the file in memory), or either file not on disk, is not. Read once per pair.
+/// Whether `path` is a file, as `cache` remembers it.
+fn is_file(cache: &mut HashMap<PathBuf, bool>, path: &Path) -> bool {
+    *cache
+        .entry(path.to_owned())
+        .or_insert_with(|| path.is_file())
+}
+
 fn edited_after_build(
     cache: &mut HashMap<(PathBuf, PathBuf), bool>,
     script: &Path,

@@ -2,6 +2,7 @@
 //! relative to the script, a `file://` URL or a `data:` URL) or from the script's own trailing
 //! `//# sourceMappingURL=` comment. Positions here stay 0-based; the mapper converts them.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use sourcemap::DecodedMap;
@@ -13,6 +14,8 @@ const MAX_MAP_BYTES: u64 = 64 * 1024 * 1024;
 pub struct LoadedMap {
     map: DecodedMap,
     base: PathBuf,
+    /// Each `webpack://` source's file as found (see `webpack_source`), looked for once.
+    webpack: HashMap<u32, Option<PathBuf>>,
 }
 
 /// An original position found through a map: absolute path, 0-based line and column.
@@ -25,7 +28,7 @@ pub struct Original {
 
 impl LoadedMap {
     /// Looks up a 0-based generated position; `None` when the map has no mapping on that line.
-    pub fn lookup(&self, line0: u32, column0: u32) -> Option<Original> {
+    pub fn lookup(&mut self, line0: u32, column0: u32) -> Option<Original> {
         let token = self.map.lookup_token(line0, column0)?;
         if token.get_dst_line() != line0 || token.get_src_line() == u32::MAX {
             return None;
@@ -34,8 +37,17 @@ impl LoadedMap {
         let path = match source.strip_prefix("file://") {
             Some(rest) => PathBuf::from(crate::files::percent_decode(rest)),
             None => {
-                let source = source.strip_prefix("webpack:///").unwrap_or(source);
-                normalize(&self.base.join(source))
+                let base = &self.base;
+                let found = self
+                    .webpack
+                    .entry(token.get_src_id())
+                    .or_insert_with(|| webpack_source(base, source));
+                match found {
+                    Some(path) => path.clone(),
+                    // Named as the map names it: no file of this name is here.
+                    None if source.starts_with("webpack://") => PathBuf::from(source),
+                    None => normalize(&self.base.join(source)),
+                }
             }
         };
         Some(Original {
@@ -45,6 +57,30 @@ impl LoadedMap {
             name: token.get_name().map(str::to_owned),
         })
     }
+}
+
+/// How many folders up from the map a `webpack://` source is looked for.
+const WEBPACK_CONTEXT_DEPTH: usize = 8;
+
+/// The file a `webpack://` source names, or `None` where no such file is found. webpack writes a
+/// module's path relative to its context (the project's folder, where it ran, not the map's):
+/// `webpack://NAMESPACE/./src/x.ts` (webpack 5, the namespace the package's name),
+/// `webpack:///./src/x.ts` (webpack 4), `webpack:///home/me/app/src/x.ts` (an absolute path), each
+/// maybe with a `?query` webpack added to tell modules apart. The context is not in the map: the
+/// path is looked for in the map's folder, then in each folder above it.
+fn webpack_source(base: &Path, source: &str) -> Option<PathBuf> {
+    let rest = source.strip_prefix("webpack://")?;
+    let (_namespace, path) = rest.split_once('/')?;
+    let path = path.split_once('?').map_or(path, |(path, _)| path);
+    let path = crate::files::percent_decode(path.trim_start_matches("./"));
+    if path.is_empty() {
+        return None;
+    }
+    base.ancestors()
+        .take(WEBPACK_CONTEXT_DEPTH)
+        .chain([Path::new("/")])
+        .map(|folder| normalize(&folder.join(&path)))
+        .find(|candidate| candidate.is_file())
 }
 
 /// Finds and parses the map of the script at `script`. `Ok(None)`: the script has no map.
@@ -68,6 +104,7 @@ pub fn load(script: &Path, source_map_url: Option<&str>) -> Result<Option<Loaded
         return Ok(Some(LoadedMap {
             map,
             base: script_dir.to_owned(),
+            webpack: HashMap::new(),
         }));
     }
     let path = match reference.strip_prefix("file://") {
@@ -84,7 +121,11 @@ pub fn load(script: &Path, source_map_url: Option<&str>) -> Result<Option<Loaded
     let map = sourcemap::decode_slice(&bytes)
         .map_err(|e| format!("source map {} is broken: {e}", path.display()))?;
     let base = path.parent().unwrap_or(Path::new("/")).to_owned();
-    Ok(Some(LoadedMap { map, base }))
+    Ok(Some(LoadedMap {
+        map,
+        base,
+        webpack: HashMap::new(),
+    }))
 }
 
 /// The `//# sourceMappingURL=` reference at the end of a script file, if any.
