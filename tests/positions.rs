@@ -543,6 +543,37 @@ fn a_failure_deep_inside_a_library_names_the_users_own_frame() {
 }
 
 #[test]
+fn a_failure_a_dozen_calls_deep_in_a_library_still_names_the_users_own_frame() {
+    // A recursive parser throwing 12 calls below the user's line: a call stack cut at 10 frames
+    // held the library's alone, and the failure was put in `node_modules`.
+    let parser = "function parse(text, depth) {\n  if (depth === 0) throw new SyntaxError('unexpected end of input');\n  return parse(text, depth - 1);\n}\nexports.load = (text) => parse(text, 11);\n";
+    let out = Tracer::new()
+        .file("node_modules/deeplib/index.js", parser)
+        .file(
+            "app.js",
+            "const lib = require('deeplib');\nconsole.log('loading config');\nlib.load('ports: [80');\n",
+        )
+        .args(["run", "--annotations", "github", "app.js"])
+        .run();
+    out.assert_code(1);
+    let app = out.workspace().join("app.js").display().to_string();
+    let evidence = out.evidence().unwrap();
+    let user = evidence
+        .failure
+        .user_frame
+        .as_ref()
+        .unwrap_or_else(|| panic!("the user's own frame is named\n{}", out.dump()));
+    assert_eq!((user.file.as_str(), user.line), (app.as_str(), 3));
+    assert!(
+        out.stdout()
+            .lines()
+            .any(|l| l.starts_with("::error file=app.js,line=3,")),
+        "the annotation goes on the user's line\n{}",
+        out.stdout()
+    );
+}
+
+#[test]
 fn a_clis_non_zero_exit_reads_its_printed_error_position() {
     let out = Tracer::new()
         .fixture_as("cli/tsc_like.js", "tsc_like.js")

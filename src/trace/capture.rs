@@ -41,8 +41,10 @@ const BATCHED_METHODS: [&str; 17] = [
     "clear",
 ];
 
-/// The most frames an event's `callStack` keeps.
-const MAX_FRAMES: usize = 10;
+/// The most frames an event's `callStack` keeps: as many as V8 captures for an error
+/// (`driver::DEEP_FRAMES`), so that the user's own frame below a deep library is kept (a console
+/// event keeps its call site only).
+const MAX_FRAMES: usize = crate::inspector::driver::DEEP_FRAMES as usize;
 
 /// Captures one inspector connection's events into the event stream.
 pub struct Capture {
