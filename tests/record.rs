@@ -527,13 +527,13 @@ fn a_page_script_s_error_in_the_environment_is_named_where_the_script_stopped() 
         "a_page_script_s_error_in_the_environment_is_named_where_the_script_stopped",
         "happy-dom",
         "<!doctype html><body><pre id=\"result\"></pre>\n<script src=\"app.js\"></script>\n</body>\n",
-        r#"(function (n, t) { t((n || self).mylib = {}); })(this, function (e) { e.seed = Math.random(); });
+        r#"(function (n, t) { t((n || self).mylib = {}); })(this, function (e) { e.seed = Math.random(); }); var tpl = document.createElement("template");
 var key = new KeyboardEvent("keydown", { key: "Escape" }).key;
 var got = null;
 document.body.addEventListener("keydown", function (e) { got = e.key; });
 document.body.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
 document.getElementById("result").textContent = JSON.stringify([typeof mylib.seed, key, got]);
-document.body.classList.add("done");
+document.body.classList.add("done"); document.body.append(document.createElement("div"), document.createElement("ul")); var width = document.getElementById("result").clientWidth;
 "#,
         Some(
             r#"const fs = require("node:fs");
@@ -584,6 +584,41 @@ console.log(window.document.getElementById("result").textContent || "(no result)
         )),
         "{stderr}"
     );
+    // The error is why, not the `createElement` whose values differed only because the browser's
+    // script went on to make a `<div>` and a `<ul>`: calls never made there are not sampled.
+    for f in &not_reached {
+        assert!(
+            f["action"]
+                .as_str()
+                .unwrap()
+                .starts_with("find why the page's script throws there"),
+            "{f:#}"
+        );
+    }
+    let creates: Vec<&Value> = blocking
+        .iter()
+        .filter(|f| f["api"].as_str().unwrap().ends_with("createElement"))
+        .filter(|f| f["dimension"] == "returnValue" || f["dimension"] == "constructorName")
+        .collect();
+    assert!(creates.is_empty(), "{creates:#?}");
+    let groups = diff["groups"].as_array().unwrap();
+    assert!(
+        groups
+            .iter()
+            .filter(|g| g["kind"] == "divergence")
+            .all(|g| g["title"].as_str().unwrap().starts_with(
+                "not reached: the environment reported an error of the page's script"
+            )),
+        "{:#}",
+        diff["groups"]
+    );
+    // happy-dom has `clientWidth` on HTMLElement.prototype, where Chromium has it on
+    // Element.prototype: a `<pre>`'s read was never reached, and not "lacking".
+    let width = blocking
+        .iter()
+        .find(|f| f["api"] == "Element.prototype.clientWidth" && f["code"] == "MISSING_OBSERVATION")
+        .unwrap_or_else(|| panic!("{:#}", diff["blocking"]));
+    assert_eq!(width["cause"], "not-reached", "{width:#}");
     // happy-dom's events carry `key` themselves, and its `classList` gives DOMTokenLists though
     // it has no such global: not lacking, but what the script never got to ask of it.
     for api in ["KeyboardEvent.prototype.key", "DOMTokenList.prototype.add"] {

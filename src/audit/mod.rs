@@ -284,6 +284,8 @@ pub fn audit(request: &Request, styles: &Styles) -> Result<PathBuf> {
         audit.script_requests = Some(derived.requests);
         let mut recording = recording_summary(report);
         (recording.page_errors, recording.page_errors_left_out) = entry_run.page_errors.clone();
+        // `node_request` asks the probe about each item's path on its receiver's class too.
+        recording.receiver_paths_checked = true;
         audit.recording = Some(recording);
         // What the program tried to send, request by request (the guard refused each one).
         audit.requests = report.requests.as_ref().map(requests::from_runtime);
@@ -607,7 +609,12 @@ fn node_request(
             let mut pairs: Vec<[String; 2]> = contract
                 .items
                 .iter()
-                .map(|item| [item.realm.clone(), item.api.clone()])
+                .flat_map(|item| {
+                    let on_receiver = crate::conformance::missing::receiver_path(item);
+                    std::iter::once(item.api.clone())
+                        .chain(on_receiver)
+                        .map(|path| [item.realm.clone(), path])
+                })
                 .chain([[
                     "main".to_owned(),
                     crate::conformance::audit_format::TOOL_MARK_PATH.to_owned(),

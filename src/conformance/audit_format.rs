@@ -126,6 +126,12 @@ pub struct Recording {
     /// How many more there were (additive).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub page_errors_left_out: u64,
+    /// Whether the probe was also asked, for each item whose receiver is of another class than
+    /// the member's owner, the path on the receiver's class (`HTMLDivElement.prototype.clientWidth`
+    /// beside `Element.prototype.clientWidth`): a path so asked and not in a realm's `absent`
+    /// resolves there (additive).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub receiver_paths_checked: bool,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -379,6 +379,19 @@ pub struct Explanation {
 }
 
 /// What a script gets from a member the environment lacks, by access type.
+/// `HTMLDivElement.prototype.clientWidth` for an item on `Element.prototype.clientWidth` whose
+/// receiver is an `HTMLDivElement`: the path the audit also asks about (see
+/// `audit::node_request`'s `check_paths`), where the receiver is of another class than the owner.
+pub fn receiver_path(item: &Item) -> Option<String> {
+    let (owner, member) = item.api.split_once(".prototype.")?;
+    let receiver = item.receiver.as_str();
+    let named = !receiver.is_empty()
+        && receiver
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    (named && receiver != owner).then(|| format!("{receiver}.prototype.{member}"))
+}
+
 fn what_the_script_gets(access_type: &str) -> &'static str {
     match access_type {
         "get" => "reading it gives `undefined`",
@@ -461,7 +474,16 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
         .filter_map(|r| r.absent.iter().find(|a| a.path == item.api))
         .map(|a| a.missing.as_str())
         .collect();
-    if absent.len() == probed.len() {
+    // The path is the browser's owner of the member; the environment may hold it on another
+    // prototype of the receiver's chain (happy-dom's `clientWidth` is on HTMLElement.prototype,
+    // not Element.prototype): then the receiver's objects have it, and it is not lacking.
+    let on_the_receiver = recording.receiver_paths_checked
+        && receiver_path(item).is_some_and(|path| {
+            probed
+                .iter()
+                .all(|r| !r.absent.iter().any(|a| a.path == path))
+        });
+    if absent.len() == probed.len() && !on_the_receiver {
         let missing = absent[0];
         if missing != item.api
             && let Some((iface, member)) = item.api.split_once(".prototype.")
@@ -670,10 +692,16 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
     }
     Explanation {
         cause: NOT_REACHED,
-        message: format!(
-            "the environment has {} and the probe watched it, but the script did not reach it there{words}",
-            item.api
-        ),
+        message: match receiver_path(item).filter(|_| on_the_receiver) {
+            Some(path) => format!(
+                "the environment has {path} (not {}, where the browser has it) and the probe watched it, but the script did not reach it there{words}",
+                item.api
+            ),
+            None => format!(
+                "the environment has {} and the probe watched it, but the script did not reach it there{words}",
+                item.api
+            ),
+        },
         // A member the environment lacks is the likelier turn where the browser reached it after
         // the value that differed, or where that value was an object either way, only of another
         // class (DOMPurify reads `trustedTypes` and takes another way where it is missing; its
@@ -684,6 +712,10 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
                 d.at.api,
                 with_article(&item.receiver),
                 answered.as_ref().map_or("", |(_, m)| m.as_str())
+            ),
+            // The page's script threw there: a fact, where the rest are leads.
+            _ if let Some(error) = &progress.page_error => format!(
+                "find why the page's script throws there ({error}) and not in the browser: the script did not go on there after it"
             ),
             (_, Some(lacking))
                 if lead.is_none_or(|d| lacking.index > d.at.index || d.objects_alike()) =>
@@ -701,12 +733,7 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
                 "make {} give what the browser gave if the script's way turns on it: its value is the closest before this item that differed (ordered by time: a lead, not proof of cause)",
                 d.at.api
             ),
-            (None, _) => match &progress.page_error {
-                Some(error) => format!(
-                    "find why the page's script throws there ({error}) and not in the browser; what it did before this point went as in the browser"
-                ),
-                None => "compare what the script did before this point in both runtimes".into(),
-            },
+            (None, _) => "compare what the script did before this point in both runtimes".into(),
         },
         divergence: Some(Value::Object(divergence)),
         follows: Vec::new(),
@@ -899,6 +926,41 @@ mod tests {
                 ("returnValue", json!({"$undefined": true}))
             ]
         );
+    }
+
+    /// happy-dom's `clientWidth` is on HTMLElement.prototype, not Element.prototype, where
+    /// Chromium has it: a `<div>`'s read gives 0 there. Where the page's script stopped before it,
+    /// the check once said the environment lacked it and "reading it gives `undefined`" (Vue's
+    /// page in happy-dom); the path on the receiver's class resolves, so it is not lacking.
+    #[test]
+    fn a_member_the_receiver_s_class_has_on_another_prototype_is_not_lacking() {
+        let mut div = item("Element.prototype.clientWidth", "get");
+        div.receiver = "HTMLDivElement".into();
+        assert_eq!(
+            receiver_path(&div).as_deref(),
+            Some("HTMLDivElement.prototype.clientWidth")
+        );
+        let on_element = (
+            "Element.prototype.clientWidth",
+            "Element.prototype.clientWidth",
+        );
+        let mut asked = recording(&[on_element], &[]);
+        asked.receiver_paths_checked = true;
+        let why = explain(&div, &asked, &Progress::default());
+        assert_eq!(why.cause, NOT_REACHED, "{}", why.message);
+        assert_eq!(why.lacks, None);
+        // Lacking on the receiver's class too: lacking.
+        let on_div = (
+            "HTMLDivElement.prototype.clientWidth",
+            "HTMLDivElement.prototype.clientWidth",
+        );
+        let mut both = recording(&[on_element, on_div], &[]);
+        both.receiver_paths_checked = true;
+        let why = explain(&div, &both, &Progress::default());
+        assert_eq!(why.cause, ENVIRONMENT_LACKS);
+        // A recording that never asked about the receiver's class says nothing of it.
+        let why = explain(&div, &recording(&[on_element], &[]), &Progress::default());
+        assert_eq!(why.cause, ENVIRONMENT_LACKS);
     }
 
     /// happy-dom's events carry `button` and `relatedTarget` as their own data properties, and

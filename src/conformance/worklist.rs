@@ -324,6 +324,35 @@ fn classify(
                     .into(),
             );
         }
+        let page_error = f
+            .divergence
+            .as_ref()
+            .and_then(|d| d.get("pageError"))
+            .and_then(Value::as_str);
+        // The page's script threw there and not in the browser: a fact, where a value that
+        // differed before is a lead (a happy-dom page whose library never became a global: "make
+        // document.createElement give what the browser gave", of a call that gave the same).
+        if let Some(error) = page_error {
+            let lead = match at {
+                Some((x, "differed")) => format!(
+                    "; else the closest value before these items that differed is {}'s ({}) {} (a lead, not proof of cause)",
+                    x["api"].as_str().unwrap_or(""),
+                    x["accessType"].as_str().unwrap_or(""),
+                    x["dimension"].as_str().unwrap_or("")
+                ),
+                _ => String::new(),
+            };
+            return (
+                format!("divergence\tpage-error\t{error}"),
+                "divergence".into(),
+                format!(
+                    "not reached: the environment reported an error of the page's script, {error}, after which the script did not go on there"
+                ),
+                format!(
+                    "find why the page's script throws there ({error}) and not in the browser{lead}"
+                ),
+            );
+        }
         let (key, title, action) = match at {
             Some((x, "differed")) => {
                 let api = x["api"].as_str().unwrap_or("");
@@ -347,29 +376,11 @@ fn classify(
             }
             Some((x, _)) => {
                 let api = x["api"].as_str().unwrap_or("");
-                match f
-                    .divergence
-                    .as_ref()
-                    .and_then(|d| d.get("pageError"))
-                    .and_then(Value::as_str)
-                {
-                    // The page's script failing there is the turn, where no value differed
-                    // before it.
-                    Some(error) => (
-                        format!("divergence\t{api}"),
-                        format!(
-                            "not reached after {api}: the environment reported an error of the page's script, {error}"
-                        ),
-                        format!(
-                            "find why the page's script throws there ({error}) and not in the browser"
-                        ),
-                    ),
-                    None => (
-                        format!("divergence\t{api}"),
-                        format!("not reached after {api}"),
-                        "compare what the script did after that point in both runtimes".into(),
-                    ),
-                }
+                (
+                    format!("divergence\t{api}"),
+                    format!("not reached after {api}"),
+                    "compare what the script did after that point in both runtimes".into(),
+                )
             }
             None => (
                 "divergence\t".into(),

@@ -127,9 +127,9 @@ fn summary(out: &mut impl Write, s: &Styles, d: &Diff, md: &str) -> std::io::Res
     if !groups.is_empty() {
         writeln!(
             out,
-            "work list: {} change(s) close the {} findings on items, largest first",
-            groups.len(),
-            groups.iter().map(|g| g.count).sum::<usize>()
+            "work list: the {} findings on items in {} group(s), largest first",
+            groups.iter().map(|g| g.count).sum::<usize>(),
+            groups.len()
         )?;
     }
     for g in groups.iter().take(SUMMARY_FINDINGS) {

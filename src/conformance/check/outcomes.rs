@@ -86,6 +86,48 @@ pub(super) fn differing(expected: &[Value], seen: &[Value]) -> Vec<Answered> {
         .collect()
 }
 
+/// What the browser's calls gave for the argument lists the environment also gave, where the
+/// browser gave some the environment never did (`None` otherwise, or where either side kept no
+/// pairs): the environment made fewer of the calls, and what the browser gave only for the others
+/// was not sampled here.
+pub(super) struct FewerCalls {
+    /// The values returned for the shared argument lists.
+    pub values: Vec<Value>,
+    /// The exceptions thrown for them, by name and type.
+    pub exceptions: Vec<Value>,
+}
+
+pub(super) fn fewer_calls(expected: &[Value], seen: &[Value]) -> Option<FewerCalls> {
+    let key = |pair: &Value| {
+        pair.get(0).map(|args| {
+            hash::canonical_json(&random_names::in_values(std::slice::from_ref(args))[0])
+        })
+    };
+    let here: HashSet<String> = seen.iter().filter_map(key).collect();
+    if here.is_empty() || expected.is_empty() {
+        return None;
+    }
+    let mut fewer = FewerCalls {
+        values: Vec::new(),
+        exceptions: Vec::new(),
+    };
+    let mut only_browser = false;
+    for pair in expected {
+        let (Some(args_key), Some(outcome)) = (key(pair), pair.get(1)) else {
+            continue;
+        };
+        if !here.contains(&args_key) {
+            only_browser = true;
+            continue;
+        }
+        match outcome.get("threw") {
+            Some(Value::Object(e)) => fewer.exceptions.push(Value::Object(e.clone())),
+            _ => fewer.values.extend(outcome.get("value").cloned()),
+        }
+    }
+    only_browser.then_some(fewer)
+}
+
 /// Whether an outcome is a return of an object (an array too).
 fn returned_an_object(outcome: &Value) -> bool {
     outcome.get("threw") == Some(&Value::Bool(false))
