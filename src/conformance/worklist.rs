@@ -652,12 +652,8 @@ fn classify(
         return (
             format!("value\t{api}\t{observed}"),
             "dimension".into(),
-            format!(
-                "{api} gives one value here on every receiver of these items, where the browser gives each its own"
-            ),
-            format!(
-                "make {api} give what the browser gives for each receiver (each item's expected value is the browser's)"
-            ),
+            format!("{api}{EVERY_RECEIVER}"),
+            format!("make {api} give what the browser gives{EACH_RECEIVER}"),
         );
     }
     if !dim.is_empty() {
@@ -712,12 +708,26 @@ fn shape_only(kind: &str, dimension: Option<&str>) -> bool {
 /// measured ([`shape_only`]); within each, the largest group first (ties in the order their first
 /// finding came).
 pub fn groups(blocking: &[Finding]) -> Vec<Group> {
-    groups_beside(blocking, &[])
+    groups_beside(blocking, &[], &HashMap::new())
 }
 
 /// [`groups`], where the `risks` beside the blocking findings tell what else the runtimes did (an
-/// item's calls given other arguments, whose values then differ too).
-pub fn groups_beside(blocking: &[Finding], risks: &[Finding]) -> Vec<Group> {
+/// item's calls given other arguments, whose values then differ too), and `order` gives each
+/// item's first and last access in the browser's trace (by item id; an item not in it is taken to
+/// come before any other).
+pub fn groups_beside(
+    blocking: &[Finding],
+    risks: &[Finding],
+    order: &HashMap<String, (u64, u64)>,
+) -> Vec<Group> {
+    // Whether the item `write` first wrote before the item `read` last read, in the browser.
+    let before = |write: Option<&String>, read: Option<&String>| match (
+        write.and_then(|w| order.get(w)),
+        read.and_then(|r| order.get(r)),
+    ) {
+        (Some((first_write, _)), Some((_, last_read))) => first_write < last_read,
+        _ => true,
+    };
     let mut leaked: HashMap<String, usize> = HashMap::new();
     for extra in blocking.iter().filter_map(added_keys) {
         for key in extra {
@@ -759,7 +769,7 @@ pub fn groups_beside(blocking: &[Finding], risks: &[Finding]) -> Vec<Group> {
     // finding, blocking or a risk), as JSON texts; and the writes whose arguments differ from
     // the browser's, by the part of the page they write and API.
     let mut given_other: HashMap<String, Vec<String>> = HashMap::new();
-    let mut wrote_other: Vec<(&str, String)> = Vec::new();
+    let mut wrote_other: Vec<(&str, String, Option<String>)> = Vec::new();
     for f in blocking.iter().chain(risks) {
         if f.dimension.as_deref() == Some("args")
             && let Some(item) = f.item.as_ref()
@@ -785,9 +795,9 @@ pub fn groups_beside(blocking: &[Finding], risks: &[Finding]) -> Vec<Group> {
             // A write given other arguments, or not all of the browser's (Preact never set
             // `aria-valuenow` to 160 in jsdom, where it set 0 in both).
             if let Some(part) = writes(f) {
-                let api = f.api.clone().unwrap_or_default();
-                if !wrote_other.contains(&(part, api.clone())) {
-                    wrote_other.push((part, api));
+                let write = (part, f.api.clone().unwrap_or_default(), f.item.clone());
+                if !wrote_other.contains(&write) {
+                    wrote_other.push(write);
                 }
             }
         }
@@ -800,15 +810,18 @@ pub fn groups_beside(blocking: &[Finding], risks: &[Finding]) -> Vec<Group> {
         // What the script reads back of the page may be what it wrote there: Preact's
         // `getAttribute("aria-valuenow")` gave "0" in jsdom because the page had set it from a
         // layout width of 0, and `getAttribute` was told to change.
-        // Markup reads back every part.
-        let wrote: Vec<String> = match reads(f) {
+        // Markup reads back every part. Only a write the browser's script made before its last
+        // read can be what the read gave (Vue's page wrote its result after reading `innerHTML`).
+        let mut wrote: Vec<String> = match reads(f) {
             Some(part) if matches!(kind.as_str(), "dimension" | "outcomes") => wrote_other
                 .iter()
-                .filter(|(w, _)| part == "markup" || *w == "markup" || *w == part)
-                .map(|(_, api)| api.clone())
+                .filter(|(w, _, _)| part == "markup" || *w == "markup" || *w == part)
+                .filter(|(_, _, write)| before(write.as_ref(), f.item.as_ref()))
+                .map(|(_, api, _)| api.clone())
                 .collect(),
             _ => Vec::new(),
         };
+        wrote.dedup();
         if !wrote.is_empty() && !key.starts_with("given-other\t") {
             action = format!(
                 "{action}; but the script's writes there differed from the browser's before ({}: other arguments): where this is what it wrote, it follows from them, and the change is upstream (a lead, not proof of cause)",
@@ -850,6 +863,13 @@ pub fn groups_beside(blocking: &[Finding], risks: &[Finding]) -> Vec<Group> {
             group.items.push(item);
         }
     }
+    // A group of one value finding has one receiver's items: "on every receiver" says too much.
+    for (key, g) in &mut out {
+        if key.starts_with("value\t") && g.count == 1 {
+            g.title = g.title.replacen(EVERY_RECEIVER, ONE_RECEIVER, 1);
+            g.action = g.action.replacen(EACH_RECEIVER, "", 1);
+        }
+    }
     let mut groups: Vec<(bool, Group)> = shape
         .into_iter()
         .zip(out.into_iter().map(|(_, g)| g))
@@ -869,6 +889,13 @@ pub fn groups_beside(blocking: &[Finding], risks: &[Finding]) -> Vec<Group> {
     }
     groups
 }
+
+/// A `value` group's title, past its API, where its findings span receivers; and where it has one.
+const EVERY_RECEIVER: &str =
+    " gives one value here on every receiver of these items, where the browser gives each its own";
+const ONE_RECEIVER: &str = " gives another value here than in the browser";
+/// A `value` group's action, past "make API give what the browser gives", where it spans receivers.
+const EACH_RECEIVER: &str = " for each receiver (each item's expected value is the browser's)";
 
 /// `value` (null when absent) without the `id` of its objects (`{"$object": "Document", "id":
 /// "o51"}`): a run's own numbering, which one difference must not split into groups by.
@@ -931,7 +958,7 @@ mod tests {
             priority: Some("P2".into()),
             ..finding("Math.round", "args", json!([[160]]), json!([[0]]))
         };
-        let given = groups_beside(std::slice::from_ref(&value), &[args]);
+        let given = groups_beside(std::slice::from_ref(&value), &[args], &HashMap::new());
         assert!(
             given[0]
                 .title
@@ -943,12 +970,15 @@ mod tests {
             &given[0],
             "find where the values the script passed to Math.round came from",
         );
-        // Without other arguments, its value is its own.
+        // Without other arguments, its value is its own (one finding: one receiver's).
+        let own = groups(&[value]);
         assert!(
-            groups(&[value])[0]
+            own[0]
                 .title
-                .starts_with("Math.round gives one value here")
+                .starts_with("Math.round gives another value here than in the browser"),
+            "{own:#?}"
         );
+        assert_eq!(own[0].action, "make Math.round give what the browser gives");
     }
 
     /// A value the script reads back of the page (an attribute) after it wrote values no write in
@@ -984,7 +1014,9 @@ mod tests {
             )
         };
         let blocking = [read.clone(), layout];
-        let told = groups_beside(&blocking, std::slice::from_ref(&wrote));
+        let order: HashMap<String, (u64, u64)> =
+            [("c-set".to_owned(), (3, 3)), ("c-get".to_owned(), (5, 8))].into();
+        let told = groups_beside(&blocking, std::slice::from_ref(&wrote), &order);
         let action_of = |api: &str| {
             told.iter()
                 .find(|g| g.title.starts_with(api))
@@ -999,7 +1031,17 @@ mod tests {
         // A layout value is the browser's to compute: no such hint.
         assert!(!action_of("HTMLElement.prototype.offsetWidth").contains("the script's writes"));
         // Without the write, none either.
-        assert!(!groups(&[read])[0].action.contains("the script's writes"));
+        assert!(
+            !groups(&[read.clone()])[0]
+                .action
+                .contains("the script's writes")
+        );
+        // Nor where the browser's script wrote only after its last read (Vue's page wrote its
+        // result after reading `innerHTML`): that write cannot be what the read gave.
+        let later: HashMap<String, (u64, u64)> =
+            [("c-set".to_owned(), (9, 9)), ("c-get".to_owned(), (5, 8))].into();
+        let told = groups_beside(&[read], std::slice::from_ref(&wrote), &later);
+        assert!(!told[0].action.contains("the script's writes"), "{told:#?}");
     }
 
     /// One value here for an API whose browser value depends on the receiver is one group:
@@ -1202,7 +1244,7 @@ mod tests {
                 json!([[{"$object": "FruitList", "id": "o9"}], [{"$object": "HTMLStyleElement", "id": "o7"}]]),
             )
         };
-        let groups = groups_beside(&blocking, &[other_argument]);
+        let groups = groups_beside(&blocking, &[other_argument], &HashMap::new());
         assert_action_starts(
             &groups[0],
             r#"the script called Node.prototype.appendChild with arguments no call in the browser had ([{"$object":"HTMLStyleElement"}])"#,

@@ -350,12 +350,18 @@ pub fn check(case_dir: &Path, label: &str) -> Outcome {
     }
     counts.blocking = st.blocking.len();
     counts.risks = st.risks.len();
+    // Each item's first and last access in the browser's trace, for the work list's leads.
+    let order: HashMap<String, (u64, u64)> = contract
+        .iter()
+        .flat_map(|c| &c.items)
+        .map(|item| (item.id.clone(), (item.first_seq, item.last_seq)))
+        .collect();
     let diff = Diff {
         version: VERSION.to_owned(),
         generated_by: format!("tracer {}", env!("CARGO_PKG_VERSION")),
         matched: st.blocking.is_empty(),
         requests_matched: requests.matched(),
-        groups: worklist::groups_beside(&st.blocking, &st.risks),
+        groups: worklist::groups_beside(&st.blocking, &st.risks, &order),
         counts,
         hashes,
         blocking: st.blocking,
