@@ -1032,7 +1032,7 @@ mod tests {
         assert!(!action_of("HTMLElement.prototype.offsetWidth").contains("the script's writes"));
         // Without the write, none either.
         assert!(
-            !groups(&[read.clone()])[0]
+            !groups(std::slice::from_ref(&read))[0]
                 .action
                 .contains("the script's writes")
         );
