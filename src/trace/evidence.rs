@@ -1031,6 +1031,15 @@ fn steps_of(
     let moved_on = test
         .zip(process)
         .and_then(|(test, process)| moved_on(events, test, process));
+    // A test of a process whose thread is not known, where two or more threads of it ran and
+    // another failed test is there too (ava without the `Debugger` domain, which says which
+    // thread ran which file): a thread's calls may be the other test's, and are no step of this
+    // one (ava's `one › adds big` once had the other file's thread's `mul called 3 4`).
+    let threads_unknown = process.is_some_and(|p| {
+        !is_thread(p)
+            && (!others.files.is_empty() || !others.threads.is_empty())
+            && threads_of(events, p) >= 2
+    });
     // Closest first in the order events reached tracer: a process's calls arrive in the order
     // they were made, which their times (read from a batch's clock) do not always keep.
     let candidates = events
@@ -1046,6 +1055,7 @@ fn steps_of(
         // A thread that ran another failed test's file (ava's worker threads), or a call made in
         // that file, is that test's.
         .filter(|e| !others.made(e))
+        .filter(|e| !threads_unknown || !e.worker.as_deref().is_some_and(is_thread))
         .filter(|e| !is_node_warning(e))
         .filter(|e| match (e.test_file.as_deref(), file) {
             (Some(printed_under), Some(file)) => printed_under == file,
@@ -1427,6 +1437,23 @@ fn ran_in(worker: Option<&str>, process: &str) -> bool {
     } else {
         process_of(worker) == process
     }
+}
+
+/// Whether `worker` names a worker thread (`worker 1`, `child 1 worker 2`), not a process.
+fn is_thread(worker: &str) -> bool {
+    worker.starts_with("worker ") || worker.contains(" worker ")
+}
+
+/// How many worker threads of `process` the events name (each thread's start is an event).
+fn threads_of(events: &[Event], process: &str) -> usize {
+    let mut threads: Vec<&str> = events
+        .iter()
+        .filter_map(|e| e.worker.as_deref())
+        .filter(|w| is_thread(w) && ran_in(Some(w), process))
+        .collect();
+    threads.sort_unstable();
+    threads.dedup();
+    threads.len()
 }
 
 /// The threads (`child 1 worker 2`) that ran the files of failed tests other than `test`.
@@ -1979,6 +2006,29 @@ mod tests {
         assert_eq!(values("child 1 worker 1", &[]), ["call 3", "call 1"]);
         assert_eq!(values("child 1", &["child 1 worker 1"]), ["call 2"]);
         assert_eq!(values("child 1", &[]), ["call 3", "call 2", "call 1"]);
+        // Two threads made calls, and another failed test's file is known but not the thread
+        // that ran it: a thread's calls may be that test's.
+        let mut other = Event::new(Kind::Console, 4.0, "console.log");
+        other.id = 4;
+        other.value = Some("call 4".into());
+        other.worker = Some("child 1 worker 2".into());
+        events.insert(3, other);
+        let unknown = steps_of(
+            &events,
+            0,
+            &report,
+            (Some("child 1"), None, None),
+            (
+                &[],
+                &Others {
+                    threads: Vec::new(),
+                    files: vec!["two.test.js".into()],
+                },
+            ),
+            &|_| None,
+        );
+        let unknown: Vec<_> = unknown.into_iter().filter_map(|s| s.value).collect();
+        assert_eq!(unknown, ["call 2"]);
     }
 
     /// Two failed tests, neither with a chain, the failure's naming no cause, its note saying
