@@ -537,6 +537,21 @@ pub fn all_failed(
                     (None, None) => (None, None),
                 }
             }
+            Heading::Uncaught(_) => {
+                // ava prints the file's `file:line` and a code excerpt (`   2: const cfg = …`)
+                // above the error: the line is the site (ava prints no column), the error the
+                // message (it once was `test/a.test.js:2`, and the SyntaxError was lost).
+                let (site_line, rest) = ava_excerpt(body);
+                let (message, site, outermost) = read_text_block(&rest, folders, is_own_code);
+                declared = outermost;
+                let printed = site_line.and_then(|place| {
+                    mapper::printed_stack_frames(&format!("at {place}:1"), folders)
+                        .into_iter()
+                        .next()
+                        .filter(|f| is_own_code(&f.file))
+                });
+                (message, site.or(printed))
+            }
             _ => {
                 let (message, site, outermost) = read_text_block(body, folders, is_own_code);
                 declared = outermost;
@@ -571,6 +586,33 @@ pub fn all_failed(
         });
     }
     found
+}
+
+/// ava's block under `Uncaught exception in …`: the `file:line` it printed first (if any) and
+/// the lines past it and its code excerpt (`   2: const cfg = …`), up to ava's next `✘` line or
+/// `─` rule (the next test's report, whose frames are that test's).
+fn ava_excerpt<'b>(body: &[&'b str]) -> (Option<&'b str>, Vec<&'b str>) {
+    static PLACE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"^\S+:\d+$").expect("valid regex"));
+    static EXCERPT: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"^\d+:(?: |$)").expect("valid regex"));
+    let mut place = None;
+    let mut rest = Vec::new();
+    for line in body {
+        let trimmed = line.trim();
+        if trimmed.starts_with('✘') || trimmed.starts_with('─') {
+            break;
+        }
+        if place.is_none()
+            && rest.iter().all(|l: &&str| l.trim().is_empty())
+            && PLACE.is_match(trimmed)
+        {
+            place = Some(trimmed);
+        } else if !(place.is_some() && EXCERPT.is_match(trimmed)) {
+            rest.push(*line);
+        }
+    }
+    (place, rest)
 }
 
 /// tape's TAP through tap-spec (`tape test/*.js | tap-spec`): a failed assertion `✖ should be

@@ -1313,6 +1313,46 @@ fn a_test_failing_in_a_library_of_the_user_s_is_placed_by_its_declaration() {
     assert_eq!(found[0].process.as_deref(), Some("child 2"));
 }
 
+/// ava 6, a test file that throws as it loads: ava prints the file's `file:line` and a code
+/// excerpt above the error, and the message was once `test/load.test.js:2` (the SyntaxError lost).
+#[test]
+fn ava_s_uncaught_exception_with_its_code_excerpt_has_the_error_as_message_and_the_line_as_site() {
+    let dir = workspace();
+    std::fs::create_dir_all(dir.path().join("test")).unwrap();
+    std::fs::write(
+        dir.path().join("test/load.test.js"),
+        "const test = require('ava');\nconst cfg = JSON.parse('{\"port\": }');\n",
+    )
+    .unwrap();
+    let test = read(
+        dir.path(),
+        &[
+            "",
+            "  Uncaught exception in test/load.test.js",
+            "",
+            "  test/load.test.js:2",
+            "",
+            "   1: const test = require('ava');         ",
+            "   2: const cfg = JSON.parse('{\"port\": }');",
+            "   3: test('never', t => t.pass());        ",
+            "",
+            "  SyntaxError: Unexpected token '}', \"{\"port\": }\" is not valid JSON",
+            "",
+            "  ✘ test/load.test.js exited with a non-zero exit code: 1",
+            "  TypeError: fetch failed: ECONNREFUSED",
+            "      at test/add.test.js:5:9",
+        ],
+    );
+    assert_eq!(test.name, "Uncaught exception in test/load.test.js");
+    assert!(
+        test.message
+            .starts_with("SyntaxError: Unexpected token '}'"),
+        "{}",
+        test.message
+    );
+    assert_site(&test, "test/load.test.js", 2, 1);
+}
+
 /// ava 6, a test file that could not load (worker threads, `--import=tsx` not applied to them):
 /// ava reports no test, only the file's uncaught exception; it was once no failure at all.
 #[test]
