@@ -805,8 +805,23 @@ pub fn groups_beside(
     let mut out: Vec<(String, Group)> = Vec::new();
     // Whether each group is of the shape the probe measured alone (see [`shape_only`]).
     let mut shape: Vec<bool> = Vec::new();
+    // An item's arguments answered otherwise (its `outcomesByArgs` finding) and its values that
+    // differ are one difference: told once, by its arguments (jsdom's `getAttribute("style")` was
+    // two groups, each asking for `getAttribute` to change).
+    let outcomes_of: HashMap<&str, &Finding> = blocking
+        .iter()
+        .filter(|f| f.dimension.as_deref() == Some(crate::conformance::contract::OUTCOMES_BY_ARGS))
+        .filter_map(|f| Some((f.item.as_deref()?, f)))
+        .collect();
     for f in blocking {
-        let (key, kind, title, mut action) = classify(f, &leaked, &classes, &given_other);
+        let told = match (
+            f.dimension.as_deref(),
+            f.item.as_deref().and_then(|item| outcomes_of.get(item)),
+        ) {
+            (Some("returnValue" | "exception"), Some(outcomes)) => outcomes,
+            _ => f,
+        };
+        let (key, kind, title, mut action) = classify(told, &leaked, &classes, &given_other);
         // What the script reads back of the page may be what it wrote there: Preact's
         // `getAttribute("aria-valuenow")` gave "0" in jsdom because the page had set it from a
         // layout width of 0, and `getAttribute` was told to change.
@@ -935,6 +950,45 @@ mod tests {
             action: "fix it".into(),
             ..Finding::default()
         }
+    }
+
+    /// jsdom's `getAttribute("style")` gave the declarations in another order: its arguments
+    /// answered otherwise and its values differ are one difference, once two groups each asking
+    /// for `getAttribute` to change.
+    #[test]
+    fn an_item_s_values_and_its_arguments_answered_otherwise_are_one_group() {
+        let outcomes = Finding {
+            item: Some("c-style".into()),
+            access_type: Some("call".into()),
+            message: "Element.prototype.getAttribute(\"style\"): the browser returned …".into(),
+            action:
+                "make Element.prototype.getAttribute answer these arguments as the browser does"
+                    .into(),
+            ..finding(
+                "Element.prototype.getAttribute",
+                "outcomesByArgs",
+                json!([[["style"], {"threw": false, "value": "a: 1; b: 2;"}]]),
+                json!([[["style"], {"threw": false, "value": "b: 2; a: 1;"}]]),
+            )
+        };
+        let values = Finding {
+            item: Some("c-style".into()),
+            access_type: Some("call".into()),
+            ..finding(
+                "Element.prototype.getAttribute",
+                "returnValue",
+                json!(["a: 1; b: 2;"]),
+                json!(["b: 2; a: 1;"]),
+            )
+        };
+        let told = groups(&[values, outcomes]);
+        assert_eq!(told.len(), 1, "{told:#?}");
+        assert_eq!(told[0].count, 2);
+        assert_eq!(told[0].kind, "outcomes");
+        assert_action_starts(
+            &told[0],
+            "make Element.prototype.getAttribute answer these arguments",
+        );
     }
 
     /// Asserts that `group`'s action begins with `start`.
