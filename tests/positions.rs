@@ -509,11 +509,6 @@ fn a_failure_deep_inside_a_library_names_the_users_own_frame() {
         .join("node_modules/yamlish/index.js")
         .display()
         .to_string();
-    let app = out
-        .workspace()
-        .join("uses_yamlish.js")
-        .display()
-        .to_string();
     let evidence = out.evidence().unwrap();
     assert!(
         evidence
@@ -527,16 +522,24 @@ fn a_failure_deep_inside_a_library_names_the_users_own_frame() {
         (evidence.failure.file.as_deref(), evidence.failure.line),
         (Some(lib.as_str()), Some(14))
     );
+    assert_names_the_user_s_frame(&out, "uses_yamlish.js", 7);
+}
+
+/// The failure names the user's own frame at `file` (in the workspace), `line`, and its GitHub
+/// annotation goes there.
+#[track_caller]
+fn assert_names_the_user_s_frame(out: &crate::support::Output, file: &str, line: u32) {
+    let app = out.workspace().join(file).display().to_string();
+    let evidence = out.evidence().unwrap();
     let user = evidence
         .failure
         .user_frame
         .as_ref()
         .unwrap_or_else(|| panic!("the user's own frame is named\n{}", out.dump()));
-    assert_eq!((user.file.as_str(), user.line), (app.as_str(), 7));
+    assert_eq!((user.file.as_str(), user.line), (app.as_str(), line));
+    let annotation = format!("::error file={file},line={line},");
     assert!(
-        out.stdout()
-            .lines()
-            .any(|l| l.starts_with("::error file=uses_yamlish.js,line=7,")),
+        out.stdout().lines().any(|l| l.starts_with(&annotation)),
         "the annotation goes on the user's line\n{}",
         out.stdout()
     );
@@ -556,21 +559,7 @@ fn a_failure_a_dozen_calls_deep_in_a_library_still_names_the_users_own_frame() {
         .args(["run", "--annotations", "github", "app.js"])
         .run();
     out.assert_code(1);
-    let app = out.workspace().join("app.js").display().to_string();
-    let evidence = out.evidence().unwrap();
-    let user = evidence
-        .failure
-        .user_frame
-        .as_ref()
-        .unwrap_or_else(|| panic!("the user's own frame is named\n{}", out.dump()));
-    assert_eq!((user.file.as_str(), user.line), (app.as_str(), 3));
-    assert!(
-        out.stdout()
-            .lines()
-            .any(|l| l.starts_with("::error file=app.js,line=3,")),
-        "the annotation goes on the user's line\n{}",
-        out.stdout()
-    );
+    assert_names_the_user_s_frame(&out, "app.js", 3);
 }
 
 #[test]
