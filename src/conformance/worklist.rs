@@ -827,16 +827,20 @@ pub fn groups_beside(
         // layout width of 0, and `getAttribute` was told to change.
         // Markup reads back every part. Only a write the browser's script made before its last
         // read can be what the read gave (Vue's page wrote its result after reading `innerHTML`).
-        let mut wrote: Vec<String> = match reads(f) {
+        let wrote: Vec<String> = match reads(f) {
             Some(part) if matches!(kind.as_str(), "dimension" | "outcomes") => wrote_other
                 .iter()
                 .filter(|(w, _, _)| part == "markup" || *w == "markup" || *w == part)
                 .filter(|(_, _, write)| before(write.as_ref(), f.item.as_ref()))
                 .map(|(_, api, _)| api.clone())
-                .collect(),
+                .fold(Vec::new(), |mut apis, api| {
+                    if !apis.contains(&api) {
+                        apis.push(api);
+                    }
+                    apis
+                }),
             _ => Vec::new(),
         };
-        wrote.dedup();
         if !wrote.is_empty() && !key.starts_with("given-other\t") {
             action = format!(
                 "{action}; but the script's writes there differed from the browser's before ({}: other arguments): where this is what it wrote, it follows from them, and the change is upstream (a lead, not proof of cause)",

@@ -1432,7 +1432,7 @@ fn chain(
 /// Whether an event of `worker` was made in `process`: a process (`child 1`, with its threads),
 /// or one thread of it (`child 1 worker 2`, where a runner ran a test file in a worker thread).
 fn ran_in(worker: Option<&str>, process: &str) -> bool {
-    if process.starts_with("worker ") || process.contains(" worker ") {
+    if is_thread(process) {
         worker == Some(process)
     } else {
         process_of(worker) == process
@@ -1462,7 +1462,7 @@ fn threads_of_others<'a>(tests: &'a [FailedTest], test: &str) -> Vec<&'a str> {
         .iter()
         .filter(|t| t.name != test)
         .filter_map(|t| t.process.as_deref())
-        .filter(|p| p.starts_with("worker ") || p.contains(" worker "))
+        .filter(|p| is_thread(p))
         .collect()
 }
 

@@ -479,13 +479,6 @@ fn plain(function_name: String, position: Position) -> Frame {
 /// disk that was built from it (`tsc` writes its output after reading its sources; an edit since
 /// moves the lines the map points at). A script that is its own original (a loader's transform of
 /// the file in memory), or either file not on disk, is not. Read once per pair.
-/// Whether `path` is a file, as `cache` remembers it.
-fn is_file(cache: &mut HashMap<PathBuf, bool>, path: &Path) -> bool {
-    *cache
-        .entry(path.to_owned())
-        .or_insert_with(|| path.is_file())
-}
-
 fn edited_after_build(
     cache: &mut HashMap<(PathBuf, PathBuf), bool>,
     script: &Path,
@@ -505,6 +498,13 @@ fn edited_after_build(
                 _ => false,
             }
         })
+}
+
+/// Whether `path` is a file, as `cache` remembers it.
+fn is_file(cache: &mut HashMap<PathBuf, bool>, path: &Path) -> bool {
+    *cache
+        .entry(path.to_owned())
+        .or_insert_with(|| path.is_file())
 }
 
 /// A 0-based CDP line or column as the mapper takes it: one beyond `u32` becomes the largest

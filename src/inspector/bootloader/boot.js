@@ -5,9 +5,9 @@
 // tree inherits at descriptor FD, whose sender the kernel states to tracer), and waits until
 // tracer has attached and released it; then, when tracer asked for it (a binding), it records the
 // calls of Node's own console and sends them in batches (`prepareConsole`, below). A launcher is
-// only reported. In a worker thread (traced through its parent's session) it only takes the console
-// calls, when tracer asked for it. It never runs the program's code; of the program's values it keeps only the text
-// Node's console printed, until the batch is sent. A report is one datagram (one write of at most
+// only reported. In a worker thread (traced through its parent's session) it only takes the
+// console calls, when tracer asked for it. It never runs the program's code; of the program's
+// values it keeps only the text Node's console printed, until the batch is sent. A report is one datagram (one write of at most
 // 4000 bytes), so the reports of many processes never interleave.
 'use strict';
 (function tracerBoot() {
