@@ -885,6 +885,31 @@ fn an_uncaught_error_s_cause_chain_is_read_with_where_each_cause_was_made() {
 /// line from the command's own argument, saying so (it had no position at all), for the program and
 /// for a child it starts the same way.
 #[test]
+fn code_given_to_a_worker_as_text_fails_at_worker_eval() {
+    // `new Worker(code, { eval: true })`: Node prints `[worker eval]:4:16`; the failure once had
+    // no position at all.
+    let program = "const { Worker } = require('worker_threads');\nnew Worker(`\nconst x = 1;\nPromise.reject(new Error('eval worker rejected'));\n`, { eval: true });\n";
+    let out = Tracer::new()
+        .file("app.js", program)
+        .args(["run", "--timeout", "60", "app.js"])
+        .run();
+    out.assert_code(1);
+    let failure = out.evidence().unwrap().failure;
+    assert_eq!(
+        (failure.file.as_deref(), failure.line, failure.column),
+        (Some("[worker eval]"), Some(3), Some(16)),
+        "{failure:#?}"
+    );
+    assert!(
+        failure
+            .note
+            .as_deref()
+            .is_some_and(|n| n.contains("eval: true")),
+        "{failure:#?}"
+    );
+}
+
+#[test]
 fn code_given_with_node_e_fails_at_eval_with_its_line() {
     let code = "const n = 2;\nfunction f() { throw new Error('boom ' + n); }\nf();";
     let out = Tracer::new().args(["run", "--", "node", "-e", code]).run();

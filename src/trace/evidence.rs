@@ -339,19 +339,32 @@ pub fn build(
     }
     if failure.file.is_none()
         && failure_event.kind == Kind::Exception
-        && let Some((line, column)) = failure_event.value.as_deref().and_then(eval_position)
+        && let Some((name, line, column)) = failure_event
+            .value
+            .as_deref()
+            .and_then(eval_position)
+            // A worker's error, re-thrown in the main thread without its stack: Node printed it.
+            .or_else(|| eval_position(&strip_ansi(&session.stderr_tail)))
     {
         // Code given on the command line (`node -e`, `-p`) has no file: its position is said as
         // Node says it, with its line from the command's own argument where one holds the code.
-        failure.file = Some("[eval]".to_owned());
+        // So has the code a worker was given as text (`new Worker(code, { eval: true })`), whose
+        // text tracer does not have.
+        failure.file = Some(name.to_owned());
         failure.line = Some(line);
         failure.column = Some(column);
-        failure.source_line = eval_code(session, failure_event.worker.as_deref())
-            .and_then(|code| code.lines().nth(line.saturating_sub(1) as usize))
-            .map(|text| redactor.apply(text).into_owned());
-        failure.note = Some(
-            "the code given on the command line (`node -e` or `-p`), which has no file: [eval] is Node's name for it".to_owned(),
-        );
+        if name == EVAL {
+            failure.source_line = eval_code(session, failure_event.worker.as_deref())
+                .and_then(|code| code.lines().nth(line.saturating_sub(1) as usize))
+                .map(|text| redactor.apply(text).into_owned());
+            failure.note = Some(
+                "the code given on the command line (`node -e` or `-p`), which has no file: [eval] is Node's name for it".to_owned(),
+            );
+        } else {
+            failure.note = Some(
+                "the code a worker was given as text (`new Worker(code, { eval: true })`), which has no file: [worker eval] is Node's name for it".to_owned(),
+            );
+        }
     }
     let mut printed = None;
     // Node aborted the process (it printed why, or where in JavaScript).
@@ -1522,14 +1535,24 @@ fn process_of(worker: Option<&str>) -> String {
 }
 
 /// The first frame of a stack text in code given on the command line (`    at f ([eval]:1:21)`,
-/// `    at [eval]:2:3`): its line and column.
-fn eval_position(stack: &str) -> Option<(u32, u32)> {
+/// `    at [eval]:2:3`) or to a worker as text (`    at [worker eval]:4:16`): Node's name for
+/// that code, the line and the column.
+fn eval_position(stack: &str) -> Option<(&'static str, u32, u32)> {
     static FRAME: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?m)^\s+at (?:.*\()?\[eval\]:(\d+):(\d+)\)?$").expect("regex")
+        Regex::new(r"(?m)^\s+at (?:.*\()?\[(worker )?eval\]:(\d+):(\d+)\)?$").expect("regex")
     });
     let caps = FRAME.captures(stack)?;
-    Some((caps[1].parse().ok()?, caps[2].parse().ok()?))
+    let name = if caps.get(1).is_some() {
+        WORKER_EVAL
+    } else {
+        EVAL
+    };
+    Some((name, caps[2].parse().ok()?, caps[3].parse().ok()?))
 }
+
+/// Node's names for code without a file: given on the command line, given to a worker as text.
+const EVAL: &str = "[eval]";
+const WORKER_EVAL: &str = "[worker eval]";
 
 /// The code a process was given with `-e`/`--eval`/`-p`/`--print` (the program's own, for `worker`
 /// none; a child's by its label).
