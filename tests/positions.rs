@@ -959,3 +959,83 @@ fn code_given_with_node_e_fails_at_eval_with_its_line() {
         "{failure:#?}"
     );
 }
+
+#[test]
+fn an_error_a_helper_made_and_its_caller_threw_names_both_places() {
+    // Node's report points at the `throw` (line 6); the stack starts where the error was made
+    // (line 2). The throw's line was once recorded nowhere.
+    let program = "function makeError(msg) {\n  return new Error(msg);\n}\nfunction check(v) {\n  console.log('checking', v);\n  if (v < 0) throw makeError('negative value ' + v);\n}\ncheck(-2);\n";
+    let out = Tracer::new()
+        .file("app.js", program)
+        .args(["run", "--color", "never", "app.js"])
+        .run();
+    out.assert_code(1);
+    let app = out.workspace().join("app.js").display().to_string();
+    let failure = out.evidence().unwrap().failure;
+    assert_eq!((failure.line, failure.column), (Some(2), Some(10)));
+    let thrown = failure.thrown_at.expect("where it was thrown");
+    assert_eq!(
+        (thrown.file.as_str(), thrown.line, thrown.column),
+        (app.as_str(), 6, 14)
+    );
+    let events = out.events();
+    let exception = of_kind(&events, Kind::Exception)[0];
+    assert_eq!(exception.thrown_at.as_ref().map(|p| p.line), Some(6));
+    assert!(
+        out.stderr().contains("thrown at app.js:6:14"),
+        "{}",
+        out.stderr()
+    );
+    // An error thrown where it was made names one place.
+    let out = Tracer::new()
+        .file(
+            "app.js",
+            "function f() {\n  throw new Error('here');\n}\nf();\n",
+        )
+        .args(["run", "app.js"])
+        .run();
+    out.assert_code(1);
+    let failure = out.evidence().unwrap().failure;
+    assert_eq!((failure.line, failure.thrown_at), (Some(2), None));
+}
+
+#[test]
+fn a_log_later_in_a_function_the_error_passed_through_is_not_a_confident_cause() {
+    // The `finally` block's log runs after `JSON.parse` threw and before the exception is
+    // reported: by time it is the closest event, but it may not have come first.
+    let program = "function load(text) {\n  console.log('parsing', text.length, 'bytes');\n  try {\n    return JSON.parse(text);\n  } finally {\n    console.log('closing file handle');\n  }\n}\nload('{\"port\": 80,}');\n";
+    let out = Tracer::new()
+        .file("app.js", program)
+        .args(["run", "app.js"])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().unwrap();
+    let cause = evidence.immediate_cause.as_ref().expect("a cause");
+    assert_eq!(cause.line, Some(6));
+    assert_eq!(evidence.confidence, Confidence::Medium, "{evidence:#?}");
+    assert!(
+        evidence
+            .confidence_basis
+            .contains("may have run after the throw"),
+        "{}",
+        evidence.confidence_basis
+    );
+    // A log before the failing line of the same function stays a confident cause.
+    let out = Tracer::new()
+        .file(
+            "app.js",
+            program.replace(
+                "  } finally {\n    console.log('closing file handle');\n  }\n",
+                "  } finally {\n  }\n",
+            ),
+        )
+        .args(["run", "app.js"])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().unwrap();
+    assert_eq!(
+        evidence.immediate_cause.as_ref().and_then(|c| c.line),
+        Some(2)
+    );
+    assert_eq!(evidence.confidence, Confidence::High, "{evidence:#?}");
+}

@@ -121,6 +121,20 @@ fn write_summary(
             ))
         )?;
     }
+    if let Some(at) = &failure.thrown_at {
+        // The site is where the error was made; Node's own report points at the `throw`.
+        writeln!(
+            out,
+            "  {} {}",
+            s.dim.style("thrown at"),
+            s.location.style(format!(
+                "{}:{}:{}",
+                display_path(&at.file),
+                at.line,
+                at.column
+            ))
+        )?;
+    }
     // The error's `cause` chain, nearest first, each where it was made.
     for cause in &failure.causes {
         let at = match (&cause.file, cause.line, cause.column) {

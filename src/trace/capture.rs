@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use crate::inspector::boot::CONSOLE_BINDING;
 use crate::inspector::driver::{Observer, Seen};
-use crate::trace::event::{Clock, Event, EventSender, Frame, Kind};
+use crate::trace::event::{Clock, Event, EventSender, Frame, Kind, Position};
 use crate::trace::mapper::{self, Mapper};
 use crate::trace::values::{self, VALUE_LIMIT};
 
@@ -384,6 +384,9 @@ impl Capture {
             .unwrap_or("Uncaught");
         let mut event =
             self.exception_event(text, details.get("exception"), details.get("stackTrace"));
+        if !event.call_stack.is_empty() {
+            event.thrown_at = self.thrown_at(details, &event);
+        }
         if event.call_stack.is_empty() {
             // A worker's error that the main thread re-throws: already recorded in the worker,
             // with its position. The same error is not counted twice.
@@ -416,6 +419,27 @@ impl Capture {
         }
         self.emit(event, worker);
         Seen::Done
+    }
+
+    /// Where the exception of `details` was thrown, when that is a position in a file the user can
+    /// open on another line than `event`'s site: V8 reports an uncaught exception at its `throw`
+    /// (0-based, its column one less than a frame's, as above), while the stack was captured where
+    /// the error was made.
+    fn thrown_at(&mut self, details: &Value, event: &Event) -> Option<Position> {
+        let url = details.get("url").and_then(Value::as_str)?;
+        let line0 = details.get("lineNumber").and_then(Value::as_u64)?;
+        let column0 = details
+            .get("columnNumber")
+            .and_then(Value::as_u64)
+            .map_or(0, |c| c + 1);
+        let (frame, _) =
+            self.mapper
+                .position("", url, mapper::to_u32(line0), mapper::to_u32(column0))?;
+        let thrown = Some(frame.position()).filter(|_| !frame.unmapped)?;
+        let site = event.position();
+        let same_line =
+            site.is_some_and(|site| site.file == thrown.file && site.line == thrown.line);
+        (!same_line).then_some(thrown)
     }
 
     /// A worker paused on an uncaught exception (see the driver): the worker's error, with its

@@ -151,6 +151,12 @@ pub struct Event {
     /// not known. Additive.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub printed_later: bool,
+    /// For an exception: where it was thrown, as the runtime reported it (the position Node's own
+    /// report of an uncaught error points at), when that is not its site (the first frame of the
+    /// stack captured as the error was made): an error a helper made and its caller threw, an
+    /// error caught and thrown again. Mapped as any position. Additive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thrown_at: Option<Position>,
 }
 
 impl Event {
@@ -180,6 +186,7 @@ impl Event {
             test_file: None,
             test_name: None,
             printed_later: false,
+            thrown_at: None,
         }
     }
 

@@ -21,10 +21,12 @@
 //!   escape sequences (colours) removed; [`tail_summary`] puts its message lines first. A runtime
 //!   that aborted (`FATAL ERROR: … heap out of memory`) gives the failure its reason, and no site.
 //! - `failure.causes` (an uncaught exception): its `cause` chain as Node printed it on stderr.
+//! - `failure.thrownAt` (an uncaught exception): where it was thrown, when that is not its site.
 //! - `originating_value`: the thrown value as rendered (the error's stack text), or `null`.
 //! - `relevant_input`: `{target, args, cwd}`.
 //! - `confidence`: `high` (the failure is mapped to a user source file and the immediate cause is in
-//!   the same file), `medium` (mapped, but the cause is elsewhere or missing), `low` (no position).
+//!   the same file), `medium` (mapped, but the cause is elsewhere or missing, or may have run after
+//!   the throw: see [`later_in_a_function_thrown_through`]), `low` (no position).
 //!   A position marked unmapped (transformed code with no known source map) is no position.
 //!   When no exception was thrown and the program printed an error with a position
 //!   (`file(line,col)`, `file:line:col`, or its own frame in printed stack text), that is the
@@ -147,6 +149,10 @@ pub struct Failure {
     /// How many printed error lines past `PRINTED_ERRORS` were left out (additive).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub printed_errors_dropped: usize,
+    /// Where the uncaught exception was thrown, when that is not its site (the exception event's
+    /// `thrownAt`; additive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thrown_at: Option<Position>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -312,6 +318,7 @@ pub fn build(
         printed_errors_dropped: 0,
         causes: Vec::new(),
         failed_processes: failed_processes(session),
+        thrown_at: failure_event.thrown_at.clone(),
     };
     if failure_event.kind == Kind::Exception {
         let message = failure.message.lines().next().unwrap_or_default();
@@ -826,6 +833,15 @@ pub fn build(
             "medium: the failure is mapped to a source file, but the immediate cause is in another file or missing".to_owned(),
         ),
     };
+    let (confidence, confidence_basis) = match (confidence, immediate_cause.as_ref()) {
+        (Confidence::High, Some(cause)) if failure_event.kind == Kind::Exception => {
+            match later_in_a_function_thrown_through(cause, events, failure_event) {
+                Some(why) => (Confidence::Medium, why),
+                None => (confidence, confidence_basis),
+            }
+        }
+        _ => (confidence, confidence_basis),
+    };
 
     Some(Evidence {
         originating_value: (failure_event.kind == Kind::Exception)
@@ -844,6 +860,35 @@ pub fn build(
         confidence_basis,
         caveat: CAVEAT.to_owned(),
     })
+}
+
+/// Why `cause` may have run after the exception was thrown, when it was made in a function the
+/// exception's stack passes through, at a later line than the stack's frame there: a `finally`
+/// or `catch` block runs after the throw and before the runtime reports the exception, and
+/// nothing of the two events' times tells them apart (a later line also runs first in an earlier
+/// pass of a loop, so this lowers the confidence rather than dropping the step).
+fn later_in_a_function_thrown_through(
+    cause: &Step,
+    events: &[Event],
+    exception: &Event,
+) -> Option<String> {
+    let made_in = events
+        .iter()
+        .find(|e| e.id == cause.event_id)?
+        .call_stack
+        .first()?;
+    let (file, line) = (cause.file.as_deref()?, cause.line?);
+    let through = exception.call_stack.iter().find(|f| {
+        !f.unmapped && f.file == file && f.function_name == made_in.function_name && f.line < line
+    })?;
+    let function = match through.function_name.as_str() {
+        "" => "top-level code".to_owned(),
+        name => format!("`{name}`"),
+    };
+    Some(format!(
+        "medium: the failure is mapped to a user source file, but the immediate cause was made in {function} at line {line}, after the line the error passed through there ({}): it may have run after the throw (a `finally` or `catch` block) rather than before it",
+        through.line
+    ))
 }
 
 /// An error line with a position that the program printed before it exited.
