@@ -1039,3 +1039,23 @@ fn a_log_later_in_a_function_the_error_passed_through_is_not_a_confident_cause()
     );
     assert_eq!(evidence.confidence, Confidence::High, "{evidence:#?}");
 }
+
+#[test]
+fn an_error_without_frames_of_its_own_is_not_placed_at_an_error_it_holds() {
+    // `Promise.any`'s AggregateError has no frame; Node prints the errors it holds, with theirs,
+    // below it. Their first frame was once given as its site, with high confidence.
+    let program = "const probe = (name, ms) => new Promise((_, rej) =>\n  setTimeout(() => rej(new Error(name + ' unreachable')), ms));\nasync function pick() {\n  console.log('trying mirrors');\n  return Promise.any([probe('eu', 5), probe('us', 10)]);\n}\npick().then((m) => console.log('using', m));\n";
+    let out = Tracer::new()
+        .file("main.js", program)
+        .args(["run", "main.js"])
+        .run();
+    out.assert_code(1);
+    let evidence = out.evidence().unwrap();
+    let failure = &evidence.failure;
+    assert!(
+        failure.message.starts_with("AggregateError"),
+        "{failure:#?}"
+    );
+    assert_eq!((failure.line, failure.column), (None, None), "{failure:#?}");
+    assert_eq!(evidence.confidence, Confidence::Low);
+}

@@ -331,11 +331,17 @@ pub fn build(
     }
     if failure.file.is_none() && failure_event.kind == Kind::Exception {
         // A worker's error reaches the main thread without a usable position; Node prints its
-        // stack text on stderr, whose first user frame is the site.
-        if let Some(frame) =
-            mapper::mapped_stack_text_frames(&session.stderr_tail, workspace_of(session))
-                .into_iter()
-                .next()
+        // stack text on stderr, whose first user frame is the site. Only the frames printed right
+        // under the error's own message are its: an error without frames of its own (the
+        // `AggregateError` of `Promise.any`) prints the errors it holds, and theirs, below it.
+        let tail = strip_ansi(&session.stderr_tail);
+        let message = failure.message.lines().next().unwrap_or_default();
+        if let Some(frame) = mapper::mapped_stack_text_frames(
+            own_printed_frames(&tail, message),
+            workspace_of(session),
+        )
+        .into_iter()
+        .next()
         {
             failure.file = Some(frame.file.clone());
             failure.line = Some(frame.line);
@@ -1691,6 +1697,37 @@ fn workspace_of(session: &Session) -> &Path {
 
 /// The first frame of the user's own code below the failure's site in the last stack text on
 /// stderr that passes through that site (file and line); `None` when stderr has no such stack.
+/// The stack frames printed right under the last line of `tail` that starts with `message`
+/// (or `[message]`, as Node prints an error whose stack is its message alone): the `at` lines that
+/// follow it, up to the first that is not one; empty when none follow or the message is not there.
+fn own_printed_frames<'a>(tail: &'a str, message: &str) -> &'a str {
+    if message.is_empty() {
+        return "";
+    }
+    let bracketed = format!("[{message}]");
+    let mut found = None;
+    let mut offset = 0;
+    for line in tail.split_inclusive('\n') {
+        let start = line.trim_start();
+        if start.starts_with(message) || start.starts_with(&bracketed) {
+            found = Some(offset + line.len());
+        }
+        offset += line.len();
+    }
+    let Some(from) = found else {
+        return "";
+    };
+    let rest = &tail[from..];
+    let mut end = 0;
+    for line in rest.split_inclusive('\n') {
+        if !line.trim_start().starts_with("at ") {
+            break;
+        }
+        end += line.len();
+    }
+    &rest[..end]
+}
+
 fn user_frame_on_stderr(
     failure: &Failure,
     stderr_tail: &str,
