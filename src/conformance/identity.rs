@@ -8,7 +8,9 @@
 //!   matched on the rest: the receiver whose path is spelled the same, else the only one if the
 //!   property is defined where it was there (its owner), unless the environment reached that
 //!   receiver on the key itself (then the access is one the browser did not make); where
-//!   several receivers' items share the path, the one this receiver's values name most often over
+//!   several receivers' items share the path, the class the browser's call with the same
+//!   arguments gave where the environment's call made the object (see [`Matcher::made_as`]), else
+//!   the one this receiver's values name most often over
 //!   the whole recording (a primitive value that only one receiver's items gave: `"math"` for a
 //!   `nodeName`), and first the one the object's own values name where the recorder numbers its
 //!   receivers (`receiverId`: jsdom's `SVGElement` is a `circle` on one object, a `rect` on
@@ -33,7 +35,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde_json::Value;
 
-use crate::conformance::contract::Contract;
+use crate::conformance::contract::{Contract, OUTCOMES_BY_ARGS};
 use crate::conformance::raw_trace::{self, AccessLine};
 
 /// The property key an api path ends in: `userAgent` for `navigator.userAgent`, `iterator` for
@@ -258,6 +260,12 @@ impl<'c> Matcher<'c> {
     /// environment reached itself.
     pub fn learn(&mut self, event: &AccessLine) {
         let key = property_key(&event.api);
+        if let Some((object, class)) = self.made_as(event, key) {
+            // Where it came from outweighs what its values say (a value several receivers'
+            // items gave can vote for another).
+            let votes = self.object_stands_for.entry(object).or_default();
+            *votes.entry(class).or_default() += MADE_AS_VOTES;
+        }
         if let Some(&group) = self.by_thing.get(&thing_of(event, key)) {
             self.claimed.insert(group);
             return;
@@ -410,11 +418,69 @@ impl<'c> Matcher<'c> {
             .collect()
     }
 
+    /// The object a call or a construction of the environment gave, and the class the browser's
+    /// gave for the same arguments where that is another one, the same for every item the call
+    /// can be (its `outcomesByArgs`): jsdom's `createElementNS(svg, "line")` gives an `SVGElement`
+    /// where Chromium's gives an `SVGLineElement`, and that object then stands for one, whatever
+    /// the script later asks of it (a `setAttribute` on it is the `SVGLineElement`'s item, not
+    /// the first `SVGElement`-made item's).
+    fn made_as(&self, event: &AccessLine, key: &str) -> Option<((String, String), String)> {
+        if !matches!(event.access_type.as_str(), "call" | "construct") {
+            return None;
+        }
+        let value: Value = serde_json::from_str(
+            event
+                .raw_field("returnValue")
+                .filter(|t| t.contains("\"$object\""))?,
+        )
+        .ok()?;
+        let (made, id) = (value.get("$object")?.as_str()?, value.get("id")?.as_str()?);
+        let args: Value = serde_json::from_str(event.raw_field("args")?).ok()?;
+        if args.to_string().contains("\"$object\"") {
+            // Objects among the arguments are named by class in the contract: not the same
+            // arguments for certain.
+            return None;
+        }
+        let groups = self.by_key.get(&(
+            event.realm.clone(),
+            key.to_owned(),
+            event.access_type.clone(),
+        ))?;
+        let items = &self.contract.items;
+        let mut classes: HashSet<&str> = HashSet::new();
+        for &g in groups {
+            for &i in &self.groups[g].items {
+                let pairs = items[i]
+                    .expected
+                    .get(OUTCOMES_BY_ARGS)
+                    .into_iter()
+                    .flatten();
+                for pair in pairs.filter(|p| p.get(0) == Some(&args)) {
+                    if let Some(class) = pair.pointer("/1/value/$object").and_then(Value::as_str) {
+                        classes.insert(class);
+                    }
+                }
+            }
+        }
+        let [class] = classes.into_iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        if class == made {
+            return None;
+        }
+        let realm = event.raw_field("realmId").unwrap_or(&event.realm);
+        Some(((realm.to_owned(), format!("\"{id}\"")), class.to_owned()))
+    }
+
     /// The reference's receiver of a group.
     fn receiver_of(&self, group: usize) -> &String {
         &self.contract.items[self.groups[group].items[0]].receiver
     }
 }
+
+/// How much an object's origin weighs among what it stands for (see [`Matcher::made_as`]): more
+/// than any count of its values' votes.
+const MADE_AS_VOTES: u64 = 1 << 32;
 
 /// The object an access was made on, where the recorder numbered it: (realm instance, `receiverId`).
 fn object_of(event: &AccessLine) -> Option<(String, String)> {

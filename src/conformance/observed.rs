@@ -242,6 +242,86 @@ mod tests {
         );
     }
 
+    /// jsdom makes one `SVGElement` class for `rect`, `line` and `path`: each object's calls are
+    /// the items of the class the browser's `createElementNS` gave for the same arguments. The
+    /// line's `setAttribute` calls were once filed as the rect's (the first such item), and the
+    /// line's item was then "not reached".
+    #[test]
+    fn an_object_stands_for_what_the_browser_s_call_gave_for_the_same_arguments() {
+        let dir = tempfile::tempdir().unwrap();
+        let svg = "http://www.w3.org/2000/svg";
+        let recording = |env: bool| {
+            let class = |browser: &str| {
+                if env {
+                    "SVGElement".to_owned()
+                } else {
+                    browser.to_owned()
+                }
+            };
+            let made = |seq: u32, tag: &str, browser: &str| {
+                format!(
+                    r#"{{"type":"access","seq":{seq},"t":{seq}.0,"realm":"main","realmId":"main#0","nav":0,"phase":"init","api":"document.createElementNS","accessType":"call","receiver":"HTMLDocument","owner":"Document.prototype","args":["{svg}","{tag}"],"returnValue":{{"$object":"{}","id":"o{seq}"}},"exception":null}}"#,
+                    class(browser)
+                )
+            };
+            let set = |seq: u32, on: u32, browser: &str, name: &str| {
+                let id = if env {
+                    format!(r#","receiverId":"o{on}""#)
+                } else {
+                    String::new()
+                };
+                format!(
+                    r#"{{"type":"access","seq":{seq},"t":{seq}.0,"realm":"main","realmId":"main#0","nav":0,"phase":"init","api":"Element.prototype.setAttribute","accessType":"call","receiver":"{}"{id},"owner":"Element.prototype","args":["{name}","1"],"returnValue":{{"$undefined":true}},"exception":null}}"#,
+                    class(browser)
+                )
+            };
+            [
+                r#"{"type":"header","schema":"tracer-trace/v1","baselineId":"b1","recorder":{"name":"hand-written fixture","version":"0"},"startedAt":"2026-12-08T08:00:00Z"}"#.to_owned(),
+                made(1, "rect", "SVGRectElement"),
+                made(2, "line", "SVGLineElement"),
+                set(3, 1, "SVGRectElement", "width"),
+                set(4, 2, "SVGLineElement", "y2"),
+                set(5, 2, "SVGLineElement", "x2"),
+            ]
+            .join("\n")
+                + "\n"
+        };
+        let reference = dir.path().join("reference.ndjson");
+        std::fs::write(&reference, recording(false)).unwrap();
+        let environment = dir.path().join("environment.ndjson");
+        std::fs::write(&environment, recording(true)).unwrap();
+        let (builder, summary) = build::read(
+            std::slice::from_ref(&reference),
+            dir.path(),
+            build::Options::new(1, build::DEFAULT_MAX_ITEMS),
+            &|_, _| Ok(()),
+        )
+        .unwrap();
+        let baseline = summary.baseline_id.clone();
+        let contract = builder.finish(&summary, baseline, None);
+        let observed = from_trace(&environment, dir.path(), &contract).unwrap();
+        let args_of = |receiver: &str| {
+            let item = contract
+                .items
+                .iter()
+                .find(|i| i.api == "Element.prototype.setAttribute" && i.receiver == receiver)
+                .unwrap();
+            observed
+                .observations
+                .iter()
+                .find(|o| o.id.as_deref() == Some(item.id.as_str()))
+                .map(|o| serde_json::Value::Array(o.observations["args"].clone()))
+        };
+        assert_eq!(
+            args_of("SVGRectElement"),
+            Some(serde_json::json!([["width", "1"]]))
+        );
+        assert_eq!(
+            args_of("SVGLineElement"),
+            Some(serde_json::json!([["y2", "1"], ["x2", "1"]]))
+        );
+    }
+
     #[test]
     fn a_recording_past_the_memory_bound_is_read_again_to_the_same_observations() {
         let dir = tempfile::tempdir().unwrap();
