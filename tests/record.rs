@@ -515,6 +515,50 @@ document.getElementById("result").textContent = JSON.stringify(out);
     assert!(stderr.contains(answered[0]), "{stderr}");
 }
 
+/// What the page reached in both runtimes is never "not reached": `el.style = text` (Web IDL's
+/// `[PutForwards=cssText]`: a read of `style` and a write of its `cssText`, which jsdom makes in
+/// its setter, once left out as its own work) and `setAttribute` on an SVG `line` (jsdom's lines
+/// are `SVGElement`s, whose calls once went to the `rect`'s item, the line's "not reached"). Needs
+/// Chromium and examples/jsdom's `node_modules`.
+#[test]
+fn what_the_page_did_through_a_forwarding_setter_or_an_svg_line_is_reached() {
+    let Some((_dir, _audit, diff)) = page_audited(
+        "what_the_page_did_through_a_forwarding_setter_or_an_svg_line_is_reached",
+        "jsdom",
+        "<!doctype html><div id=\"a\"></div><svg id=\"s\"></svg><pre id=\"result\"></pre>\n<script src=\"app.js\"></script>\n",
+        r#"var a = document.getElementById("a");
+a.style = "color: red";
+var svg = document.getElementById("s"), ns = "http://www.w3.org/2000/svg";
+var rect = document.createElementNS(ns, "rect");
+rect.setAttribute("width", "10");
+svg.appendChild(rect);
+for (var i = 0; i < 2; i++) {
+  var line = document.createElementNS(ns, "line");
+  line.setAttribute("y2", "6");
+  svg.appendChild(line);
+}
+document.getElementById("result").textContent = JSON.stringify([a.getAttribute("style"), svg.childNodes.length]);
+"#,
+        None,
+    ) else {
+        return;
+    };
+    let not_reached: Vec<&Value> = diff["blocking"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "MISSING_OBSERVATION")
+        .collect();
+    assert!(not_reached.is_empty(), "{not_reached:#?}");
+    let observed = diff["counts"]["observed"].as_u64();
+    assert_eq!(
+        observed,
+        diff["counts"]["items"].as_u64(),
+        "{:#}",
+        diff["counts"]
+    );
+}
+
 /// happy-dom runs a classic script as a function called on an object of its own, so a UMD
 /// build's top-level `this` is not the window: the library lands elsewhere, the page's next line
 /// throws, and happy-dom prints the error and carries on. Every later item was "not reached after

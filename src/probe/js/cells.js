@@ -222,6 +222,7 @@ function apiFor(prop, receiver) {
 // order): the tool counts it without the page paying for a record it would not write.
 const ENVIRONMENT_URLS = setOfFolders(config.environmentUrls);
 const PROXY_TRAPS = setOf(config.proxyTraps);
+const PUT_FORWARDS_SETTERS = setOf(config.putForwardsSetters);
 function setOf(list) {
   if (!isArrayValue(list) || list.length === 0) return null;
   const set = O.create(null);
@@ -247,6 +248,13 @@ function environmentsOwn(record) {
   // this one wraps: happy-dom's windows share their classes).
   if (typeof nearest.url === "string" && startsWith(nearest.url, config.ownUrl)) return true;
   if (ENVIRONMENT_URLS["$" + scriptOf(nearest)] !== true) return false;
+  // A `[PutForwards]` setter's read and write are the target's where the next frame is (the
+  // tool's rule, `PUT_FORWARDS_SETTERS`).
+  if (PUT_FORWARDS_SETTERS !== null && PUT_FORWARDS_SETTERS["$" + nearest.functionName] === true &&
+      (record.accessType === "get" || record.accessType === "set")) {
+    const after = stack[1];
+    return after === undefined || after === null || ENVIRONMENT_URLS["$" + scriptOf(after)] === true;
+  }
   if (PROXY_TRAPS === null) return true;
   // The trap, or a helper of the environment's a `get` or `set` trap forwards a read or a write
   // of its own kind through (jsdom's form's `set` trap writes with
@@ -268,8 +276,15 @@ function environmentsOwn(record) {
     trap.functionName === "apply" || trap.functionName === "construct";
   if (!forwarded) return true;
   // Through a trap the next frame decides (the tool's rule): brief only when it is the
-  // environment's too, or there is none.
-  const next = stack[trapAt + 1];
+  // environment's too, or there is none; past a `[PutForwards]` setter the trap wrote through.
+  let nextAt = trapAt + 1;
+  const between = stack[nextAt];
+  if ((record.accessType === "get" || record.accessType === "set") && PUT_FORWARDS_SETTERS !== null &&
+      between !== undefined && between !== null && PUT_FORWARDS_SETTERS["$" + between.functionName] === true &&
+      ENVIRONMENT_URLS["$" + scriptOf(between)] === true) {
+    nextAt++;
+  }
+  const next = stack[nextAt];
   if (next === undefined || next === null) return true;
   return ENVIRONMENT_URLS["$" + scriptOf(next)] === true;
 }

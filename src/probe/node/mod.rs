@@ -449,6 +449,7 @@ impl NodeProbe {
                 json!(by_folder(&self.environment_urls)),
             );
             fields.insert("proxyTraps".into(), json!(PROXY_TRAPS));
+            fields.insert("putForwardsSetters".into(), json!(PUT_FORWARDS_SETTERS));
             // Each realm's probe is a script of its own name, so that a probe can tell another's
             // frames from its own (see `probeUrls` in js/report.js).
             fields.insert(
@@ -1023,5 +1024,26 @@ mod tests {
         let inside = r#"[{"url":"/x/node_modules/happy-dom/lib/Element.js","functionName":"setAttribute"},{"url":"https://example.test/page.html"}]"#;
         assert!(!r.keeps(Some(inside), "get", false, false));
         assert!(r.keeps(None, "get", false, false));
+    }
+
+    /// `el.style = text` reads `style` and writes its `cssText`: a browser does it from native
+    /// code (the page's frame nearest), jsdom in its `style` setter, happy-dom through that
+    /// setter and its style object's `set` trap. Both were once the environment's own, and the
+    /// check said the page never reached `cssText`.
+    #[test]
+    fn a_put_forwards_setter_s_read_and_write_are_the_page_s() {
+        let r = rules();
+        let setter = r#"[{"url":"/x/node_modules/jsdom/lib/HTMLElement.js","functionName":"set style"},{"url":"https://example.test/page.html"}]"#;
+        assert!(r.keeps(Some(setter), "get", true, false));
+        assert!(r.keeps(Some(setter), "set", true, false));
+        // Its calls are still its own work, and so is a setter the environment itself ran.
+        assert!(!r.keeps(Some(setter), "call", true, false));
+        let by_environment = r#"[{"url":"/x/node_modules/jsdom/lib/HTMLElement.js","functionName":"set style"},{"url":"/x/node_modules/jsdom/lib/Window.js"}]"#;
+        assert!(!r.keeps(Some(by_environment), "set", true, false));
+        // Another setter of the environment's is not one.
+        let other = r#"[{"url":"/x/node_modules/jsdom/lib/HTMLElement.js","functionName":"set title"},{"url":"https://example.test/page.html"}]"#;
+        assert!(!r.keeps(Some(other), "set", true, false));
+        let trapped = r#"[{"url":"/x/node_modules/happy-dom/lib/CSSStyleDeclaration.js","functionName":"set"},{"url":"/x/node_modules/happy-dom/lib/HTMLElement.js","functionName":"set style"},{"url":"https://example.test/page.html"}]"#;
+        assert!(r.keeps(Some(trapped), "set", true, false));
     }
 }

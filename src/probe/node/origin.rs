@@ -93,6 +93,11 @@ impl Rules {
         }
     }
 
+    /// Whether a frame is an environment's `[PutForwards]` setter (see [`PUT_FORWARDS_SETTERS`]).
+    fn put_forwards(&self, (url, function): &(String, String)) -> bool {
+        PUT_FORWARDS_SETTERS.contains(&function.as_str()) && self.origin(url) == Origin::Environment
+    }
+
     /// Whether a record belongs in the trace: its nearest frame is the target's; or it was made
     /// for the target by a `Proxy` the environment handed it — the nearest frame a trap of the
     /// environment's (`get`, `has`, ...), the next one the target's, and no other recorded call
@@ -120,6 +125,11 @@ impl Rules {
             return true;
         }
         let read_or_write = matches!(access_type, "get" | "set");
+        if read_or_write && self.put_forwards(&frames[0]) {
+            return frames
+                .get(1)
+                .is_some_and(|(next, _)| self.is_target(next, main_context));
+        }
         // The trap, or a helper of the environment's that a `get` or `set` trap forwards a read or
         // a write through, of its own kind (jsdom's form's `set` trap writes with
         // `utils.ordinarySetWithOwnDescriptor`: the page's `form.id = …` was once jsdom's own).
@@ -141,8 +151,14 @@ impl Rules {
         // inside a recorded call (the page's own scripts run inside the environment's
         // `appendChild`, its listeners inside `dispatchEvent`); nameless code only outside one.
         let forwarded = read_or_write || FORWARDING_TRAPS.contains(&frames[trap_at].1.as_str());
+        // A `[PutForwards]` setter between (happy-dom's `style` is a `Proxy` whose `set` trap
+        // writes `cssText`) forwards too.
+        let mut next_at = trap_at + 1;
+        if read_or_write && frames.get(next_at).is_some_and(|f| self.put_forwards(f)) {
+            next_at += 1;
+        }
         forwarded
-            && frames.get(trap_at + 1).is_some_and(|(next, _)| {
+            && frames.get(next_at).is_some_and(|(next, _)| {
                 self.is_target(next, main_context)
                     && (!nested || self.origin(next) != Origin::Anonymous)
             })
@@ -190,6 +206,20 @@ pub(super) const PROXY_TRAPS: &[&str] = &[
     "apply",
     "construct",
     "getPrototypeOf",
+];
+
+/// The setters of Web IDL's `[PutForwards]` attributes, as V8 names an accessor's setter: `el.style
+/// = text` is a read of `style` and a write of its `cssText` (`classList`, `relList`, `sizes` and
+/// `part` forward to `value`, `location` to `href`). A browser makes the two from native code, so
+/// its recorder gives them the page's frame; an environment makes them in its setter, whose reads
+/// and writes are then the target's as the browser's are.
+pub(super) const PUT_FORWARDS_SETTERS: &[&str] = &[
+    "set style",
+    "set classList",
+    "set relList",
+    "set sizes",
+    "set part",
+    "set location",
 ];
 
 /// The traps whose calls and constructions forward the target's own (a function's `Proxy`).
