@@ -692,7 +692,10 @@ pub fn explain(item: &Item, recording: &Recording, progress: &Progress) -> Expla
     }
     Explanation {
         cause: NOT_REACHED,
-        message: match receiver_path(item).filter(|_| on_the_receiver) {
+        // Said only where the browser's path is not there: a member the environment holds where
+        // the browser does is reached by the receiver's path too (jsdom's `textContent` is on
+        // `Node.prototype`, as Chromium's, and `HTMLHeadingElement.prototype.textContent` resolves).
+        message: match receiver_path(item).filter(|_| on_the_receiver && !absent.is_empty()) {
             Some(path) => format!(
                 "the environment has {path} (not {}, where the browser has it) and the probe watched it, but the script did not reach it there{words}",
                 item.api
@@ -949,6 +952,18 @@ mod tests {
         let why = explain(&div, &asked, &Progress::default());
         assert_eq!(why.cause, NOT_REACHED, "{}", why.message);
         assert_eq!(why.lacks, None);
+        assert!(
+            why.message.starts_with("the environment has HTMLDivElement.prototype.clientWidth (not Element.prototype.clientWidth, where the browser has it)"),
+            "{}",
+            why.message
+        );
+        // Where the browser's path is there too, the message says nothing of another one (jsdom's
+        // `textContent` on `Node.prototype` was once "not Node.prototype.textContent").
+        let mut there = recording(&[], &[]);
+        there.receiver_paths_checked = true;
+        let why = explain(&div, &there, &Progress::default());
+        assert_eq!(why.cause, NOT_REACHED, "{}", why.message);
+        assert!(!why.message.contains("(not "), "{}", why.message);
         // Lacking on the receiver's class too: lacking.
         let on_div = (
             "HTMLDivElement.prototype.clientWidth",
