@@ -819,3 +819,17 @@ fn a_package_linked_as_pnpm_links_it_loads_once_from_its_real_path() {
         "/node_modules/.pnpm/counter@1.0.0/node_modules/counter/index.js\none counter: true\n"
     );
 }
+
+#[test]
+fn the_program_s_argv0_is_the_name_node_was_started_by() {
+    // A shell passes `node`, not the path it found; a CLI's usage line printed `/usr/bin/node`.
+    let program = "console.log(process.argv0);\n";
+    for args in [
+        &["run", "-q", "app.js"][..],
+        &["run", "-q", "--", "node", "app.js"],
+    ] {
+        let out = Tracer::new().file("app.js", program).args(args).run();
+        out.assert_code(0);
+        assert_eq!(out.stdout(), "node\n", "{args:?}");
+    }
+}

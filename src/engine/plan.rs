@@ -19,6 +19,10 @@ pub(super) struct Plan {
     pub(super) target: Option<PathBuf>,
     /// What tracer starts: Node, or the command.
     pub(super) program: PathBuf,
+    /// Its `argv[0]`, as a shell would pass it: the command as given (`node`, `npm`, `./run.sh`),
+    /// or Node as `--node` gave it, else by the name `PATH` found it by (`process.argv0` is then
+    /// `node`, as under plain `node app.js`).
+    pub(super) argv0: OsString,
     /// Its arguments: for Node, the shebang's flags, the target and the program's arguments.
     pub(super) argv: Vec<OsString>,
     pub(super) cwd: PathBuf,
@@ -80,19 +84,31 @@ pub(super) fn plan(config: &Config) -> Result<Plan> {
         .into());
     }
     let node = find::find_node(config.node.as_deref())?;
-    let (target, program, argv) = match target {
+    let (target, program, argv, argv0) = match target {
         Target::Script { file, node_flags } => {
             let mut argv = node_flags;
             argv.push(file.clone().into_os_string());
             argv.extend(config.args.iter().cloned());
-            (Some(file), node.clone(), argv)
+            let argv0 = match &config.node {
+                Some(given) => given.clone().into_os_string(),
+                None => node
+                    .file_name()
+                    .map_or_else(|| node.clone().into_os_string(), ToOwned::to_owned),
+            };
+            (Some(file), node.clone(), argv, argv0)
         }
-        Target::Command(program) => (None, program, config.args.clone()),
+        Target::Command(program) => (
+            None,
+            program,
+            config.args.clone(),
+            config.target.clone().into_os_string(),
+        ),
     };
     Ok(Plan {
         workspace,
         target,
         program,
+        argv0,
         argv,
         cwd,
         node,

@@ -109,6 +109,7 @@ pub(super) fn start(plan: &Plan, extras: &Extras, id: &str) -> Result<Started> {
     let stdin_is_terminal = std::io::stdin().is_terminal();
     let launch = Launch {
         program: &plan.program,
+        argv0: Some(plan.argv0.as_os_str()),
         args: &plan.argv,
         cwd: &plan.cwd,
         session_id: id,

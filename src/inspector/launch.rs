@@ -22,6 +22,8 @@ use group::{close_inherited_on_exec, die_with_parent, inherit, signal_group};
 pub struct Launch<'a> {
     /// The executable: Node, or the command given after `--`.
     pub program: &'a Path,
+    /// Its `argv[0]`, where it is not `program`: the name it was given or found by (`node`).
+    pub argv0: Option<&'a std::ffi::OsStr>,
     /// Its arguments (for Node: its own flags, the target, the program's arguments).
     pub args: &'a [OsString],
     pub cwd: &'a Path,
@@ -77,6 +79,9 @@ pub fn spawn(launch: &Launch<'_>) -> Result<(Program, Option<crate::guard::Guard
             }
             None => {
                 let mut command = Command::new(launch.program);
+                if let Some(argv0) = launch.argv0 {
+                    std::os::unix::process::CommandExt::arg0(&mut command, argv0);
+                }
                 command.args(launch.args);
                 (command, None)
             }
@@ -116,6 +121,7 @@ pub fn spawn(launch: &Launch<'_>) -> Result<(Program, Option<crate::guard::Guard
     } else {
         let child = spawn::start(&spawn::Spec {
             program: launch.program,
+            argv0: launch.argv0,
             args: launch.args,
             cwd: launch.cwd,
             env: spawn::environment(&["NODE_OPTIONS"], &set),

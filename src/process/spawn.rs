@@ -24,6 +24,9 @@ pub struct Spec<'a> {
     /// The executable: a path (relative ones are taken from `cwd`, as `exec` after `chdir` takes
     /// them), or a name looked up on the `PATH` of `env`.
     pub program: &'a Path,
+    /// The program's `argv[0]`, where it is not `program` (a shell passes the name it was given,
+    /// `node`, not the path it found).
+    pub argv0: Option<&'a std::ffi::OsStr>,
     pub args: &'a [OsString],
     pub cwd: &'a Path,
     /// The whole environment, in order.
@@ -143,7 +146,10 @@ pub fn start(spec: &Spec<'_>) -> io::Result<Program> {
         })
     };
     let path = c(path.as_os_str().as_bytes())?;
-    let mut args = vec![c(spec.program.as_os_str().as_bytes())?];
+    let mut args = vec![c(spec
+        .argv0
+        .unwrap_or(spec.program.as_os_str())
+        .as_bytes())?];
     for arg in spec.args {
         args.push(c(arg.as_bytes())?);
     }
@@ -387,6 +393,7 @@ mod tests {
     fn spec<'a>(program: &'a Path, args: &'a [OsString], cwd: &'a Path) -> Spec<'a> {
         Spec {
             program,
+            argv0: None,
             args,
             cwd,
             env: vec![("PATH".into(), "/usr/bin:/bin".into())],
