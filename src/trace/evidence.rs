@@ -1203,7 +1203,7 @@ fn moved_on(events: &[Event], test: &str, process: &str) -> Option<u64> {
 /// (`Warning: …`) stays one.
 fn is_node_warning(event: &Event) -> bool {
     static WARNING: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^\(node:\d+\) (?:ExperimentalWarning|\[DEP\d+\] DeprecationWarning): ")
+        Regex::new(r"^\(node:\d+\) (?:ExperimentalWarning|\[DEP\d+\] DeprecationWarning|UnhandledPromiseRejectionWarning|PromiseRejectionHandledWarning): ")
             .expect("regex")
     });
     event.kind == Kind::Console
@@ -2420,8 +2420,21 @@ mod tests {
             "(node:4242) [DEP0040] DeprecationWarning: The `punycode` module is deprecated.",
         );
         let own = event(4, Kind::Console, "(node:4242) Warning: cache is cold");
-        let failure = event(5, Kind::Exception, "Error: boom");
-        let events = [call, experimental, deprecated, own, failure.clone()];
+        // `--unhandled-rejections=warn-with-error-code`'s report of a rejection.
+        let rejection = event(
+            5,
+            Kind::Console,
+            "(node:4242) UnhandledPromiseRejectionWarning: Error: user 7 not found",
+        );
+        let failure = event(6, Kind::Exception, "Error: boom");
+        let events = [
+            call,
+            experimental,
+            deprecated,
+            own,
+            rejection,
+            failure.clone(),
+        ];
         let steps = all_steps_before(&events, &failure);
         let ids: Vec<u64> = steps.iter().map(|s| s.event_id).collect();
         assert_eq!(ids, [4, 1]);
