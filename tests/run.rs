@@ -833,3 +833,45 @@ fn the_program_s_argv0_is_the_name_node_was_started_by() {
         assert_eq!(out.stdout(), "node\n", "{args:?}");
     }
 }
+
+#[test]
+fn a_program_that_closes_its_inspector_is_said_to_have_left_the_trace() {
+    // Its later console calls and its exception are not captured: once nothing said so, and the
+    // chain named the last call before the close as the immediate cause.
+    let program = "const inspector = require('inspector');\nconsole.log('before close');\ninspector.close();\nconsole.log('after close');\nsetTimeout(() => { console.log('about to fail'); null.x; }, 20);\n";
+    let out = Tracer::new()
+        .file("app.js", program)
+        .args(["run", "--color", "never", "app.js"])
+        .run();
+    out.assert_code(1);
+    assert_eq!(out.stdout(), "before close\nafter close\nabout to fail\n");
+    let session = out.session();
+    let note = session
+        .processes
+        .iter()
+        .find(|p| p.role == "program")
+        .and_then(|p| p.note.clone())
+        .unwrap_or_default();
+    assert!(
+        note.starts_with("its inspector connection closed at "),
+        "{note}"
+    );
+    let evidence = out.evidence().unwrap();
+    assert_eq!(evidence.confidence, Confidence::Low, "{evidence:#?}");
+    assert!(
+        out.stderr().contains("warning: process "),
+        "{}",
+        out.stderr()
+    );
+    // A program that ends as usual keeps its connection to the end.
+    let out = Tracer::new()
+        .file("app.js", "console.log('x');\nprocess.exit(3);\n")
+        .args(["run", "app.js"])
+        .run();
+    out.assert_code(1);
+    assert!(
+        out.session().processes.iter().all(|p| p.note.is_none()),
+        "{:#?}",
+        out.session().processes
+    );
+}

@@ -343,6 +343,17 @@ pub fn execute(config: &Config, styles: &Styles) -> Result<Traced> {
         program.signal.clone_from(&session.signal);
         program.stopped_by_tracer = program.signal.is_some()
             && matches!(run.ending, Some(Ending::TimedOut | Ending::Signalled(_)));
+        // Node that ends with a code waits for the debugger to disconnect first: a connection
+        // that closed before is the program's doing, and what it did after is not in the trace.
+        if let Some(at) = run
+            .connection_closed_at
+            .filter(|_| program.signal.is_none())
+        {
+            program.note = Some(format!(
+                "{} at {at:.0} ms, before the program ended (it closed its inspector: `inspector.close()`): its console calls, exceptions and scripts after that were not captured",
+                crate::trace::session::INSPECTOR_CLOSED
+            ));
+        }
     }
     session.ended_at = Some(now());
     session.capabilities.node_version = run.probed.node_version.clone();

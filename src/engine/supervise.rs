@@ -57,6 +57,10 @@ pub(super) struct RunResult {
     pub(super) processes: Vec<crate::trace::session::Process>,
     /// Told goodbye once the tree is done; reaped when this is dropped, by then long gone.
     pub(super) watchdog: Option<Watchdog>,
+    /// When the program's inspector connection closed without Node saying the program had
+    /// finished (ms on the run's clock): the program closed its inspector (`inspector.close()`),
+    /// or was killed; nothing it did after was captured.
+    pub(super) connection_closed_at: Option<f64>,
 }
 
 /// Where a run's captured events go: the stream, its clock, and the flag that says the tracer's
@@ -412,6 +416,9 @@ pub(super) fn trace(
     drop(events);
     let (first_signal, outcome) = match read {
         Ok((ending, probed)) => {
+            if ending == Ending::Closed {
+                result.connection_closed_at = Some(clock.ms());
+            }
             result.ending = Some(ending);
             result.probed = probed;
             (None, None)

@@ -90,6 +90,20 @@ fn write_summary(
             process.note.as_deref().unwrap_or_default()
         )?;
     }
+    // The program closed its inspector: the trace stops there, in a run that passes too.
+    for process in session.processes.iter().filter(|p| {
+        p.note
+            .as_deref()
+            .is_some_and(|n| n.starts_with(crate::trace::session::INSPECTOR_CLOSED))
+    }) {
+        writeln!(
+            out,
+            "  {} process {}: {}",
+            s.warning.style("warning:"),
+            process.pid,
+            process.note.as_deref().unwrap_or_default()
+        )?;
+    }
     let Some(evidence) = evidence else {
         return Ok(());
     };

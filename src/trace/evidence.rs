@@ -848,6 +848,21 @@ pub fn build(
         }
         _ => (confidence, confidence_basis),
     };
+    // The program closed its inspector before it ended: what it did after is not in the trace,
+    // and the closest event captured may not be the closest it made.
+    let closed = session.processes.iter().find(|p| {
+        p.role == "program"
+            && p.note
+                .as_deref()
+                .is_some_and(|n| n.starts_with(crate::trace::session::INSPECTOR_CLOSED))
+    });
+    let (confidence, confidence_basis) = match closed {
+        Some(process) if failing_process.as_deref().is_none_or(|p| p == PROGRAM) => (
+            Confidence::Low,
+            format!("low: {}", process.note.as_deref().unwrap_or_default()),
+        ),
+        _ => (confidence, confidence_basis),
+    };
 
     Some(Evidence {
         originating_value: (failure_event.kind == Kind::Exception)

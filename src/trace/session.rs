@@ -162,6 +162,11 @@ impl Process {
     }
 }
 
+/// How a process's `note` begins where its inspector connection closed before it ended: the
+/// program closed its inspector (`inspector.close()`), and nothing it did after was captured (the
+/// evidence then names no cause with confidence).
+pub const INSPECTOR_CLOSED: &str = "its inspector connection closed";
+
 /// One process of the traced tree.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
