@@ -1059,3 +1059,35 @@ fn an_error_without_frames_of_its_own_is_not_placed_at_an_error_it_holds() {
     assert_eq!((failure.line, failure.column), (None, None), "{failure:#?}");
     assert_eq!(evidence.confidence, Confidence::Low);
 }
+
+#[test]
+fn a_path_printed_after_a_chdir_is_not_read_from_the_folder_the_program_left() {
+    // `pkg/cfg.yml` is the file meant; the run's folder has a `cfg.yml` too, whose line 3 was
+    // once the failure's site.
+    let program = "process.chdir('pkg');\nconsole.error('cfg.yml:3:1: error: unknown key \"moed\"');\nprocess.exitCode = 1;\n";
+    let out = Tracer::new()
+        .file("lint.js", program)
+        .file("cfg.yml", "name: root\nport: 80\nmode: fast\n")
+        .file("pkg/cfg.yml", "name: pkg\nport: 81\nmoed: slow\n")
+        .args(["run", "lint.js"])
+        .run();
+    out.assert_code(1);
+    let pkg = out.workspace().join("pkg").canonicalize().unwrap();
+    let session = out.session();
+    let program = session
+        .processes
+        .iter()
+        .find(|p| p.role == "program")
+        .unwrap();
+    assert_eq!(
+        program.cwd_at_exit.as_deref(),
+        Some(pkg.display().to_string().as_str())
+    );
+    let failure = out.evidence().unwrap().failure;
+    let root_cfg = out.workspace().join("cfg.yml").display().to_string();
+    assert_ne!(
+        failure.file.as_deref(),
+        Some(root_cfg.as_str()),
+        "{failure:#?}"
+    );
+}

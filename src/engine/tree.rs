@@ -285,6 +285,7 @@ fn dispatch(
                         .apply(&folder.to_string_lossy())
                         .into_owned()
                 }),
+            cwd_at_exit: None,
         };
         if let Some(why) = &report.refused {
             // Another process's report: listed, never acted on.
@@ -329,6 +330,19 @@ fn dispatch(
                     .find(|p| p.pid == report.pid)
                 {
                     listed.exiting_with = Some(code);
+                    // Node waits for tracer before it exits: the process is still there.
+                    let started_in = listed
+                        .cwd
+                        .clone()
+                        .unwrap_or_else(|| config.cwd.display().to_string());
+                    listed.cwd_at_exit = working_folder(report.pid)
+                        .map(|folder| {
+                            config
+                                .redactor
+                                .apply(&folder.to_string_lossy())
+                                .into_owned()
+                        })
+                        .filter(|folder| *folder != started_in);
                     listed.modules = report
                         .modules
                         .iter()

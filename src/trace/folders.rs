@@ -6,7 +6,9 @@
 //! from the folder of the process known to have printed it, else from the run's; else from the
 //! one other process's folder that has the file. Where two processes' folders both have a file of
 //! that name and neither is known to have printed it, no file is named: a site left out is
-//! better than one in another package.
+//! better than one in another package. A process that moved (`process.chdir`) may have printed
+//! from either of its folders: where the file is in both, or in another process's too, none is
+//! named either.
 
 use std::path::{Path, PathBuf};
 
@@ -21,6 +23,10 @@ pub struct Folders {
     own: Vec<(String, PathBuf)>,
     /// The folder of the process known to have printed the text read, tried first.
     printer: Option<PathBuf>,
+    /// Each process's folder as its exit began, where it had moved ([`Process::cwd_at_exit`]).
+    moved: Vec<(String, PathBuf)>,
+    /// The process known to have printed the text read (its label).
+    printer_label: Option<String>,
 }
 
 impl Folders {
@@ -30,23 +36,28 @@ impl Folders {
             run: run.to_owned(),
             own: Vec::new(),
             printer: None,
+            moved: Vec::new(),
+            printer_label: None,
         }
     }
 
     /// The run's folder and each process's own ([`Process::cwd`]).
     pub fn of(run: &Path, processes: &[Process]) -> Self {
+        let label = |p: &Process| p.label.clone().unwrap_or_else(|| "program".to_owned());
         let own = processes
             .iter()
-            .filter_map(|p| {
-                let folder = PathBuf::from(p.cwd.as_deref()?);
-                let label = p.label.clone().unwrap_or_else(|| "program".to_owned());
-                Some((label, folder))
-            })
+            .filter_map(|p| Some((label(p), PathBuf::from(p.cwd.as_deref()?))))
+            .collect();
+        let moved = processes
+            .iter()
+            .filter_map(|p| Some((label(p), PathBuf::from(p.cwd_at_exit.as_deref()?))))
             .collect();
         Folders {
             run: run.to_owned(),
             own,
             printer: None,
+            moved,
+            printer_label: None,
         }
     }
 
@@ -58,7 +69,7 @@ impl Folders {
     /// Whether some process ran in a folder of its own: only then is it worth finding which
     /// process printed a text.
     pub fn differ(&self) -> bool {
-        !self.own.is_empty()
+        !self.own.is_empty() || !self.moved.is_empty()
     }
 
     /// The same folders, for text the process `label` printed (`program` for the program; none
@@ -72,12 +83,39 @@ impl Folders {
         });
         Folders {
             printer,
+            printer_label: label.map(str::to_owned),
             ..self.clone()
         }
     }
 
     /// The existing file `printed` names (an absolute path stands as it is), normalized.
     pub fn file(&self, printed: &Path) -> Option<PathBuf> {
+        let found = |folder: &Path| Some(normalize(&folder.join(printed))).filter(|p| p.is_file());
+        let first = self.file_where_started(printed);
+        if printed.is_absolute() {
+            return first;
+        }
+        // Where the printer (else any process) moved: the file there is as likely.
+        let moved = self
+            .moved
+            .iter()
+            .filter(|(label, _)| {
+                self.printer_label
+                    .as_deref()
+                    .is_none_or(|printer| printer == label)
+            })
+            .filter_map(|(_, folder)| found(folder));
+        let mut all: Vec<PathBuf> = first.into_iter().chain(moved).collect();
+        all.sort_unstable();
+        all.dedup();
+        match all.len() {
+            1 => all.pop(),
+            _ => None,
+        }
+    }
+
+    /// As [`Folders::file`], from the folders the processes started in.
+    fn file_where_started(&self, printed: &Path) -> Option<PathBuf> {
         let found = |folder: &Path| Some(normalize(&folder.join(printed))).filter(|p| p.is_file());
         if let Some(file) = self.printer.as_deref().and_then(found) {
             return Some(file);
@@ -151,5 +189,38 @@ mod tests {
             None,
             "a run whose processes all ran in its folder looks nowhere else"
         );
+    }
+
+    /// A program that moved (`process.chdir('pkg')`) and then printed `cfg.yml:3:1: error …`:
+    /// the run's folder has a `cfg.yml` too, and the site was once that other file's line.
+    #[test]
+    fn a_process_that_moved_may_have_printed_from_either_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let pkg = root.join("pkg");
+        std::fs::create_dir_all(&pkg).unwrap();
+        std::fs::write(root.join("cfg.yml"), "").unwrap();
+        std::fs::write(pkg.join("cfg.yml"), "").unwrap();
+        std::fs::write(pkg.join("only-pkg.yml"), "").unwrap();
+        std::fs::write(root.join("only-root.yml"), "").unwrap();
+        let program = Process {
+            role: "program".into(),
+            cwd_at_exit: Some(pkg.display().to_string()),
+            ..Process::default()
+        };
+        let folders = Folders::of(&root, &[program]);
+        let file = |f: &Folders, p: &str| f.file(Path::new(p));
+        assert_eq!(file(&folders, "cfg.yml"), None, "in both: not known which");
+        assert_eq!(
+            file(&folders, "only-pkg.yml"),
+            Some(pkg.join("only-pkg.yml"))
+        );
+        assert_eq!(
+            file(&folders, "only-root.yml"),
+            Some(root.join("only-root.yml"))
+        );
+        // Printed by another process, which did not move: its folder alone.
+        let by_other = folders.printed_by(Some("child 1"));
+        assert_eq!(file(&by_other, "cfg.yml"), Some(root.join("cfg.yml")));
     }
 }

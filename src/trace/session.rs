@@ -226,6 +226,11 @@ pub struct Process {
     /// `lib/x.js:4:15` from there). Additive; absent when it is the run's or could not be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// Its working folder as its exit began (`/proc/PID/cwd` at its exit report), where the
+    /// process had moved from the one it started in (`process.chdir`): the folder a relative path
+    /// it printed late starts from, as likely as the first. Additive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd_at_exit: Option<String>,
 }
 
 /// The most modules a process's entry lists ([`Process::modules`]).
