@@ -67,6 +67,9 @@ pub struct Differed {
     /// follows from what the script passed it (`Math.max` of other durations), and the
     /// difference to look for is in what the script read before.
     pub given_other: bool,
+    /// The browser's last access of the item (the contract's `lastSeq`): its differing value was
+    /// given at some access up to then, which may be after a later item's first.
+    pub until: u64,
 }
 
 /// What the check has seen so far, walking the items in the reference's order.
@@ -354,8 +357,17 @@ impl Progress {
         let related =
             |d: &&Differed| !iface.is_empty() && d.at.api.to_ascii_lowercase().contains(&iface);
         let turns = |d: &&Differed| !d.objects_alike();
+        // An item whose accesses all came before this one's first gave its differing value
+        // before; one the browser went on reaching may have given it only after (d3 read
+        // `getPropertyValue("display")`, equal, before the items, and `("opacity")`, which
+        // differs, after them), and leads only where no other does.
+        let before = |d: &&Differed| d.until < item.first_seq;
         let closest = |keep: &dyn Fn(&&Differed) -> bool| self.differences.iter().rev().find(keep);
-        closest(&|d| related(d) && turns(d))
+        closest(&|d| before(d) && related(d) && turns(d))
+            .or_else(|| closest(&|d| before(d) && turns(d)))
+            .or_else(|| closest(&|d| before(d) && related(d)))
+            .or_else(|| closest(&before))
+            .or_else(|| closest(&|d| related(d) && turns(d)))
             .or_else(|| closest(&turns))
             .or_else(|| closest(&related))
             .or_else(|| self.differences.last())
@@ -1226,6 +1238,7 @@ mod tests {
             expected: json!([50, 0]),
             observed: json!([0]),
             given_other: true,
+            until: 0,
         };
         let progress = Progress {
             differences: vec![max],
@@ -1260,6 +1273,7 @@ mod tests {
             expected: json!([2]),
             observed: json!([0]),
             given_other: false,
+            until: 0,
         };
         let progress = Progress {
             last_reached: None,
@@ -1315,6 +1329,54 @@ mod tests {
         assert_eq!(lead(&progress), "Node.prototype.removeChild");
     }
 
+    /// d3 read `getPropertyValue("display")` (equal) before the SVG items and
+    /// `getPropertyValue("opacity")` (differs) after them: the item's one difference was given
+    /// after, and a value every access of which came before leads.
+    #[test]
+    fn a_value_the_browser_gave_only_after_the_item_is_no_lead_before_one_given_before() {
+        let at = |api: &str, index| Reached {
+            item: "c".into(),
+            api: api.into(),
+            access_type: "call".into(),
+            receiver: "X".into(),
+            index,
+        };
+        let differed = |api: &str, index, until| Differed {
+            at: at(api, index),
+            dimension: "returnValue".into(),
+            expected: json!(["1"]),
+            observed: json!([""]),
+            given_other: false,
+            until,
+        };
+        let progress = Progress {
+            differences: vec![
+                differed("HTMLElement.prototype.offsetWidth", 1, 4),
+                differed("SVGRect.prototype.height", 2, 30),
+            ],
+            ..Progress::default()
+        };
+        let mut x = item("SVGRect.prototype.x", "get");
+        x.first_seq = 10;
+        let why = explain(&x, &recording(&[], &[]), &progress);
+        assert_eq!(
+            why.divergence.unwrap()["differed"]["api"],
+            "HTMLElement.prototype.offsetWidth",
+            "{}",
+            why.message
+        );
+        // With none given before, the closest still leads.
+        let progress = Progress {
+            differences: vec![differed("SVGRect.prototype.height", 2, 30)],
+            ..Progress::default()
+        };
+        let why = explain(&x, &recording(&[], &[]), &progress);
+        assert_eq!(
+            why.divergence.unwrap()["differed"]["api"],
+            "SVGRect.prototype.height"
+        );
+    }
+
     #[test]
     fn a_getter_a_plain_object_answers_from_its_own_property_leads_to_what_gave_the_object() {
         // jsdom's `getBoundingClientRect` returns an Object with its own `width`: the script's
@@ -1332,6 +1394,7 @@ mod tests {
             expected: json!([{"$object": "DOMRect", "id": "o2"}]),
             observed: json!([{"$object": "Object", "id": "o3", "props": {"width": 0, "height": 0}}]),
             given_other: false,
+            until: 0,
         };
         let offset = Differed {
             at: at("HTMLElement.prototype.offsetWidth", 2),
@@ -1339,6 +1402,7 @@ mod tests {
             expected: json!([130]),
             observed: json!([0]),
             given_other: false,
+            until: 0,
         };
         let progress = Progress {
             last_reached: None,
@@ -1441,6 +1505,7 @@ mod tests {
                 expected: json!([{"$object": "CanvasRenderingContext2D"}]),
                 observed: json!([null]),
                 given_other: false,
+                until: 0,
             }],
             last_lacking: None,
             entry_ended: None,
@@ -1480,6 +1545,7 @@ mod tests {
             expected: json!([{"$object": "HTMLDocument"}]),
             observed: json!([{"$object": "Document"}]),
             given_other: false,
+            until: 0,
         };
         let progress = Progress {
             last_reached: Some(at("Document.prototype.createElement")),

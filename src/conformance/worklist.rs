@@ -485,7 +485,7 @@ fn classify(
                 )
             } else {
                 format!(
-                    "the script called {api} with arguments no call in the browser had ({}): the other objects are those calls' answers, not {api}'s mistake; look at what made the script make them, before, in the other groups (a member the environment lacks)",
+                    "the script called {api} with arguments no call in the browser had ({}): the other objects are those calls' answers, not {api}'s mistake; look at what made the script make them, before, in the other groups (an earlier call that gave an object of another class, a member the environment lacks)",
                     classes.other_args.join(", ")
                 )
             },

@@ -690,6 +690,7 @@ pub(super) fn compare_items(c: &Contract, a: &Audit, policy: &Policy, st: &mut S
                     expected: Value::from(expected.clone()),
                     observed: Value::from(seen.clone()),
                     given_other: args_differed,
+                    until: item.last_seq,
                 });
             }
             let kinds_text = |kinds: &[Value]| {
