@@ -301,6 +301,27 @@ fn interface_of(api: &str) -> &str {
 }
 
 impl Differed {
+    /// Whether the environment gave none of the browser's values (objects counted by class): then
+    /// its first access already differed, whenever the browser reached the item last.
+    fn none_alike(&self) -> bool {
+        let key = |v: &Value| match v.get("$object") {
+            Some(class) => class.to_string(),
+            None => v.to_string(),
+        };
+        let expected: Vec<String> = self
+            .expected
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(key)
+            .collect();
+        self.observed
+            .as_array()
+            .into_iter()
+            .flatten()
+            .all(|v| !expected.contains(&key(v)))
+    }
+
     /// Whether every value on both sides is an object (`{"$object": …}`), the two differing only
     /// in their classes: a script seldom takes another way on that.
     fn objects_alike(&self) -> bool {
@@ -357,20 +378,21 @@ impl Progress {
         let related =
             |d: &&Differed| !iface.is_empty() && d.at.api.to_ascii_lowercase().contains(&iface);
         let turns = |d: &&Differed| !d.objects_alike();
-        // An item whose accesses all came before this one's first gave its differing value
-        // before; one the browser went on reaching may have given it only after (d3 read
-        // `getPropertyValue("display")`, equal, before the items, and `("opacity")`, which
-        // differs, after them), and leads only where no other does.
-        let before = |d: &&Differed| d.until < item.first_seq;
-        let closest = |keep: &dyn Fn(&&Differed) -> bool| self.differences.iter().rev().find(keep);
-        closest(&|d| before(d) && related(d) && turns(d))
-            .or_else(|| closest(&|d| before(d) && turns(d)))
-            .or_else(|| closest(&|d| before(d) && related(d)))
-            .or_else(|| closest(&before))
-            .or_else(|| closest(&|d| related(d) && turns(d)))
+        // Only an item whose accesses all came before this one's first, or whose every value
+        // differed (its first too), is known to have given a differing value before; one the
+        // browser went on reaching, with values alike on both sides, may have given it only
+        // after (d3 read `getPropertyValue("display")`, equal, before the items, and
+        // `("opacity")`, which differs, after them): no lead. (An item without a place in the
+        // order, 0, is taken to come after every other.)
+        let before =
+            |d: &&Differed| item.first_seq == 0 || d.until < item.first_seq || d.none_alike();
+        let closest = |keep: &dyn Fn(&&Differed) -> bool| {
+            self.differences.iter().rev().filter(before).find(keep)
+        };
+        closest(&|d| related(d) && turns(d))
             .or_else(|| closest(&turns))
             .or_else(|| closest(&related))
-            .or_else(|| self.differences.last())
+            .or_else(|| closest(&|_| true))
     }
 }
 
@@ -1344,8 +1366,8 @@ mod tests {
         let differed = |api: &str, index, until| Differed {
             at: at(api, index),
             dimension: "returnValue".into(),
-            expected: json!(["1"]),
-            observed: json!([""]),
+            expected: json!(["block", "1"]),
+            observed: json!(["block", ""]),
             given_other: false,
             until,
         };
@@ -1365,15 +1387,35 @@ mod tests {
             "{}",
             why.message
         );
-        // With none given before, the closest still leads.
+        // With none given before, none leads.
         let progress = Progress {
             differences: vec![differed("SVGRect.prototype.height", 2, 30)],
             ..Progress::default()
         };
         let why = explain(&x, &recording(&[], &[]), &progress);
+        assert!(
+            why.divergence.unwrap().get("differed").is_none(),
+            "{}",
+            why.message
+        );
+        assert!(
+            !why.message.contains("closest value before it"),
+            "{}",
+            why.message
+        );
+        // A call whose every value differed (ClientJS's `getContext`: `null` for each context)
+        // differed at its first, before the item, however long the browser went on calling it.
+        let mut context = differed("HTMLCanvasElement.prototype.getContext", 2, 30);
+        context.expected = json!([{"$object": "CanvasRenderingContext2D", "id": "o4"}]);
+        context.observed = json!([null]);
+        let progress = Progress {
+            differences: vec![context],
+            ..Progress::default()
+        };
+        let why = explain(&x, &recording(&[], &[]), &progress);
         assert_eq!(
             why.divergence.unwrap()["differed"]["api"],
-            "SVGRect.prototype.height"
+            "HTMLCanvasElement.prototype.getContext"
         );
     }
 
