@@ -1351,18 +1351,22 @@ mod tests {
         assert_eq!(lead(&progress), "Node.prototype.removeChild");
     }
 
-    /// d3 read `getPropertyValue("display")` (equal) before the SVG items and
-    /// `getPropertyValue("opacity")` (differs) after them: the item's one difference was given
-    /// after, and a value every access of which came before leads.
-    #[test]
-    fn a_value_the_browser_gave_only_after_the_item_is_no_lead_before_one_given_before() {
-        let at = |api: &str, index| Reached {
+    /// A call of `api` both runtimes reached, the `index`th item.
+    fn at(api: &str, index: usize) -> Reached {
+        Reached {
             item: "c".into(),
             api: api.into(),
             access_type: "call".into(),
             receiver: "X".into(),
             index,
-        };
+        }
+    }
+
+    /// d3 read `getPropertyValue("display")` (equal) before the SVG items and
+    /// `getPropertyValue("opacity")` (differs) after them: the item's one difference was given
+    /// after, and a value every access of which came before leads.
+    #[test]
+    fn a_value_the_browser_gave_only_after_the_item_is_no_lead_before_one_given_before() {
         let differed = |api: &str, index, until| Differed {
             at: at(api, index),
             dimension: "returnValue".into(),
@@ -1423,13 +1427,6 @@ mod tests {
     fn a_getter_a_plain_object_answers_from_its_own_property_leads_to_what_gave_the_object() {
         // jsdom's `getBoundingClientRect` returns an Object with its own `width`: the script's
         // read of `width` runs no getter; a later difference (`offsetWidth`) is not the lead.
-        let at = |api: &str, index| Reached {
-            item: "c".into(),
-            api: api.into(),
-            access_type: "call".into(),
-            receiver: "X".into(),
-            index,
-        };
         let rect = Differed {
             at: at("Element.prototype.getBoundingClientRect", 1),
             dimension: "returnValue".into(),

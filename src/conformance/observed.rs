@@ -172,6 +172,26 @@ mod tests {
 
     const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/conformance");
 
+    /// The contract of the `reference` trace's text, and the `environment` trace's observations
+    /// against it (both written in `dir`).
+    fn observed_against(dir: &Path, reference: &str, environment: &str) -> (Contract, Observed) {
+        let reference_path = dir.join("reference.ndjson");
+        std::fs::write(&reference_path, reference).unwrap();
+        let environment_path = dir.join("environment.ndjson");
+        std::fs::write(&environment_path, environment).unwrap();
+        let (builder, summary) = build::read(
+            std::slice::from_ref(&reference_path),
+            dir,
+            build::Options::new(1, build::DEFAULT_MAX_ITEMS),
+            &|_, _| Ok(()),
+        )
+        .unwrap();
+        let baseline = summary.baseline_id.clone();
+        let contract = builder.finish(&summary, baseline, None);
+        let observed = from_trace(&environment_path, dir, &contract).unwrap();
+        (contract, observed)
+    }
+
     /// jQuery's `buildFragment` calls `context.createElement` on the page's document
     /// (`document.createElement`) and on a document `createHTMLDocument` made
     /// (`Document.prototype.createElement`), from one script position: one thing for the matcher
@@ -202,20 +222,11 @@ mod tests {
             ];
             lines.join("\n") + "\n"
         };
-        let reference = dir.path().join("reference.ndjson");
-        std::fs::write(&reference, recording("HTMLDocument")).unwrap();
-        let environment = dir.path().join("environment.ndjson");
-        std::fs::write(&environment, recording("Document")).unwrap();
-        let (builder, summary) = build::read(
-            std::slice::from_ref(&reference),
+        let (_, observed) = observed_against(
             dir.path(),
-            build::Options::new(1, build::DEFAULT_MAX_ITEMS),
-            &|_, _| Ok(()),
-        )
-        .unwrap();
-        let baseline = summary.baseline_id.clone();
-        let contract = builder.finish(&summary, baseline, None);
-        let observed = from_trace(&environment, dir.path(), &contract).unwrap();
+            &recording("HTMLDocument"),
+            &recording("Document"),
+        );
         let args = |api: &str| {
             let o = observed
                 .observations
@@ -286,20 +297,8 @@ mod tests {
             .join("\n")
                 + "\n"
         };
-        let reference = dir.path().join("reference.ndjson");
-        std::fs::write(&reference, recording(false)).unwrap();
-        let environment = dir.path().join("environment.ndjson");
-        std::fs::write(&environment, recording(true)).unwrap();
-        let (builder, summary) = build::read(
-            std::slice::from_ref(&reference),
-            dir.path(),
-            build::Options::new(1, build::DEFAULT_MAX_ITEMS),
-            &|_, _| Ok(()),
-        )
-        .unwrap();
-        let baseline = summary.baseline_id.clone();
-        let contract = builder.finish(&summary, baseline, None);
-        let observed = from_trace(&environment, dir.path(), &contract).unwrap();
+        let (contract, observed) =
+            observed_against(dir.path(), &recording(false), &recording(true));
         let args_of = |receiver: &str| {
             let item = contract
                 .items

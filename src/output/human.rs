@@ -123,31 +123,11 @@ fn write_summary(
         writeln!(out, "  {} {note}", s.warning.style("warning:"))?;
     }
     if let Some(frame) = &failure.user_frame {
-        writeln!(
-            out,
-            "  {} {}",
-            s.dim.style("in your code:"),
-            s.location.style(format!(
-                "{}:{}:{}",
-                display_path(&frame.file),
-                frame.line,
-                frame.column
-            ))
-        )?;
+        labelled_position(out, s, "in your code:", &frame.position())?;
     }
     if let Some(at) = &failure.thrown_at {
         // The site is where the error was made; Node's own report points at the `throw`.
-        writeln!(
-            out,
-            "  {} {}",
-            s.dim.style("thrown at"),
-            s.location.style(format!(
-                "{}:{}:{}",
-                display_path(&at.file),
-                at.line,
-                at.column
-            ))
-        )?;
+        labelled_position(out, s, "thrown at", at)?;
     }
     // The error's `cause` chain, nearest first, each where it was made.
     for cause in &failure.causes {
@@ -320,6 +300,26 @@ fn step_frame(out: &mut impl Write, s: &Styles, step: &Step) -> std::io::Result<
         }
     }
     Ok(())
+}
+
+/// `  label file:line:column`, a position named under the failure.
+fn labelled_position(
+    out: &mut impl Write,
+    s: &Styles,
+    label: &str,
+    at: &crate::trace::event::Position,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "  {} {}",
+        s.dim.style(label),
+        s.location.style(format!(
+            "{}:{}:{}",
+            display_path(&at.file),
+            at.line,
+            at.column
+        ))
+    )
 }
 
 /// A file without a position: the runtime's position did not fit it (see the event's note).
