@@ -368,7 +368,8 @@ impl Progress {
 
     /// The lead for an item not reached: the closest difference before it on a related API (one
     /// whose path names the item's interface: `MimeTypeArray.prototype.length` for
-    /// `MimeType.prototype.description`), else the closest difference before it.
+    /// `MimeType.prototype.description`), else the closest difference before it; none where no
+    /// difference is known to have come before it (below).
     /// A value that differed only in its objects' class (`Differed::objects_alike`) is a lead
     /// only where no other value differed: DOMPurify in happy-dom removes a `<body>` where
     /// Chromium removed a `<script>` (`removeChild` gave another object), but turns away where
