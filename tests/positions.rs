@@ -1058,6 +1058,19 @@ fn an_error_without_frames_of_its_own_is_not_placed_at_an_error_it_holds() {
     );
     assert_eq!((failure.line, failure.column), (None, None), "{failure:#?}");
     assert_eq!(evidence.confidence, Confidence::Low);
+    // The errors it holds are listed, each where it was made.
+    let held: Vec<(&str, Option<u32>)> = failure
+        .errors
+        .iter()
+        .map(|e| (e.message.as_str(), e.line))
+        .collect();
+    assert_eq!(
+        held,
+        [
+            ("Error: eu unreachable", Some(2)),
+            ("Error: us unreachable", Some(2))
+        ]
+    );
 }
 
 #[test]

@@ -129,17 +129,13 @@ fn write_summary(
         // The site is where the error was made; Node's own report points at the `throw`.
         labelled_position(out, s, "thrown at", at)?;
     }
-    // The error's `cause` chain, nearest first, each where it was made.
+    // The error's `cause` chain, nearest first, and the errors an `AggregateError` holds, each
+    // where it was made.
     for cause in &failure.causes {
-        let at = match (&cause.file, cause.line, cause.column) {
-            (Some(file), Some(line), Some(column)) => format!(
-                "  {}",
-                s.location
-                    .style(format!("{}:{line}:{column}", display_path(file)))
-            ),
-            _ => String::new(),
-        };
-        writeln!(out, "  {} {}{at}", s.dim.style("caused by"), cause.message)?;
+        labelled_error(out, s, "caused by", cause)?;
+    }
+    for held in &failure.errors {
+        labelled_error(out, s, "holds", held)?;
     }
     for process in failure.failed_processes.iter().take(SUMMARY_PROCESSES) {
         writeln!(out, "  {} {process}", s.dim.style("process:"))?;
@@ -300,6 +296,25 @@ fn step_frame(out: &mut impl Write, s: &Styles, step: &Step) -> std::io::Result<
         }
     }
     Ok(())
+}
+
+/// `  label message  file:line:column`, an error named under the failure (its position where
+/// one was read).
+fn labelled_error(
+    out: &mut impl Write,
+    s: &Styles,
+    label: &str,
+    error: &crate::trace::evidence::Cause,
+) -> std::io::Result<()> {
+    let at = match (&error.file, error.line, error.column) {
+        (Some(file), Some(line), Some(column)) => format!(
+            "  {}",
+            s.location
+                .style(format!("{}:{line}:{column}", display_path(file)))
+        ),
+        _ => String::new(),
+    };
+    writeln!(out, "  {} {}{at}", s.dim.style(label), error.message)
 }
 
 /// `  label file:line:column`, a position named under the failure.

@@ -20,7 +20,8 @@
 //! - `failure.stderrTail` (an exit without an exception): the session's stderr tail with terminal
 //!   escape sequences (colours) removed; [`tail_summary`] puts its message lines first. A runtime
 //!   that aborted (`FATAL ERROR: … heap out of memory`) gives the failure its reason, and no site.
-//! - `failure.causes` (an uncaught exception): its `cause` chain as Node printed it on stderr.
+//! - `failure.causes` (an uncaught exception): its `cause` chain as Node printed it on stderr;
+//!   `failure.errors`, the errors an `AggregateError` holds, the same way.
 //! - `failure.thrownAt` (an uncaught exception): where it was thrown, when that is not its site.
 //! - `originating_value`: the thrown value as rendered (the error's stack text), or `null`.
 //! - `relevant_input`: `{target, args, cwd}`.
@@ -149,6 +150,10 @@ pub struct Failure {
     /// How many printed error lines past `PRINTED_ERRORS` were left out (additive).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub printed_errors_dropped: usize,
+    /// The errors an uncaught `AggregateError` holds, as Node printed them (`[errors]: [`), each
+    /// where it was made (at most `causes::MAX_CAUSES`; additive).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<Cause>,
     /// Where the uncaught exception was thrown, when that is not its site (the exception event's
     /// `thrownAt`; additive).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -318,16 +323,14 @@ pub fn build(
         printed_errors_dropped: 0,
         causes: Vec::new(),
         failed_processes: failed_processes(session),
+        errors: Vec::new(),
         thrown_at: failure_event.thrown_at.clone(),
     };
     if failure_event.kind == Kind::Exception {
         let message = failure.message.lines().next().unwrap_or_default();
-        failure.causes = causes::read(
-            &strip_ansi(&session.stderr_tail),
-            message,
-            workspace_of(session),
-            is_own_code,
-        );
+        let tail = strip_ansi(&session.stderr_tail);
+        failure.causes = causes::read(&tail, message, workspace_of(session), is_own_code);
+        failure.errors = causes::held(&tail, message, workspace_of(session), is_own_code);
     }
     if failure.file.is_none() && failure_event.kind == Kind::Exception {
         // A worker's error reaches the main thread without a usable position; Node prints its

@@ -1,4 +1,5 @@
-//! An uncaught error's `cause` chain (`new Error("config unreadable", { cause: e })`), read from
+//! An uncaught error's `cause` chain (`new Error("config unreadable", { cause: e })`), and the
+//! errors an `AggregateError` holds (`[errors]: [ … ]`, `Promise.any`'s), read from
 //! the error as Node printed it on stderr (`[cause]: SyntaxError: …` and its frames, one level of
 //! indentation deeper each): the inspector's report of the exception carries the error's own
 //! stack text only, and reading `cause` off the live error could run the program's code (an
@@ -48,21 +49,7 @@ pub fn read(
     let mut out: Vec<Cause> = Vec::new();
     // The current cause's frames, as stack text.
     let mut frames = String::new();
-    let finish = |cause: &mut Cause, frames: &str| {
-        let mapped = mapper::mapped_stack_text_frames(frames, workspace);
-        let site = mapped
-            .iter()
-            .find(|f| is_own_code(&f.file))
-            .or_else(|| mapped.first());
-        if let Some(Frame {
-            file, line, column, ..
-        }) = site.filter(|f| !f.unmapped)
-        {
-            cause.file = Some(file.clone());
-            cause.line = Some(*line);
-            cause.column = Some(*column);
-        }
-    };
+    let finish = |cause: &mut Cause, frames: &str| place(cause, frames, workspace, is_own_code);
     for line in &lines[start + 1..] {
         if line.starts_with('}') || line.starts_with("Node.js v") {
             break;
@@ -92,6 +79,81 @@ pub fn read(
         finish(last, &frames);
     }
     out
+}
+
+/// The errors an `AggregateError` whose first printed line is `message` (or `[message]`, as Node
+/// prints an error without frames) holds, as Node printed them under `[errors]: [`, each where it
+/// was made; at most [`MAX_CAUSES`], empty when it printed none.
+pub fn held(
+    tail: &str,
+    message: &str,
+    workspace: &Path,
+    is_own_code: &dyn Fn(&str) -> bool,
+) -> Vec<Cause> {
+    let bracketed = format!("[{message}]");
+    let lines: Vec<&str> = tail.lines().collect();
+    let Some(start) = lines.iter().rposition(|l| {
+        !message.is_empty() && (l.starts_with(message) || l.starts_with(&bracketed))
+    }) else {
+        return Vec::new();
+    };
+    let Some(open) = lines[start + 1..]
+        .iter()
+        .take_while(|l| !l.starts_with('}'))
+        .position(|l| *l == "  [errors]: [")
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<Cause> = Vec::new();
+    let mut frames = String::new();
+    for line in &lines[start + 2 + open..] {
+        if line.starts_with("  ]") || !line.starts_with("    ") {
+            break;
+        }
+        // The errors it holds are indented 4, their frames 8; anything deeper is theirs.
+        let (indent, text) = (line.len() - line.trim_start().len(), line.trim());
+        if indent == 8 && text.starts_with("at ") {
+            frames.push_str("    ");
+            frames.push_str(text.trim_end_matches([',', '{', ' ']));
+            frames.push('\n');
+        } else if indent == 4 && !text.starts_with(['}', ']']) {
+            if let Some(last) = out.last_mut() {
+                place(last, &frames, workspace, is_own_code);
+            }
+            frames.clear();
+            if out.len() == MAX_CAUSES {
+                return out;
+            }
+            out.push(Cause {
+                message: text.trim_end_matches([',', '{', ' ']).to_owned(),
+                file: None,
+                line: None,
+                column: None,
+            });
+        }
+    }
+    if let Some(last) = out.last_mut() {
+        place(last, &frames, workspace, is_own_code);
+    }
+    out
+}
+
+/// `cause`'s site: the first frame of the program's own code in `frames` (stack text), else its
+/// first frame that is a file, mapped like any position.
+fn place(cause: &mut Cause, frames: &str, workspace: &Path, is_own_code: &dyn Fn(&str) -> bool) {
+    let mapped = mapper::mapped_stack_text_frames(frames, workspace);
+    let site = mapped
+        .iter()
+        .find(|f| is_own_code(&f.file))
+        .or_else(|| mapped.first());
+    if let Some(Frame {
+        file, line, column, ..
+    }) = site.filter(|f| !f.unmapped)
+    {
+        cause.file = Some(file.clone());
+        cause.line = Some(*line);
+        cause.column = Some(*column);
+    }
 }
 
 #[cfg(test)]
@@ -145,5 +207,38 @@ mod tests {
             .is_empty()
         );
         assert!(read(text, "Error: other", dir.path(), &|_: &str| true).is_empty());
+    }
+
+    #[test]
+    fn the_errors_an_aggregate_error_holds_are_read_each_with_its_own_frame() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = dir.path().join("agg.js");
+        std::fs::write(&app, "x\n".repeat(4).replace('x', &" ".repeat(60))).unwrap();
+        let a = app.display();
+        // `Promise.any`'s: no frame of its own, so Node prints it in brackets.
+        let tail = format!(
+            "node:internal/process/promises:391\n    triggerUncaughtException(err, true /* fromPromise */);\n    ^\n\n[AggregateError: All promises were rejected] {{\n  [errors]: [\n    Error: eu unreachable\n        at Timeout._onTimeout ({a}:2:24)\n        at listOnTimeout (node:internal/timers:581:17),\n    TypeError: us unreachable\n        at Timeout._onTimeout ({a}:3:9)\n  ]\n}}\n\nNode.js v20.20.2\n"
+        );
+        let held = held(
+            &tail,
+            "AggregateError: All promises were rejected",
+            dir.path(),
+            &|_: &str| true,
+        );
+        let at = |c: &Cause| (c.message.clone(), c.line, c.column);
+        assert_eq!(
+            held.iter().map(at).collect::<Vec<_>>(),
+            [
+                ("Error: eu unreachable".to_owned(), Some(2), Some(24)),
+                ("TypeError: us unreachable".to_owned(), Some(3), Some(9)),
+            ]
+        );
+        // An error that holds none, and another error's list.
+        assert!(held_of("Error: x\n    at f ({a}:1:1)\n", "Error: x", dir.path()).is_empty());
+        assert!(held_of(&tail, "Error: other", dir.path()).is_empty());
+    }
+
+    fn held_of(tail: &str, message: &str, dir: &Path) -> Vec<Cause> {
+        held(tail, message, dir, &|_: &str| true)
     }
 }
